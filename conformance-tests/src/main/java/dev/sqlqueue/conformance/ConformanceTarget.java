@@ -1,0 +1,38 @@
+package dev.sqlqueue.conformance;
+
+import dev.sqlqueue.QueueConfig;
+import java.util.Optional;
+
+/**
+ * A backend under test: how to reach it and how to hurt it. A backend module (or a vendor) supplies one
+ * and extends {@link ConformanceSuite}; the command-line kit builds one from a URL.
+ */
+public interface ConformanceTarget {
+    /** Display name, for example {@code postgresql}. */
+    String name();
+
+    /**
+     * Why this target cannot run at all here (for example "no Docker engine"), or empty when it can.
+     * A non-empty reason makes every case report itself skipped with that reason.
+     */
+    default Optional<String> unavailableReason() {
+        return Optional.empty();
+    }
+
+    /**
+     * The config for one test: the suite passes a fresh, unique table prefix (or queue-name prefix for
+     * backends whose objects are per queue) so that cases never see each other's data.
+     */
+    QueueConfig config(String uniquePrefix);
+
+    /** Fault hooks; the default offers none, so the fault cases are skipped with the reason. */
+    default FaultHooks faults() {
+        return new FaultHooks() { };
+    }
+
+    /**
+     * Remove everything the suite created under {@code uniquePrefix} (tables, history tables, broker
+     * objects). Called after every case, also after failures.
+     */
+    void cleanUp(String uniquePrefix);
+}

@@ -1,0 +1,44 @@
+package dev.sqlqueue;
+
+import java.time.Duration;
+import java.util.Collection;
+import java.util.Set;
+
+/**
+ * Driving port: settle claimed messages. Every call matches the message id and the claim's token, and
+ * fails with {@link LeaseLostException} (changing nothing) when that claim no longer holds the message.
+ * Thread-safe. In {@link ClaimMode#TRANSACTIONAL} a call records the outcome in the claim's open
+ * transaction, and the transaction commits when the last delivery of the claim is settled.
+ */
+public interface Acknowledger {
+    /** Done: remove the message (or move it to the history). */
+    void ack(Receipt receipt);
+
+    /** Done, keeping {@code detail} (for example "exit 0") in the history if history is on. */
+    void ack(Receipt receipt, String detail);
+
+    /**
+     * Ack many receipts in as few statements as the backend allows.
+     *
+     * @return the receipts whose lease was lost (nothing was done for them); the others are acked
+     */
+    Set<Receipt> ackAll(Collection<Receipt> receipts);
+
+    /**
+     * Failed: make the message visible again after {@code delay} (database clock), keeping {@code error}
+     * as its last error. The next delivery has a raised attempt number.
+     */
+    void nack(Receipt receipt, Duration delay, String error);
+
+    /** Extend the lease to {@code lease} from now (database clock). Lease mode only. */
+    void extend(Receipt receipt, Duration lease);
+
+    /** Move the message to the dead-letter store with {@code reason}; bytes and headers kept intact. */
+    void deadLetter(Receipt receipt, String reason);
+
+    /**
+     * Give the message back unprocessed, visible at once, without counting the attempt
+     * (graceful shutdown uses this for claimed messages it did not start).
+     */
+    void release(Receipt receipt);
+}

@@ -1,0 +1,40 @@
+package dev.sqlqueue;
+
+/**
+ * Optional features a backend may declare in {@link Capabilities}. The conformance suite runs the cases
+ * of the features a backend declares and reports the others as skipped with {@link #describe()}.
+ */
+public enum Capability {
+    /** {@link Message.Builder#delay} hides a message until a database-clock time. */
+    DELAYED_DELIVERY("delayed delivery"),
+    /** Higher {@link Message#priority()} is consumed first. */
+    PRIORITY("priority"),
+    /** Strict one-at-a-time order within a {@link Message#group()}. */
+    MESSAGE_GROUPS("message groups"),
+    /** {@link Acknowledger#extend} pushes a lease's expiry further out. */
+    LEASE_EXTENSION("lease extension"),
+    /** {@link Acknowledger#nack} takes a delay before redelivery. */
+    NACK_DELAY("nack with delay"),
+    /** {@link Producer#enqueue(java.sql.Connection, QueueName, Message)} joins the caller's transaction. */
+    TRANSACTIONAL_ENQUEUE("enqueue in the caller's transaction"),
+    /** The database itself wakes a waiting consumer (LISTEN/NOTIFY, WAITFOR RECEIVE...). */
+    SERVER_SIDE_WAIT("server-side wait"),
+    /** Processed messages can be kept in a history table (start, end, duration, attempts, outcome). */
+    HISTORY("processed-message history"),
+    /** Fault hook: the suite can kill a consumer's database session. */
+    KILL_SESSION("killing a database session (fault hook)"),
+    /** Fault hook: the suite can take the database away and bring it back. */
+    RESTART_SERVER("restarting the database server (fault hook)"),
+    /** Raw SQL rows with broken headers can be written by the suite. */
+    RAW_ROW_INSERT("writing raw rows (fault hook)");
+
+    private final String description;
+
+    Capability(String description) {
+        this.description = description;
+    }
+
+    public String describe() {
+        return description;
+    }
+}

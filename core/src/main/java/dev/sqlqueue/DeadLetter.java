@@ -1,0 +1,21 @@
+package dev.sqlqueue;
+
+import java.time.Instant;
+import java.util.Map;
+
+/**
+ * A message in the dead-letter store.
+ *
+ * @param messageId the id the message had on its queue
+ * @param queue its queue
+ * @param payload the payload bytes, intact
+ * @param headers the headers; empty when the original headers could not be decoded (see {@code rawHeaders})
+ * @param rawHeaders the headers as stored, which may be malformed
+ * @param attempts how many deliveries it had
+ * @param reason why it was dead-lettered (the last error)
+ * @param enqueuedAt the original enqueue time
+ * @param deadAt when it was dead-lettered (database clock)
+ */
+public record DeadLetter(long messageId, QueueName queue, byte[] payload, Map<String, String> headers,
+                         String rawHeaders, int attempts, String reason, Instant enqueuedAt, Instant deadAt) {
+}

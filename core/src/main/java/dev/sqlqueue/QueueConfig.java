@@ -1,0 +1,168 @@
+package dev.sqlqueue;
+
+import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.regex.Pattern;
+import javax.sql.DataSource;
+
+/**
+ * How to reach a backend. Immutable; build with {@link #builder()}.
+ *
+ * <ul>
+ *   <li>{@code url}: a JDBC URL; picks the backend unless {@code backend} names one. Required unless a
+ *       {@code dataSource} and a {@code backend} name are given.</li>
+ *   <li>{@code backend}: a provider name ({@code h2}, {@code postgresql}, {@code mariadb},
+ *       {@code sqlserver}, {@code sqlserver-broker}, {@code teradata}); optional.</li>
+ *   <li>{@code dataSource}: a pool the caller owns (the backend then opens none and never closes it).</li>
+ *   <li>{@code tablePrefix}: prefix of every object the backend creates, 1 to 24 characters of
+ *       {@code [a-z][a-z0-9_]*}; default {@code sqlq_}. Distinct prefixes are fully separate namespaces.</li>
+ *   <li>{@code history}: keep processed messages in a history table instead of deleting them on ack.</li>
+ *   <li>{@code poolSize}: connections of the backend's own pool (HikariCP), default 10.</li>
+ *   <li>{@code migrate}: create or upgrade the schema when opening, default true.</li>
+ *   <li>{@code idlePollMax}: the longest pause between two polls of an idle consumer, default 1 s; the
+ *       idle statement budget of a polling consumer is one claim statement per {@code idlePollMax}.</li>
+ *   <li>{@code options}: backend-specific settings, documented on each backend's page.</li>
+ * </ul>
+ */
+public final class QueueConfig {
+    private static final Pattern PREFIX = Pattern.compile("[a-z][a-z0-9_]{0,23}");
+
+    private final String url;
+    private final String user;
+    private final String password;
+    private final String backend;
+    private final DataSource dataSource;
+    private final String tablePrefix;
+    private final boolean history;
+    private final int poolSize;
+    private final boolean migrate;
+    private final Duration idlePollMax;
+    private final Map<String, String> options;
+
+    private QueueConfig(Builder b) {
+        this.url = b.url;
+        this.user = b.user;
+        this.password = b.password;
+        this.backend = b.backend;
+        this.dataSource = b.dataSource;
+        this.tablePrefix = b.tablePrefix;
+        this.history = b.history;
+        this.poolSize = b.poolSize;
+        this.migrate = b.migrate;
+        this.idlePollMax = b.idlePollMax;
+        this.options = Collections.unmodifiableMap(new LinkedHashMap<>(b.options));
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A config for this JDBC URL with every default. */
+    public static QueueConfig ofUrl(String url) {
+        return builder().url(url).build();
+    }
+
+    public String url() { return url; }
+    public String user() { return user; }
+    public String password() { return password; }
+    /** The provider name asked for, or null to choose by URL. */
+    public String backend() { return backend; }
+    /** The caller's pool, or null. */
+    public DataSource dataSource() { return dataSource; }
+    public String tablePrefix() { return tablePrefix; }
+    public boolean history() { return history; }
+    public int poolSize() { return poolSize; }
+    public boolean migrate() { return migrate; }
+    public Duration idlePollMax() { return idlePollMax; }
+    public Map<String, String> options() { return options; }
+
+    /** A backend-specific option, or {@code def}. */
+    public String option(String key, String def) {
+        return options.getOrDefault(key, def);
+    }
+
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.url = url;
+        b.user = user;
+        b.password = password;
+        b.backend = backend;
+        b.dataSource = dataSource;
+        b.tablePrefix = tablePrefix;
+        b.history = history;
+        b.poolSize = poolSize;
+        b.migrate = migrate;
+        b.idlePollMax = idlePollMax;
+        b.options.putAll(options);
+        return b;
+    }
+
+    @Override
+    public String toString() {
+        return "QueueConfig[url=" + url + ", backend=" + backend + ", tablePrefix=" + tablePrefix
+                + ", history=" + history + "]";
+    }
+
+    /** Builder; setters validate at once and throw {@link InvalidInputException}. */
+    public static final class Builder {
+        private String url;
+        private String user;
+        private String password;
+        private String backend;
+        private DataSource dataSource;
+        private String tablePrefix = "sqlq_";
+        private boolean history;
+        private int poolSize = 10;
+        private boolean migrate = true;
+        private Duration idlePollMax = Duration.ofSeconds(1);
+        private final Map<String, String> options = new LinkedHashMap<>();
+
+        public Builder url(String url) { this.url = url; return this; }
+        public Builder user(String user) { this.user = user; return this; }
+        public Builder password(String password) { this.password = password; return this; }
+        public Builder backend(String backend) { this.backend = backend; return this; }
+        public Builder dataSource(DataSource ds) { this.dataSource = ds; return this; }
+        public Builder history(boolean on) { this.history = on; return this; }
+        public Builder migrate(boolean on) { this.migrate = on; return this; }
+
+        public Builder tablePrefix(String prefix) {
+            if (prefix == null || !PREFIX.matcher(prefix).matches()) {
+                throw new InvalidInputException("table-prefix.pattern",
+                        "table prefix must be 1 to 24 characters of [a-z][a-z0-9_]*, was '" + prefix + "'");
+            }
+            this.tablePrefix = prefix;
+            return this;
+        }
+
+        public Builder poolSize(int n) {
+            if (n < 1 || n > 1000) {
+                throw new InvalidInputException("pool-size.range", "pool size must be 1..1000, was " + n);
+            }
+            this.poolSize = n;
+            return this;
+        }
+
+        public Builder idlePollMax(Duration d) {
+            if (d == null || d.toMillis() < 1 || d.compareTo(Duration.ofMinutes(10)) > 0) {
+                throw new InvalidInputException("idle-poll.range", "idle poll interval must be 1 ms..10 min, was " + d);
+            }
+            this.idlePollMax = d;
+            return this;
+        }
+
+        public Builder option(String key, String value) {
+            options.put(key, value);
+            return this;
+        }
+
+        public QueueConfig build() {
+            if ((url == null || url.isBlank()) && (dataSource == null || backend == null)) {
+                throw new InvalidInputException("config.url",
+                        "a JDBC URL is required (or a DataSource together with a backend name)");
+            }
+            return new QueueConfig(this);
+        }
+    }
+}

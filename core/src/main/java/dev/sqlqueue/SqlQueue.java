@@ -1,0 +1,311 @@
+package dev.sqlqueue;
+
+import dev.sqlqueue.internal.WakeupHub;
+import dev.sqlqueue.spi.BackendDiscovery;
+import dev.sqlqueue.spi.BackendProvider;
+import dev.sqlqueue.spi.QueueBackend;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * The entry point: opens the backend a {@link QueueConfig} selects and validates every call before it
+ * reaches the database, so bad input never changes the store. Adds long polling with back-off and an
+ * in-process wake-up on enqueue for backends that cannot wait on the server.
+ *
+ * <pre>{@code
+ * try (SqlQueue q = SqlQueue.open(QueueConfig.ofUrl("jdbc:h2:./.sqlqueue/db"))) {
+ *     QueueName jobs = QueueName.of("jobs");
+ *     q.createQueue(jobs);
+ *     q.enqueue(jobs, Message.ofText("hello"));
+ *     for (Delivery d : q.consume(jobs, ConsumeRequest.of(10))) {
+ *         q.ack(d.receipt());
+ *     }
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safe: share one instance per database and table prefix.
+ */
+public final class SqlQueue implements QueueClient {
+    private static final long MIN_POLL_MILLIS = 5;
+
+    private final QueueBackend backend;
+    private final Capabilities caps;
+    private final WakeupHub hub = new WakeupHub();
+    private final long maxPollMillis;
+
+    private SqlQueue(QueueBackend backend, QueueConfig config) {
+        this.backend = backend;
+        this.caps = backend.capabilities();
+        this.maxPollMillis = config.idlePollMax().toMillis();
+        backend.onWakeup(hub::signal);
+    }
+
+    /**
+     * Open the backend the config selects (by name, else by URL), migrating the schema when
+     * {@link QueueConfig#migrate()} is set.
+     *
+     * @throws InvalidInputException if no backend matches (rule {@code backend.unknown} or {@code backend.url})
+     * @throws TransientBackendException if the database cannot be reached
+     */
+    public static SqlQueue open(QueueConfig config) {
+        Objects.requireNonNull(config, "config");
+        BackendProvider provider = BackendDiscovery.find(config);
+        return new SqlQueue(provider.open(config), config);
+    }
+
+    /** Wrap a backend built by hand (tests, or an application wiring its own). */
+    public static SqlQueue wrap(QueueBackend backend, QueueConfig config) {
+        return new SqlQueue(backend, config);
+    }
+
+    @Override
+    public Capabilities capabilities() {
+        return caps;
+    }
+
+    /** The server as it reports itself, for example "PostgreSQL 15.19". */
+    public String serverVersion() {
+        return backend.serverVersion();
+    }
+
+    // ---- validation -------------------------------------------------------------------------
+
+    private void check(Message m) {
+        if (m == null) {
+            throw new InvalidInputException("payload.null", "message must not be null");
+        }
+        if (m.payloadLength() > caps.maxPayloadBytes()) {
+            throw new InvalidInputException("payload.max-size", "payload is " + m.payloadLength()
+                    + " bytes; backend '" + caps.backend() + "' accepts at most " + caps.maxPayloadBytes() + " bytes");
+        }
+        if (!m.delay().isZero() && !caps.has(Capability.DELAYED_DELIVERY)) {
+            throw new UnsupportedCapabilityException(Capability.DELAYED_DELIVERY, caps.backend());
+        }
+        if (m.priority() != 0 && !caps.has(Capability.PRIORITY)) {
+            throw new UnsupportedCapabilityException(Capability.PRIORITY, caps.backend());
+        }
+        if (m.group() != null && !caps.has(Capability.MESSAGE_GROUPS)) {
+            throw new UnsupportedCapabilityException(Capability.MESSAGE_GROUPS, caps.backend());
+        }
+    }
+
+    private static QueueName q(QueueName queue) {
+        if (queue == null) {
+            throw new InvalidInputException("queue-name.empty", "queue name must not be null");
+        }
+        return queue;
+    }
+
+    private static Receipt r(Receipt receipt) {
+        if (receipt == null) {
+            throw new InvalidInputException("receipt.null", "receipt must not be null");
+        }
+        return receipt;
+    }
+
+    private static String text(String s) {
+        return s == null ? "" : s;
+    }
+
+    // ---- producer ----------------------------------------------------------------------------
+
+    @Override
+    public long enqueue(QueueName queue, Message message) {
+        check(message);
+        long id = backend.enqueue(q(queue), message);
+        hub.signal(queue);
+        return id;
+    }
+
+    @Override
+    public List<Long> enqueueAll(QueueName queue, List<Message> messages) {
+        q(queue);
+        if (messages == null) {
+            throw new InvalidInputException("batch.null", "message list must not be null");
+        }
+        messages.forEach(this::check);
+        if (messages.isEmpty()) {
+            return List.of();
+        }
+        List<Long> ids = backend.enqueueAll(queue, messages);
+        hub.signal(queue);
+        return ids;
+    }
+
+    @Override
+    public long enqueue(Connection connection, QueueName queue, Message message) {
+        if (!caps.has(Capability.TRANSACTIONAL_ENQUEUE)) {
+            throw new UnsupportedCapabilityException(Capability.TRANSACTIONAL_ENQUEUE, caps.backend());
+        }
+        Objects.requireNonNull(connection, "connection");
+        check(message);
+        return backend.enqueue(connection, q(queue), message);
+    }
+
+    // ---- consumer ----------------------------------------------------------------------------
+
+    @Override
+    public List<Delivery> consume(QueueName queue, ConsumeRequest request) {
+        q(queue);
+        Objects.requireNonNull(request, "request");
+        if (!caps.supports(request.mode())) {
+            throw new InvalidInputException("consume.mode", "backend '" + caps.backend() + "' has no "
+                    + request.mode().name().toLowerCase() + " claim mode; it offers " + caps.claimModes());
+        }
+        if (request.maxMessages() > caps.maxClaimBatch()) {
+            throw new InvalidInputException("consume.max-messages", "a claim may take at most "
+                    + caps.maxClaimBatch() + " messages on backend '" + caps.backend() + "', asked " + request.maxMessages());
+        }
+        if (backend.waitsInConsume() || request.maxWait().isZero()) {
+            return backend.consume(queue, request);
+        }
+        ConsumeRequest once = request.withWait(Duration.ZERO);
+        long deadline = System.nanoTime() + request.maxWait().toNanos();
+        long pause = MIN_POLL_MILLIS;
+        while (true) {
+            long seen = hub.generation(queue);
+            List<Delivery> got = backend.consume(queue, once);
+            long remainingMillis = (deadline - System.nanoTime()) / 1_000_000;
+            if (!got.isEmpty() || remainingMillis <= 0) {
+                return got;
+            }
+            try {
+                boolean woken = hub.await(queue, seen, Math.min(pause, remainingMillis));
+                pause = woken ? MIN_POLL_MILLIS : Math.min(pause * 2, maxPollMillis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return List.of();
+            }
+        }
+    }
+
+    /** Wake consumers of this JVM waiting on the queue (called after an enqueue by other means). */
+    public void wakeUp(QueueName queue) {
+        hub.signal(q(queue));
+    }
+
+    // ---- acknowledger ------------------------------------------------------------------------
+
+    @Override
+    public void ack(Receipt receipt) {
+        backend.ack(r(receipt));
+    }
+
+    @Override
+    public void ack(Receipt receipt, String detail) {
+        backend.ack(r(receipt), text(detail));
+    }
+
+    @Override
+    public Set<Receipt> ackAll(Collection<Receipt> receipts) {
+        if (receipts == null) {
+            throw new InvalidInputException("receipt.null", "receipts must not be null");
+        }
+        receipts.forEach(SqlQueue::r);
+        return receipts.isEmpty() ? Set.of() : backend.ackAll(receipts);
+    }
+
+    @Override
+    public void nack(Receipt receipt, Duration delay, String error) {
+        if (delay == null || delay.isNegative()) {
+            throw new InvalidInputException("delay.negative", "nack delay must be zero or positive, was " + delay);
+        }
+        if (!delay.isZero() && !caps.has(Capability.NACK_DELAY)) {
+            throw new UnsupportedCapabilityException(Capability.NACK_DELAY, caps.backend());
+        }
+        backend.nack(r(receipt), delay, text(error));
+        if (delay.isZero()) {
+            hub.signal(receipt.queue());
+        }
+    }
+
+    @Override
+    public void extend(Receipt receipt, Duration lease) {
+        if (!caps.has(Capability.LEASE_EXTENSION)) {
+            throw new UnsupportedCapabilityException(Capability.LEASE_EXTENSION, caps.backend());
+        }
+        if (lease == null || lease.isNegative() || lease.isZero() || lease.compareTo(ConsumeRequest.MAX_LEASE) > 0) {
+            throw new InvalidInputException("consume.lease", "lease must be between 1 ms and 24 h, was " + lease);
+        }
+        backend.extend(r(receipt), lease);
+    }
+
+    @Override
+    public void deadLetter(Receipt receipt, String reason) {
+        backend.deadLetter(r(receipt), text(reason));
+    }
+
+    @Override
+    public void release(Receipt receipt) {
+        backend.release(r(receipt));
+        hub.signal(receipt.queue());
+    }
+
+    // ---- admin -------------------------------------------------------------------------------
+
+    @Override
+    public void migrate() {
+        backend.migrate();
+    }
+
+    @Override
+    public void createQueue(QueueName queue) {
+        backend.createQueue(q(queue));
+    }
+
+    @Override
+    public void dropQueue(QueueName queue) {
+        backend.dropQueue(q(queue));
+    }
+
+    @Override
+    public long purge(QueueName queue) {
+        return backend.purge(q(queue));
+    }
+
+    @Override
+    public List<QueueName> queues() {
+        return backend.queues();
+    }
+
+    @Override
+    public QueueStats stats(QueueName queue) {
+        return backend.stats(q(queue));
+    }
+
+    @Override
+    public List<DeadLetter> deadLetters(QueueName queue, int limit) {
+        return backend.deadLetters(q(queue), limit(limit));
+    }
+
+    @Override
+    public long requeueDeadLetters(QueueName queue, List<Long> messageIds) {
+        return backend.requeueDeadLetters(q(queue), messageIds == null ? List.of() : List.copyOf(messageIds));
+    }
+
+    @Override
+    public long purgeDeadLetters(QueueName queue) {
+        return backend.purgeDeadLetters(q(queue));
+    }
+
+    @Override
+    public List<HistoryEntry> history(QueueName queue, int limit) {
+        return backend.history(q(queue), limit(limit));
+    }
+
+    private static int limit(int limit) {
+        if (limit < 1 || limit > 100_000) {
+            throw new InvalidInputException("limit.range", "limit must be 1..100000, was " + limit);
+        }
+        return limit;
+    }
+
+    @Override
+    public void close() {
+        backend.close();
+    }
+}

@@ -1,0 +1,30 @@
+package dev.sqlqueue.runtime;
+
+import dev.sqlqueue.Delivery;
+import java.time.Duration;
+
+/**
+ * Events of a {@link WorkerPool}, for progress bars, metrics and logs. Called on worker threads; must be
+ * thread-safe and quick. Every method has an empty default.
+ */
+public interface WorkerListener {
+    /** The delivery was acked; {@code handlerNanos} is the handler's run time. */
+    default void acked(Delivery delivery, long handlerNanos) {
+    }
+
+    /** The delivery failed and will be retried after {@code delay}. */
+    default void retried(Delivery delivery, String error, Duration delay) {
+    }
+
+    /** The delivery was dead-lettered with {@code reason}. */
+    default void deadLettered(Delivery delivery, String reason) {
+    }
+
+    /** Settling the delivery failed because its lease was lost; another consumer will get it. */
+    default void leaseLost(Delivery delivery) {
+    }
+
+    /** The backend failed; the worker backs off for {@code backoff} and tries again. */
+    default void backendError(Exception error, Duration backoff) {
+    }
+}

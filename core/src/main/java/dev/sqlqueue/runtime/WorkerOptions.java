@@ -1,0 +1,84 @@
+package dev.sqlqueue.runtime;
+
+import dev.sqlqueue.ClaimMode;
+import dev.sqlqueue.InvalidInputException;
+import java.time.Duration;
+
+/**
+ * Settings of a {@link WorkerPool}. Immutable.
+ *
+ * @param threads consumer threads, 1..1024 (seed 002's MAX_QUEUE_READERS)
+ * @param batchSize messages claimed per consume, 1..1000
+ * @param lease lease per claim (lease mode); renewed every third of it while handlers run
+ * @param mode claim mode
+ * @param pollWait how long one consume waits for a message (long poll) before the thread checks for
+ *     shutdown; 1 ms..1 min
+ * @param retry retry policy for failed handlers
+ * @param shutdownGrace how long {@link WorkerPool#close()} lets running handlers finish before it
+ *     interrupts them
+ * @param stopWhenEmpty stop by itself once the queue has nothing ready, delayed or in flight
+ */
+public record WorkerOptions(int threads, int batchSize, Duration lease, ClaimMode mode, Duration pollWait,
+                            RetryPolicy retry, Duration shutdownGrace, boolean stopWhenEmpty) {
+    public WorkerOptions {
+        if (threads < 1 || threads > 1024) {
+            throw new InvalidInputException("workers.range", "workers must be 1..1024, was " + threads);
+        }
+        if (batchSize < 1 || batchSize > 1000) {
+            throw new InvalidInputException("batch.range", "batch size must be 1..1000, was " + batchSize);
+        }
+        if (lease == null || lease.toMillis() < 100 || lease.compareTo(Duration.ofHours(24)) > 0) {
+            throw new InvalidInputException("consume.lease", "lease must be 100 ms..24 h, was " + lease);
+        }
+        if (mode == null) {
+            throw new InvalidInputException("consume.mode", "claim mode must be given");
+        }
+        if (pollWait == null || pollWait.toMillis() < 1 || pollWait.compareTo(Duration.ofMinutes(1)) > 0) {
+            throw new InvalidInputException("poll-wait.range", "poll wait must be 1 ms..1 min, was " + pollWait);
+        }
+        if (retry == null) {
+            throw new InvalidInputException("retry.null", "retry policy must be given");
+        }
+        if (shutdownGrace == null || shutdownGrace.isNegative()) {
+            throw new InvalidInputException("shutdown-grace", "shutdown grace must be zero or positive");
+        }
+    }
+
+    /** 4 threads, batches of 10, 30 s lease, lease mode, 1 s poll wait, default retry, 30 s grace. */
+    public static WorkerOptions defaults() {
+        return new WorkerOptions(4, 10, Duration.ofSeconds(30), ClaimMode.LEASE, Duration.ofSeconds(1),
+                RetryPolicy.defaults(), Duration.ofSeconds(30), false);
+    }
+
+    public WorkerOptions withThreads(int n) {
+        return new WorkerOptions(n, batchSize, lease, mode, pollWait, retry, shutdownGrace, stopWhenEmpty);
+    }
+
+    public WorkerOptions withBatchSize(int n) {
+        return new WorkerOptions(threads, n, lease, mode, pollWait, retry, shutdownGrace, stopWhenEmpty);
+    }
+
+    public WorkerOptions withLease(Duration d) {
+        return new WorkerOptions(threads, batchSize, d, mode, pollWait, retry, shutdownGrace, stopWhenEmpty);
+    }
+
+    public WorkerOptions withMode(ClaimMode m) {
+        return new WorkerOptions(threads, batchSize, lease, m, pollWait, retry, shutdownGrace, stopWhenEmpty);
+    }
+
+    public WorkerOptions withPollWait(Duration d) {
+        return new WorkerOptions(threads, batchSize, lease, mode, d, retry, shutdownGrace, stopWhenEmpty);
+    }
+
+    public WorkerOptions withRetry(RetryPolicy r) {
+        return new WorkerOptions(threads, batchSize, lease, mode, pollWait, r, shutdownGrace, stopWhenEmpty);
+    }
+
+    public WorkerOptions withShutdownGrace(Duration d) {
+        return new WorkerOptions(threads, batchSize, lease, mode, pollWait, retry, d, stopWhenEmpty);
+    }
+
+    public WorkerOptions withStopWhenEmpty(boolean b) {
+        return new WorkerOptions(threads, batchSize, lease, mode, pollWait, retry, shutdownGrace, b);
+    }
+}

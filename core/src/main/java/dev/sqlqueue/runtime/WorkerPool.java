@@ -1,0 +1,285 @@
+package dev.sqlqueue.runtime;
+
+import dev.sqlqueue.Capability;
+import dev.sqlqueue.ClaimMode;
+import dev.sqlqueue.ConsumeRequest;
+import dev.sqlqueue.Delivery;
+import dev.sqlqueue.LeaseLostException;
+import dev.sqlqueue.QueueClient;
+import dev.sqlqueue.QueueName;
+import dev.sqlqueue.Receipt;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * N consumer threads over one queue: claim a batch, run the handler on each delivery, turn the outcome
+ * into ack, nack (with the retry policy's back-off) or dead-letter, and renew leases while handlers
+ * run. Survives database outages: a failing claim is retried with exponential back-off and the threads
+ * live on.
+ *
+ * <p>Shutdown ({@link #close()}) stops claiming at once, lets running handlers finish for up to the grace
+ * period (then interrupts them), releases claimed deliveries that were not started, and only then stops
+ * renewing leases. Thread-safe.
+ */
+public final class WorkerPool implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(WorkerPool.class);
+    private static final long MAX_ERROR_BACKOFF_MS = 5_000;
+
+    private final QueueClient client;
+    private final QueueName queue;
+    private final MessageHandler handler;
+    private final WorkerOptions options;
+    private final WorkerListener listener;
+    private final AtomicBoolean running = new AtomicBoolean(true);
+    private final List<Thread> threads = new ArrayList<>();
+    private final CountDownLatch finished;
+    private final Map<Receipt, Delivery> inFlight = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService renewer;
+
+    private WorkerPool(QueueClient client, QueueName queue, MessageHandler handler, WorkerOptions options,
+                       WorkerListener listener) {
+        this.client = client;
+        this.queue = queue;
+        this.handler = handler;
+        this.options = options;
+        this.listener = listener == null ? new WorkerListener() { } : listener;
+        this.finished = new CountDownLatch(options.threads());
+        boolean renew = options.mode() == ClaimMode.LEASE && client.capabilities().has(Capability.LEASE_EXTENSION);
+        this.renewer = renew ? Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "sqlqueue-lease-renewer-" + queue)) : null;
+    }
+
+    private static Thread daemon(Runnable r, String name) {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        return t;
+    }
+
+    /** Start {@code options.threads()} consumer threads on {@code queue}. */
+    public static WorkerPool start(QueueClient client, QueueName queue, MessageHandler handler,
+                                   WorkerOptions options, WorkerListener listener) {
+        WorkerPool pool = new WorkerPool(client, queue, handler, options, listener);
+        pool.begin();
+        return pool;
+    }
+
+    private void begin() {
+        if (renewer != null) {
+            long every = Math.max(50, options.lease().toMillis() / 3);
+            renewer.scheduleWithFixedDelay(this::renewLeases, every, every, TimeUnit.MILLISECONDS);
+        }
+        for (int i = 0; i < options.threads(); i++) {
+            Thread t = new Thread(this::loop, "sqlqueue-worker-" + queue + "-" + i);
+            threads.add(t);
+            t.start();
+        }
+    }
+
+    /** Whether the pool is still claiming. */
+    public boolean isRunning() {
+        return running.get();
+    }
+
+    /** Block until every worker thread has ended (after {@link #close()} or an empty queue in drain mode). */
+    public void awaitTermination() throws InterruptedException {
+        finished.await();
+    }
+
+    /** Like {@link #awaitTermination()}, bounded. @return true if all threads ended */
+    public boolean awaitTermination(Duration max) throws InterruptedException {
+        return finished.await(max.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** Stop claiming; running handlers go on. {@link #close()} also waits and cleans up. */
+    public void stopClaiming() {
+        running.set(false);
+    }
+
+    @Override
+    public void close() {
+        running.set(false);
+        try {
+            if (!finished.await(options.shutdownGrace().toMillis() + options.pollWait().toMillis(), TimeUnit.MILLISECONDS)) {
+                LOG.warn("handlers still running after the {} ms grace period; interrupting them", options.shutdownGrace().toMillis());
+                threads.forEach(Thread::interrupt);
+                finished.await(10, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            if (renewer != null) {
+                renewer.shutdownNow();
+            }
+        }
+    }
+
+    private void renewLeases() {
+        for (Map.Entry<Receipt, Delivery> e : inFlight.entrySet()) {
+            try {
+                client.extend(e.getKey(), options.lease());
+            } catch (LeaseLostException lost) {
+                inFlight.remove(e.getKey());
+                listener.leaseLost(e.getValue());
+            } catch (RuntimeException ex) {
+                LOG.debug("lease renewal failed for message {}: {}", e.getKey().messageId(), ex.toString());
+            }
+        }
+    }
+
+    private void loop() {
+        long errorBackoff = 0;
+        try {
+            ConsumeRequest request = new ConsumeRequest(options.batchSize(), options.lease(), options.pollWait(), options.mode());
+            while (running.get()) {
+                List<Delivery> batch;
+                try {
+                    batch = client.consume(queue, request);
+                    errorBackoff = 0;
+                } catch (RuntimeException e) {
+                    errorBackoff = errorBackoff == 0 ? 100 : Math.min(errorBackoff * 2, MAX_ERROR_BACKOFF_MS);
+                    long sleep = errorBackoff / 2 + ThreadLocalRandom.current().nextLong(errorBackoff / 2 + 1);
+                    listener.backendError(e, Duration.ofMillis(sleep));
+                    LOG.warn("consume from '{}' failed ({}); backing off {} ms", queue, e.toString(), sleep);
+                    sleepQuietly(sleep);
+                    continue;
+                }
+                if (batch.isEmpty()) {
+                    if (options.stopWhenEmpty() && queueIsEmpty()) {
+                        running.set(false);
+                    }
+                    continue;
+                }
+                processBatch(batch);
+            }
+        } finally {
+            finished.countDown();
+        }
+    }
+
+    private boolean queueIsEmpty() {
+        try {
+            return client.stats(queue).depth() == 0;
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+
+    private void processBatch(List<Delivery> batch) {
+        batch.forEach(d -> inFlight.put(d.receipt(), d));
+        List<Delivery> toAck = new ArrayList<>();
+        for (Delivery d : batch) {
+            if (!running.get() || Thread.currentThread().isInterrupted()) {
+                settle(d, () -> client.release(d.receipt()));
+                continue;
+            }
+            long start = System.nanoTime();
+            Outcome outcome;
+            try {
+                outcome = handler.handle(d);
+                if (outcome == null) {
+                    outcome = Outcome.retry("handler returned no outcome");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                outcome = Outcome.retry("interrupted by shutdown");
+            } catch (Exception | Error e) {
+                outcome = Outcome.retry(e.toString());
+            }
+            long took = System.nanoTime() - start;
+            if (outcome instanceof Outcome.Ack ack) {
+                if (ack.detail() == null && options.mode() == ClaimMode.LEASE) {
+                    toAck.add(d);
+                    continue;
+                }
+                settle(d, () -> client.ack(d.receipt(), ack.detail()));
+                listener.acked(d, took);
+            } else if (outcome instanceof Outcome.Retry retry) {
+                handleFailure(d, retry);
+            } else if (outcome instanceof Outcome.DeadLetter dl) {
+                if (settle(d, () -> client.deadLetter(d.receipt(), dl.reason()))) {
+                    listener.deadLettered(d, dl.reason());
+                }
+            }
+            if (!toAck.isEmpty() && took > options.lease().toMillis() * 1_000_000L / 4) {
+                flushAcks(toAck);
+            }
+        }
+        flushAcks(toAck);
+    }
+
+    private void flushAcks(List<Delivery> toAck) {
+        if (toAck.isEmpty()) {
+            return;
+        }
+        List<Receipt> receipts = toAck.stream().map(Delivery::receipt).toList();
+        try {
+            Set<Receipt> lost = client.ackAll(receipts);
+            for (Delivery d : toAck) {
+                inFlight.remove(d.receipt());
+                if (lost.contains(d.receipt())) {
+                    listener.leaseLost(d);
+                } else {
+                    listener.acked(d, 0);
+                }
+            }
+        } catch (RuntimeException e) {
+            toAck.forEach(d -> inFlight.remove(d.receipt()));
+            LOG.warn("ack of {} messages on '{}' failed ({}); they will be redelivered after their lease", toAck.size(), queue, e.toString());
+        }
+        toAck.clear();
+    }
+
+    private void handleFailure(Delivery d, Outcome.Retry retry) {
+        String error = retry.error() == null ? "failed" : retry.error();
+        if (options.retry().exhausted(d.attempt())) {
+            String reason = "attempt " + d.attempt() + " of " + options.retry().maxAttempts() + " failed: " + error;
+            if (settle(d, () -> client.deadLetter(d.receipt(), reason))) {
+                listener.deadLettered(d, reason);
+            }
+            return;
+        }
+        Duration delay = retry.delay() != null ? retry.delay() : options.retry().backoff(d.attempt());
+        if (!client.capabilities().has(Capability.NACK_DELAY)) {
+            delay = Duration.ZERO;
+        }
+        Duration finalDelay = delay;
+        if (settle(d, () -> client.nack(d.receipt(), finalDelay, error))) {
+            listener.retried(d, error, finalDelay);
+        }
+    }
+
+    /** Run one settle call; false (and logged) if the lease was lost or the backend failed. */
+    private boolean settle(Delivery d, Runnable call) {
+        try {
+            call.run();
+            return true;
+        } catch (LeaseLostException e) {
+            listener.leaseLost(d);
+            return false;
+        } catch (RuntimeException e) {
+            LOG.warn("settling message {} on '{}' failed ({}); it will be redelivered", d.id(), queue, e.toString());
+            return false;
+        } finally {
+            inFlight.remove(d.receipt());
+        }
+    }
+
+    private static void sleepQuietly(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,29 @@
+package dev.sqlqueue.spi;
+
+import dev.sqlqueue.QueueConfig;
+
+/**
+ * A backend factory found through {@link java.util.ServiceLoader}: a dialect module lists its
+ * implementations in {@code META-INF/services/dev.sqlqueue.spi.BackendProvider}.
+ */
+public interface BackendProvider {
+    /** The name users select it by, for example {@code postgresql}. Lower case, unique. */
+    String name();
+
+    /**
+     * Whether a JDBC URL alone selects this provider. A provider that must be chosen by name (for
+     * example {@code sqlserver-broker}) returns false for every URL.
+     */
+    boolean acceptsUrl(String jdbcUrl);
+
+    /** One line for people: what this backend is. */
+    String description();
+
+    /**
+     * Open a backend. Runs the schema migration first when {@link QueueConfig#migrate()} is set.
+     *
+     * @throws dev.sqlqueue.TransientBackendException if the database cannot be reached
+     * @throws dev.sqlqueue.SqlQueueException if the database refuses the backend's requirements
+     */
+    QueueBackend open(QueueConfig config);
+}

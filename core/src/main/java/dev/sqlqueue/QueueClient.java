@@ -8,6 +8,18 @@ public interface QueueClient extends Producer, Consumer, Acknowledger, QueueAdmi
     /** What this backend can do. */
     Capabilities capabilities();
 
+    /**
+     * Remove every object this backend created under its {@link QueueConfig#tablePrefix()} (tables,
+     * indexes, migration history, broker objects): all queues of that prefix and their data. Other
+     * prefixes and other objects are untouched. Used by the conformance kit to leave a server as it
+     * found it.
+     *
+     * @throws UnsupportedCapabilityException if the backend cannot remove its objects itself
+     */
+    default void dropSchema() {
+        throw new UnsupportedCapabilityException(Capability.DROP_SCHEMA, capabilities().backend());
+    }
+
     /** Release pools and background threads. Open transactional claims are rolled back. */
     @Override
     void close();

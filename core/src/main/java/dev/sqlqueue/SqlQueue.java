@@ -305,6 +305,11 @@ public final class SqlQueue implements QueueClient {
     }
 
     @Override
+    public void dropSchema() {
+        backend.dropSchema();
+    }
+
+    @Override
     public void close() {
         backend.close();
     }

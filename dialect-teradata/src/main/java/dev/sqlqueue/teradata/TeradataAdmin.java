@@ -14,6 +14,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.LinkedHashSet;
+import java.util.Optional;
+import java.util.Set;
 
 /**
  * Administration of the queue and dead-letter tables. DDL runs alone in its transaction (ANSI mode wants
@@ -79,32 +82,55 @@ final class TeradataAdmin {
 
     /** Queues under the prefix: tables named {@code <prefix><valid queue name>}, sorted by name. */
     List<QueueName> queues() {
-        return sessions.run("list queues", s -> {
-            List<QueueName> out = new ArrayList<>();
+        List<QueueName> out = new ArrayList<>();
+        for (String t : tables()) {
+            queueOf(t).ifPresent(out::add);
+        }
+        out.sort((a, b) -> a.value().compareTo(b.value()));
+        return out;
+    }
+
+    /**
+     * Drops every table of this prefix that belongs to a queue: {@code <prefix><queue>} and
+     * {@code <prefix><queue>$dl}, also a dead-letter table whose queue table is gone.
+     */
+    void dropAll() {
+        Set<QueueName> all = new LinkedHashSet<>();
+        for (String t : tables()) {
+            String base = t.endsWith(TeradataNames.DEAD_LETTER_SUFFIX)
+                    ? t.substring(0, t.length() - TeradataNames.DEAD_LETTER_SUFFIX.length()) : t;
+            queueOf(base).ifPresent(all::add);
+        }
+        for (QueueName q : all) {
+            dropQueue(TeradataNames.of(prefix, database, q));
+        }
+    }
+
+    private List<String> tables() {
+        return sessions.run("list tables", s -> {
+            List<String> out = new ArrayList<>();
             try (PreparedStatement ps = s.connection().prepareStatement(TeradataStatements.listTables())) {
                 ps.setString(1, database);
                 ps.setString(2, prefix.replace("\\", "\\\\").replace("_", "\\_").replace("%", "\\%") + "%");
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        queueOf(rs.getString(1)).ifPresent(out::add);
+                        out.add(rs.getString(1) == null ? "" : rs.getString(1).trim());
                     }
                 }
             }
             s.connection().commit();
-            out.sort((a, b) -> a.value().compareTo(b.value()));
             return out;
         });
     }
 
-    private java.util.Optional<QueueName> queueOf(String table) {
-        String t = table == null ? "" : table.trim();
-        if (!t.toLowerCase(Locale.ROOT).startsWith(prefix) || t.contains("$")) {
-            return java.util.Optional.empty();
+    private Optional<QueueName> queueOf(String table) {
+        if (!table.toLowerCase(Locale.ROOT).startsWith(prefix) || table.contains("$")) {
+            return Optional.empty();
         }
         try {
-            return java.util.Optional.of(QueueName.of(t.substring(prefix.length())));
+            return Optional.of(QueueName.of(table.substring(prefix.length())));
         } catch (InvalidInputException e) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
     }
 

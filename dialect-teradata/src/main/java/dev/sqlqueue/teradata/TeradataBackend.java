@@ -44,7 +44,7 @@ public final class TeradataBackend implements QueueBackend {
     public static final int MAX_CLAIM_BATCH = 100;
 
     static final Capabilities CAPABILITIES = new Capabilities(TeradataProvider.NAME, EnumSet.of(ClaimMode.TRANSACTIONAL),
-            EnumSet.of(Capability.TRANSACTIONAL_ENQUEUE), Ordering.FIFO_APPROXIMATE,
+            EnumSet.of(Capability.TRANSACTIONAL_ENQUEUE, Capability.DROP_SCHEMA), Ordering.FIFO_APPROXIMATE,
             TeradataStatements.MAX_PAYLOAD_BYTES, MAX_CLAIM_BATCH);
 
     private final String prefix;
@@ -250,6 +250,12 @@ public final class TeradataBackend implements QueueBackend {
     @Override
     public long purgeDeadLetters(QueueName queue) {
         return admin.purgeDeadLetters(names(queue));
+    }
+
+    /** Drops the tables of every queue under this backend's table prefix. */
+    @Override
+    public void dropSchema() {
+        admin.dropAll();
     }
 
     /** Always empty: this backend keeps no history. */

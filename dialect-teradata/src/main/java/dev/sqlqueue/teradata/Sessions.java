@@ -134,9 +134,22 @@ final class Sessions {
         }
     }
 
+    /**
+     * Whether the connection still works after an error: not closed and {@code isValid(2)}. A driver
+     * without {@code isValid} is taken at its {@code isClosed}.
+     */
     static boolean valid(Connection c) {
         try {
-            return !c.isClosed() && c.isValid(2);
+            if (c.isClosed()) {
+                return false;
+            }
+        } catch (SQLException e) {
+            return false;
+        }
+        try {
+            return c.isValid(2);
+        } catch (java.sql.SQLFeatureNotSupportedException e) {
+            return true;
         } catch (SQLException e) {
             return false;
         }

@@ -5,6 +5,7 @@ import dev.sqlqueue.Delivery;
 import dev.sqlqueue.LeaseLostException;
 import dev.sqlqueue.QueueName;
 import dev.sqlqueue.Receipt;
+import dev.sqlqueue.SqlQueueException;
 import dev.sqlqueue.spi.HeaderCodec;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -34,6 +35,7 @@ final class TeradataClaims {
     private final Sessions sessions;
     private final WaitGate gate;
     private final Map<Long, Claim> open = new ConcurrentHashMap<>();
+    private volatile boolean closed;
     private final AtomicLong tokens = new AtomicLong(ThreadLocalRandom.current().nextLong(1L << 40) << 16);
 
     TeradataClaims(Sessions sessions, WaitGate gate) {
@@ -43,6 +45,9 @@ final class TeradataClaims {
 
     /** Up to {@code max} deliveries, in consume order; empty when the queue looked empty or no permit was free. */
     List<Delivery> consume(TeradataNames n, int max) {
+        if (closed) {
+            throw new SqlQueueException("the teradata backend is closed");
+        }
         return sessions.run("consume from '" + n.queue() + "'", s -> {
             Connection c = s.connection();
             List<Consumed> rows = new ArrayList<>();
@@ -70,6 +75,12 @@ final class TeradataClaims {
             }
             Claim claim = new Claim(tokens.incrementAndGet(), n, s, rows, bad);
             open.put(claim.token, claim);
+            if (closed) {
+                // close() ran while this claim was being consumed: do not leave its transaction open
+                open.remove(claim.token);
+                c.rollback();
+                return List.of();
+            }
             s.keep();
             List<Delivery> out = new ArrayList<>(rows.size());
             for (Consumed r : rows) {
@@ -166,6 +177,7 @@ final class TeradataClaims {
 
     /** Cancels running consumes and rolls back every open claim (the messages are back at once). */
     void close() {
+        closed = true;
         gate.close();
         for (Claim c : open.values()) {
             synchronized (c) {

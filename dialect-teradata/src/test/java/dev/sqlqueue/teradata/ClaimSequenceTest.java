@@ -170,6 +170,9 @@ class ClaimSequenceTest {
         f.queue.close();
         assertEquals(List.of(peek(), consume(), ROLLBACK), f.jdbc.calls());
         assertThrows(LeaseLostException.class, () -> f.queue.ack(d.receipt()));
+        int sent = f.jdbc.calls().size();
+        assertThrows(dev.sqlqueue.SqlQueueException.class, () -> f.queue.consume(JOBS, claim(1)));
+        assertEquals(sent, f.jdbc.calls().size(), "a closed backend sends nothing");
     }
 
     @Test

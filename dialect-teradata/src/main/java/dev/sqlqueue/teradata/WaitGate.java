@@ -6,6 +6,7 @@ import java.sql.Statement;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.Semaphore;
@@ -71,9 +72,15 @@ final class WaitGate {
             return null;
         }
         AtomicBoolean cancelled = new AtomicBoolean();
-        ScheduledFuture<?> timer = cancelMillis > 0
-                ? watchdog.schedule(() -> cancel(statement, cancelled), cancelMillis, TimeUnit.MILLISECONDS)
-                : null;
+        ScheduledFuture<?> timer;
+        try {
+            timer = cancelMillis > 0
+                    ? watchdog.schedule(() -> cancel(statement, cancelled), cancelMillis, TimeUnit.MILLISECONDS)
+                    : null;
+        } catch (RejectedExecutionException closing) {
+            permits.release();
+            return null;
+        }
         running.put(statement, cancelled);
         try {
             try (ResultSet rs = statement.executeQuery(sql)) {

@@ -54,6 +54,7 @@ final class RecordingJdbc {
 
     /** Script the next executeQuery result: rows of column name to value, columns in order. */
     @SafeVarargs
+    @SuppressWarnings("varargs")
     final RecordingJdbc rows(Map<String, Object>... rows) {
         results.add(List.of(rows));
         return this;

@@ -120,18 +120,26 @@ final class SqlServerAdmin {
         });
     }
 
-    /** Empty {@code ids}: every dead letter of the queue, in batches; else the listed ones in one transaction. */
+    /**
+     * Empty {@code ids}: every dead letter of the queue, in batches; else the listed ones, one transaction
+     * per {@link SqlServerStatements#MAINTENANCE_BATCH} ids (so no transaction nears lock escalation).
+     */
     long requeueDeadLetters(QueueName queue, List<Long> ids) {
         if (ids.isEmpty()) {
             return inBatches("requeueDeadLettersBatch", queue);
         }
-        return sessions.inTransaction("requeueing dead letters of queue '" + queue + "'", c -> {
-            long n = 0;
-            for (Long id : ids) {
-                n += Jdbc.count(c, sql.get("requeueDeadLetter"), id, queue.value());
-            }
-            return n;
-        });
+        long total = 0;
+        for (int from = 0; from < ids.size(); from += SqlServerStatements.MAINTENANCE_BATCH) {
+            List<Long> chunk = ids.subList(from, Math.min(ids.size(), from + SqlServerStatements.MAINTENANCE_BATCH));
+            total += sessions.inTransaction("requeueing dead letters of queue '" + queue + "'", c -> {
+                long n = 0;
+                for (Long id : chunk) {
+                    n += Jdbc.count(c, sql.get("requeueDeadLetter"), id, queue.value());
+                }
+                return n;
+            });
+        }
+        return total;
     }
 
     List<HistoryEntry> history(QueueName queue, int limit) {

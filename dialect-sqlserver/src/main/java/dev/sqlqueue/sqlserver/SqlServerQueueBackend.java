@@ -233,6 +233,10 @@ public final class SqlServerQueueBackend implements QueueBackend {
         return Jdbc.count(c, sql.get("ack"), r.messageId(), r.queue().value(), token) == 1;
     }
 
+    /**
+     * Lease receipts are acked in one transaction per {@link SqlServerStatements#MAINTENANCE_BATCH};
+     * transactional receipts through their claims.
+     */
     @Override
     public Set<Receipt> ackAll(Collection<Receipt> receipts) {
         Set<Receipt> lost = new LinkedHashSet<>();
@@ -248,10 +252,11 @@ public final class SqlServerQueueBackend implements QueueBackend {
                 }
             }
         }
-        if (!leased.isEmpty()) {
-            lost.addAll(sessions.inTransaction("ack of " + leased.size() + " messages", c -> {
+        for (int from = 0; from < leased.size(); from += SqlServerStatements.MAINTENANCE_BATCH) {
+            List<Receipt> chunk = leased.subList(from, Math.min(leased.size(), from + SqlServerStatements.MAINTENANCE_BATCH));
+            lost.addAll(sessions.inTransaction("ack of " + chunk.size() + " messages", c -> {
                 Set<Receipt> missed = new LinkedHashSet<>();
-                for (Receipt r : leased) {
+                for (Receipt r : chunk) {
                     if (!doAck(c, r, r.token(), "")) {
                         missed.add(r);
                     }

@@ -98,6 +98,17 @@ class AdminCallSequenceTest {
     }
 
     @Test
+    void requeueOfManyIdsCommitsEveryFiveHundred() {
+        List<Long> ids = java.util.stream.LongStream.rangeClosed(1, 1001).boxed().toList();
+        for (int i = 0; i < 1001; i++) {
+            f.jdbc.count(1);
+        }
+        assertEquals(1001, f.backend.requeueDeadLetters(Q, ids));
+        assertEquals(3, f.jdbc.connections.size(), "500 + 500 + 1");
+        assertEquals(3, f.jdbc.sequence().stream().filter("commit"::equals).count());
+    }
+
+    @Test
     void queuesAreSortedByName() {
         f.jdbc.rows(RecordingJdbc.row("name", "b"), RecordingJdbc.row("name", "A"), RecordingJdbc.row("name", "a"));
         assertEquals(List.of(QueueName.of("A"), QueueName.of("a"), QueueName.of("b")), f.backend.queues());

@@ -121,6 +121,54 @@ class AdminCallSequenceTest {
         assertTrue(f.jdbc.sequence().containsAll(List.of("prepare createQueue", "executeUpdate", "commit")));
     }
 
+    /** The sequence of a read-only or single-statement operation on a READ COMMITTED, auto-commit pool. */
+    private static List<String> oneTransaction(String statement, String execute) {
+        return List.of("getConnection", "getTransactionIsolation", "getAutoCommit", "setAutoCommit(false)",
+                "prepare " + statement, execute, "commit", "setAutoCommit(true)", "close");
+    }
+
+    @Test
+    void listingsAndVersionRunOneStatementInOneTransaction() {
+        f.backend.deadLetters(Q, 10);
+        assertEquals(oneTransaction("listDeadLetters", "executeQuery"), f.jdbc.sequence());
+        assertEquals(List.of("bind 1=10", "bind 2=jobs"), f.jdbc.binds());
+        Fixture g = new Fixture(false);
+        g.backend.history(Q, 5);
+        assertEquals(oneTransaction("listHistory", "executeQuery"), g.jdbc.sequence());
+        Fixture h = new Fixture(false);
+        h.backend.queues();
+        assertEquals(oneTransaction("listQueues", "executeQuery"), h.jdbc.sequence());
+        Fixture v = new Fixture(false);
+        v.jdbc.rows(RecordingJdbc.row("version", "16.0.4135.4", "edition", "Developer Edition (64-bit)"));
+        assertEquals("Microsoft SQL Server 16.0.4135.4 (Developer Edition (64-bit))", v.backend.serverVersion());
+        assertEquals(oneTransaction("serverVersion", "executeQuery"), v.jdbc.sequence());
+        Fixture s = new Fixture(false);
+        s.jdbc.rows(RecordingJdbc.row("ready", 0L, "in_flight", 0L, "delayed", 0L, "dead", 0L, "oldest_ms", 0L, "processed", 0L));
+        s.backend.stats(Q);
+        assertEquals(oneTransaction("stats", "executeQuery"), s.jdbc.sequence());
+    }
+
+    @Test
+    void purgeDeadLettersAndCreateQueueSequences() {
+        f.jdbc.count(2);
+        assertEquals(2, f.backend.purgeDeadLetters(Q));
+        assertEquals(oneTransaction("purgeDeadLettersBatch", "executeQuery"), f.jdbc.sequence());
+        Fixture g = new Fixture(false);
+        g.backend.createQueue(Q);
+        assertEquals(oneTransaction("createQueue", "executeUpdate"), g.jdbc.sequence());
+    }
+
+    @Test
+    void dropQueueCommitsEachStepSeparately() {
+        f.jdbc.count(1).count(0).count(0).count(0);
+        f.backend.dropQueue(Q);
+        List<String> expected = new java.util.ArrayList<>();
+        for (String st : List.of("deleteQueue", "purgeBatch", "purgeDeadLettersBatch", "purgeHistoryBatch")) {
+            expected.addAll(oneTransaction(st, "executeQuery"));
+        }
+        assertEquals(expected, f.jdbc.sequence());
+    }
+
     @Test
     void brokenPoolIsTransientForAdminToo() {
         f.jdbc.failOn("getConnection", new SQLException("refused", "08S01", 0));

@@ -5,8 +5,10 @@ import dev.sqlqueue.HistoryEntry;
 import dev.sqlqueue.QueueName;
 import dev.sqlqueue.QueueStats;
 import dev.sqlqueue.spi.HeaderCodec;
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -36,8 +38,22 @@ final class SqlServerAdmin {
 
     void createQueue(QueueName queue) {
         sessions.inTransaction("creating queue '" + queue + "'", c -> {
-            try (PreparedStatement ps = Jdbc.prepare(c, sql.get("createQueue"), queue.value(), queue.value())) {
-                ps.executeUpdate();
+            createQueueOn(c, queue);
+            return null;
+        });
+    }
+
+    /** Create the queue row if missing, on {@code c} in its current transaction. */
+    void createQueueOn(Connection c, QueueName queue) throws SQLException {
+        try (PreparedStatement ps = Jdbc.prepare(c, sql.get("createQueue"), queue.value(), queue.value())) {
+            ps.execute();
+        }
+    }
+
+    void dropSchema() {
+        sessions.inTransaction("dropping the queue tables", c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql.get("dropSchema"))) {
+                ps.execute();
             }
             return null;
         });

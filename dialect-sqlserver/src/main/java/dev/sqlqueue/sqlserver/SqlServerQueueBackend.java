@@ -14,6 +14,7 @@ import dev.sqlqueue.Ordering;
 import dev.sqlqueue.QueueName;
 import dev.sqlqueue.QueueStats;
 import dev.sqlqueue.Receipt;
+import dev.sqlqueue.SqlQueueException;
 import dev.sqlqueue.sqlserver.SqlServerOptions.ClaimOrder;
 import dev.sqlqueue.sqlserver.TransactionalClaims.Kind;
 import dev.sqlqueue.spi.HeaderCodec;
@@ -76,7 +77,8 @@ public final class SqlServerQueueBackend implements QueueBackend {
 
     static Capabilities capabilities(ClaimOrder order) {
         Set<Capability> f = EnumSet.of(Capability.DELAYED_DELIVERY, Capability.LEASE_EXTENSION, Capability.NACK_DELAY,
-                Capability.TRANSACTIONAL_ENQUEUE, Capability.HISTORY, Capability.KILL_SESSION, Capability.RAW_ROW_INSERT);
+                Capability.TRANSACTIONAL_ENQUEUE, Capability.HISTORY, Capability.DROP_SCHEMA, Capability.KILL_SESSION,
+                Capability.RAW_ROW_INSERT);
         if (order == ClaimOrder.PRIORITY_FIRST) {
             f.add(Capability.PRIORITY);
         }
@@ -128,14 +130,31 @@ public final class SqlServerQueueBackend implements QueueBackend {
         }
     }
 
+    /**
+     * Insert one message; a queue that does not exist yet is created first (as {@link #createQueue}),
+     * on {@code c} in the same transaction, or in its own transaction when {@code c} is the caller's.
+     */
     private long insert(Connection c, String statement, QueueName queue, Message m) throws SQLException {
+        Long id = tryInsert(c, statement, queue, m);
+        if (id == null) {
+            if (statement.equals("enqueueJoined")) {
+                admin.createQueue(queue);
+            } else {
+                admin.createQueueOn(c, queue);
+            }
+            id = tryInsert(c, statement, queue, m);
+        }
+        if (id == null) {
+            throw new SqlQueueException("queue '" + queue + "' was dropped while a message was being enqueued on it");
+        }
+        return id;
+    }
+
+    private Long tryInsert(Connection c, String statement, QueueName queue, Message m) throws SQLException {
         try (PreparedStatement ps = Jdbc.prepare(c, sql.get(statement), m.priority(), Jdbc.seconds(m.delay()),
                 Jdbc.millisPart(m.delay()), m.payloadUnsafe(), HeaderCodec.encode(m.headers()), queue.value());
              ResultSet rs = ps.executeQuery()) {
-            if (!rs.next()) {
-                throw new InvalidInputException("queue.unknown", "queue '" + queue + "' does not exist; create it with createQueue");
-            }
-            return rs.getLong(1);
+            return rs.next() ? rs.getLong(1) : null;
         }
     }
 
@@ -289,7 +308,7 @@ public final class SqlServerQueueBackend implements QueueBackend {
             if (one && history) {
                 try (PreparedStatement ps = Jdbc.prepare(c, sql.get("historyFromDeadLetter"), receipt.messageId(),
                         receipt.queue().value())) {
-                    ps.executeUpdate();
+                    ps.execute();
                 }
             }
             return one;
@@ -373,6 +392,13 @@ public final class SqlServerQueueBackend implements QueueBackend {
     @Override
     public List<HistoryEntry> history(QueueName queue, int limit) {
         return admin.history(queue, limit);
+    }
+
+    /** Rolls back open transactional claims (their locks would block the drop), then drops every table of the prefix. */
+    @Override
+    public void dropSchema() {
+        claims.rollbackAll();
+        admin.dropSchema();
     }
 
     /** Open transactional claims (each holds a connection); for tests and monitoring. */

@@ -180,6 +180,10 @@ public final class SqlServerStatements {
         all.put("listHistory", PRELUDE + "SELECT TOP (?) [message_id], [enqueued_at], [started_at], [finished_at],"
                 + " [duration_ms], [attempts], [outcome], [detail] FROM " + history
                 + " WHERE [queue_name] = ? ORDER BY [finished_at] DESC, [id] DESC;");
+        // dropSchema: every table of the prefix, Flyway's history table included. No foreign keys, so any order works.
+        all.put("dropSchema", PRELUDE + "DROP TABLE IF EXISTS " + messages + "; DROP TABLE IF EXISTS " + deadLetters
+                + "; DROP TABLE IF EXISTS " + history + "; DROP TABLE IF EXISTS " + queues + "; DROP TABLE IF EXISTS "
+                + settings + "; DROP TABLE IF EXISTS " + qualified(schema, flywayTable()) + ";");
         all.put("readSettings", PRELUDE + "SELECT [name], [value] FROM " + settings + ";");
         all.put("serverVersion", "SELECT CAST(SERVERPROPERTY('ProductVersion') AS nvarchar(128)) AS [version],"
                 + " CAST(SERVERPROPERTY('Edition') AS nvarchar(128)) AS [edition];");

@@ -8,6 +8,7 @@ import dev.sqlqueue.InvalidInputException;
 import dev.sqlqueue.Message;
 import dev.sqlqueue.QueueName;
 import dev.sqlqueue.QueueStats;
+import dev.sqlqueue.SqlQueueException;
 import dev.sqlqueue.TransientBackendException;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -36,11 +37,44 @@ class AdminCallSequenceTest {
     }
 
     @Test
-    void enqueueIntoAMissingQueueRollsBackAndNamesTheRule() {
-        InvalidInputException e = assertThrows(InvalidInputException.class, () -> f.backend.enqueue(Q, Message.ofText("a")));
-        assertEquals("queue.unknown", e.rule());
+    void enqueueIntoAMissingQueueCreatesItInTheSameTransaction() {
+        f.jdbc.rows().rows(RecordingJdbc.row("id", 3L));
+        assertEquals(3L, f.backend.enqueue(Q, Message.ofText("a")));
+        assertEquals(List.of("getConnection", "getTransactionIsolation", "getAutoCommit", "setAutoCommit(false)",
+                "prepare enqueue", "executeQuery", "prepare createQueue", "execute", "prepare enqueue", "executeQuery",
+                "commit", "setAutoCommit(true)", "close"), f.jdbc.sequence());
+    }
+
+    @Test
+    void queueDroppedUnderTheEnqueueRollsBack() {
+        SqlQueueException e = assertThrows(SqlQueueException.class, () -> f.backend.enqueue(Q, Message.ofText("a")));
+        assertTrue(e.getMessage().contains("dropped"));
         assertTrue(f.jdbc.sequence().contains("rollback"));
         assertTrue(!f.jdbc.sequence().contains("commit"));
+    }
+
+    @Test
+    void joinedEnqueueCreatesAMissingQueueInItsOwnTransaction() throws SQLException {
+        f.jdbc.rows().rows(RecordingJdbc.row("id", 4L));
+        try (var c = f.jdbc.dataSource().getConnection()) {
+            f.jdbc.calls.clear();
+            assertEquals(4L, f.backend.enqueue(c, Q, Message.ofText("a")));
+        }
+        assertEquals(List.of("prepare enqueueJoined", "executeQuery", "getConnection", "getTransactionIsolation",
+                "getAutoCommit", "setAutoCommit(false)", "prepare createQueue", "execute", "commit", "setAutoCommit(true)",
+                "close", "prepare enqueueJoined", "executeQuery", "close"), f.jdbc.sequence());
+    }
+
+    @Test
+    void dropSchemaRollsBackOpenClaimsFirst() {
+        f.jdbc.rows(Fixture.claimed(7, 3, 1, "a", ""));
+        f.backend.consume(Q, dev.sqlqueue.ConsumeRequest.of(1).withMode(dev.sqlqueue.ClaimMode.TRANSACTIONAL));
+        f.jdbc.calls.clear();
+        f.backend.dropSchema();
+        assertEquals(List.of("rollback", "setAutoCommit(true)", "close", "getConnection", "getTransactionIsolation",
+                "getAutoCommit", "setAutoCommit(false)", "prepare dropSchema", "execute", "commit", "setAutoCommit(true)",
+                "close"), f.jdbc.sequence());
+        assertTrue(f.backend.capabilities().has(dev.sqlqueue.Capability.DROP_SCHEMA));
     }
 
     @Test
@@ -118,7 +152,7 @@ class AdminCallSequenceTest {
     void createQueueBindsTheNameTwice() {
         f.backend.createQueue(QueueName.of("select"));
         assertEquals(List.of("bind 1=select", "bind 2=select"), f.jdbc.binds());
-        assertTrue(f.jdbc.sequence().containsAll(List.of("prepare createQueue", "executeUpdate", "commit")));
+        assertTrue(f.jdbc.sequence().containsAll(List.of("prepare createQueue", "execute", "commit")));
     }
 
     /** The sequence of a read-only or single-statement operation on a READ COMMITTED, auto-commit pool. */
@@ -155,7 +189,7 @@ class AdminCallSequenceTest {
         assertEquals(oneTransaction("purgeDeadLettersBatch", "executeQuery"), f.jdbc.sequence());
         Fixture g = new Fixture(false);
         g.backend.createQueue(Q);
-        assertEquals(oneTransaction("createQueue", "executeUpdate"), g.jdbc.sequence());
+        assertEquals(oneTransaction("createQueue", "execute"), g.jdbc.sequence());
     }
 
     @Test

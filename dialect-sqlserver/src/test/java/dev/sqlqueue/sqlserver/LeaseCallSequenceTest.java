@@ -124,7 +124,7 @@ class LeaseCallSequenceTest {
         h.jdbc.count(1);
         h.backend.deadLetter(new Receipt(Q, 7, 3, ClaimMode.LEASE), "poison");
         assertEquals(List.of("getConnection", "getTransactionIsolation", "getAutoCommit", "setAutoCommit(false)",
-                "prepare deadLetter", "executeQuery", "prepare historyFromDeadLetter", "executeUpdate", "commit",
+                "prepare deadLetter", "executeQuery", "prepare historyFromDeadLetter", "execute", "commit",
                 "setAutoCommit(true)", "close"), h.jdbc.sequence());
         assertEquals(List.of("bind 1=poison", "bind 2=7", "bind 3=jobs", "bind 4=3", "bind 1=7", "bind 2=jobs"), h.jdbc.binds());
     }

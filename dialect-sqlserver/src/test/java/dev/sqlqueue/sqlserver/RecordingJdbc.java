@@ -28,7 +28,7 @@ import javax.sql.DataSource;
  * <p>Calls are recorded as short strings: {@code getConnection}, {@code getTransactionIsolation},
  * {@code setTransactionIsolation(2)}, {@code setAutoCommit(false)}, {@code prepare claim} (the
  * statement's name in {@link SqlServerStatements}, or its text when unknown), {@code bind 1=10},
- * {@code executeQuery}, {@code executeUpdate}, {@code commit}, {@code rollback}, {@code close}.
+ * {@code executeQuery}, {@code execute}, {@code commit}, {@code rollback}, {@code close}.
  * Closing statements and result sets is counted, not recorded. Not thread-safe.
  */
 final class RecordingJdbc {
@@ -173,9 +173,9 @@ final class RecordingJdbc {
                     record("executeQuery");
                     return resultSet(results.isEmpty() ? List.of() : results.poll());
                 }
-                case "executeUpdate" -> {
-                    record("executeUpdate");
-                    return 1;
+                case "execute" -> {
+                    record("execute");
+                    return false;
                 }
                 case "close" -> {
                     openStatements--;

@@ -197,29 +197,16 @@ class SqlServerConformanceTest {
             }
         }
 
+        /** Runs the dialect's own {@code dropSchema} statement for the prefix. */
         @Override
         public void cleanUp(String uniquePrefix) {
             if (!SERVER.isRunning()) {
                 return;
             }
+            String drop = new SqlServerStatements(uniquePrefix, "dbo", ClaimOrder.FIFO).get("dropSchema");
             try (Connection c = DriverManager.getConnection(SERVER.getJdbcUrl() + ";databaseName=" + database,
-                    SERVER.getUsername(), SERVER.getPassword())) {
-                List<String> tables = new ArrayList<>();
-                try (PreparedStatement ps = c.prepareStatement("SELECT SCHEMA_NAME(schema_id), name FROM sys.tables"
-                        + " WHERE LEFT(name, LEN(?)) = ?")) {
-                    ps.setString(1, uniquePrefix);
-                    ps.setString(2, uniquePrefix);
-                    try (ResultSet rs = ps.executeQuery()) {
-                        while (rs.next()) {
-                            tables.add(SqlServerNames.qualified(rs.getString(1), rs.getString(2)));
-                        }
-                    }
-                }
-                try (Statement s = c.createStatement()) {
-                    for (String t : tables) {
-                        s.execute("DROP TABLE " + t);
-                    }
-                }
+                    SERVER.getUsername(), SERVER.getPassword()); Statement s = c.createStatement()) {
+                s.execute(drop);
             } catch (SQLException e) {
                 throw new IllegalStateException("cleaning up prefix " + uniquePrefix, e);
             }

@@ -125,6 +125,11 @@ class SqlServerStatementsTest {
                 "SET NOCOUNT ON; SET XACT_ABORT ON; SELECT TOP (?) [message_id], [enqueued_at], [started_at], "
                 + "[finished_at], [duration_ms], [attempts], [outcome], [detail] FROM [dbo].[sqlq_history] WHERE "
                 + "[queue_name] = ? ORDER BY [finished_at] DESC, [id] DESC;");
+        expected.put("dropSchema",
+                "SET NOCOUNT ON; SET XACT_ABORT ON; DROP TABLE IF EXISTS [dbo].[sqlq_messages]; "
+                + "DROP TABLE IF EXISTS [dbo].[sqlq_dead_letters]; DROP TABLE IF EXISTS [dbo].[sqlq_history]; "
+                + "DROP TABLE IF EXISTS [dbo].[sqlq_queues]; DROP TABLE IF EXISTS [dbo].[sqlq_settings]; "
+                + "DROP TABLE IF EXISTS [dbo].[sqlq_schema_history];");
         expected.put("readSettings",
                 "SET NOCOUNT ON; SET XACT_ABORT ON; SELECT [name], [value] FROM [dbo].[sqlq_settings];");
         expected.put("serverVersion",

@@ -47,7 +47,7 @@ final class Sessions {
                     pause(what, attempt + 1, e);
                     continue;
                 }
-                throw SqlServerErrors.map(what, e);
+                throw SqlServerErrors.map(attempt > 0 ? what + " (after " + attempt + " retries)" : what, e);
             }
         }
     }

@@ -78,7 +78,7 @@ public final class SqlServerErrors {
         if (isRetryable(e)) {
             return new TransientBackendException(what + " failed with SQL Server error " + e.getErrorCode()
                     + (e.getErrorCode() == DEADLOCK_VICTIM ? " (deadlock victim)" : " (lock time-out)")
-                    + " after the library's retries: " + e.getMessage(), e);
+                    + ": " + e.getMessage(), e);
         }
         if (isConnectionFailure(e)) {
             return new TransientBackendException(what + " failed: the SQL Server connection is unavailable ("

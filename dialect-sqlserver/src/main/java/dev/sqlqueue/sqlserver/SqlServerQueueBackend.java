@@ -214,7 +214,11 @@ public final class SqlServerQueueBackend implements QueueBackend {
         }
     }
 
-    /** Rows with undecodable headers go to the dead-letter table (reason names the defect) and are not returned. */
+    /**
+     * Rows with undecodable headers go to the dead-letter table (reason names the defect) and are not
+     * returned. If moving one fails in lease mode the others are still returned (the row comes back
+     * after its lease); in transactional mode the failure ended the claim, so it is thrown.
+     */
     private List<Delivery> deliveries(QueueName queue, List<ClaimedRow> rows, ClaimMode mode, long handle) {
         List<Delivery> out = new ArrayList<>(rows.size());
         for (ClaimedRow r : rows) {
@@ -225,8 +229,11 @@ public final class SqlServerQueueBackend implements QueueBackend {
             } catch (HeaderCodec.MalformedHeadersException e) {
                 try {
                     deadLetter(receipt, "headers could not be decoded: " + e.getMessage());
-                } catch (LeaseLostException gone) {
-                    // another consumer took it after the lease; it will meet the same defect
+                } catch (SqlQueueException failed) {
+                    if (mode == ClaimMode.TRANSACTIONAL) {
+                        throw failed; // the claim has ended: its other deliveries are back on the queue
+                    }
+                    // lease mode: the row comes back after its lease and meets the same check again
                 }
             }
         }

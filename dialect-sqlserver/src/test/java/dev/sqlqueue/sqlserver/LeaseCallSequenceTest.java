@@ -86,6 +86,15 @@ class LeaseCallSequenceTest {
     }
 
     @Test
+    void failedDeadLetterOfAGarbageRowStillReturnsTheOthersInLeaseMode() {
+        f.jdbc.rows(Fixture.claimed(7, 3, 1, "bad", "no-equals-sign"), Fixture.claimed(8, 4, 1, "ok", ""));
+        f.jdbc.failOn("prepare deadLetter", new SQLException("reset", "08S01", 0));
+        List<Delivery> got = f.backend.consume(Q, ConsumeRequest.of(2));
+        assertEquals(List.of(8L), got.stream().map(Delivery::id).toList());
+        assertTrue(f.allConnectionsReturnedAsTheyCame());
+    }
+
+    @Test
     void ackMatchesIdQueueAndTokenAndCommits() {
         f.jdbc.count(1);
         f.backend.ack(new Receipt(Q, 7, 3, ClaimMode.LEASE));
@@ -178,7 +187,7 @@ class LeaseCallSequenceTest {
         }
         TransientBackendException e = assertThrows(TransientBackendException.class, () -> f.backend.ack(
                 new Receipt(Q, 7, 3, ClaimMode.LEASE)));
-        assertTrue(e.getMessage().contains("1222"));
+        assertTrue(e.getMessage().contains("1222") && e.getMessage().contains("after 3 retries"), e.getMessage());
         assertEquals(List.of(1, 2, 3), f.pauses, "3 retries configured");
         assertEquals(4, f.jdbc.connections.size());
         assertTrue(f.allConnectionsReturnedAsTheyCame());

@@ -193,7 +193,11 @@ class SqlServerConformanceTest {
                 ps.setBytes(4, payload);
                 ps.setNString(5, rawHeaders);
                 ps.setNString(6, queue.value());
-                ps.executeQuery().close();
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        throw new SQLException("raw insert found no queue '" + queue + "' under prefix " + config.tablePrefix());
+                    }
+                }
             }
         }
 

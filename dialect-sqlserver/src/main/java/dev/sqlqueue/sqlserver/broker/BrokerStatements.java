@@ -362,9 +362,9 @@ public final class BrokerStatements {
                 + " WHERE queue_name = ? ORDER BY dead_id";
     }
 
-    /** Parameters: queue name, message id. */
+    /** Parameter: dead_id. */
     public String deleteDeadLetter() {
-        return "DELETE FROM " + n.deadTable() + " WHERE queue_name = ? AND message_id = ?";
+        return "DELETE FROM " + n.deadTable() + " WHERE dead_id = ?";
     }
 
     /** Parameter: queue name. */

@@ -60,7 +60,7 @@ public final class BrokerProvisioner {
         });
     }
 
-    /** Drops the queue's broker objects (ending its conversations) and deletes its rows. */
+    /** Drops the queue's services, queues, contract and message types, and deletes its rows. */
     public void dropQueue(Connection c, QueueName q) throws SQLException {
         inLockedTransaction(c, () -> {
             for (String s : sql.dropQueueObjects(q)) {

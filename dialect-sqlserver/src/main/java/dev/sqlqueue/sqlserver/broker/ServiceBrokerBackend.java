@@ -325,7 +325,11 @@ public final class ServiceBrokerBackend implements QueueBackend {
 
     @Override
     public List<DeadLetter> deadLetters(QueueName queue, int limit) {
-        return withConnection("listing dead letters", c -> dead.list(queue, limit));
+        try {
+            return dead.list(queue, limit);
+        } catch (SQLException e) {
+            throw BrokerErrors.translate(e, "listing dead letters of '" + queue + "'");
+        }
     }
 
     @Override

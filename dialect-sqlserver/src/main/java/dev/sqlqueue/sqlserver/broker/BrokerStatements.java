@@ -183,6 +183,26 @@ public final class BrokerStatements {
                 + " WHERE queue_name = @q; DELETE FROM " + n.queuesTable() + " WHERE queue_name = @q;";
     }
 
+    /** One row: present, 1 if the queue registry table exists, else 0. */
+    public String registryExists() {
+        return "SELECT CASE WHEN OBJECT_ID(" + literal(n.unquotedTable("queues")) + ", N'U') IS NULL THEN 0 ELSE 1 END AS present";
+    }
+
+    /** Drops the per-prefix tables and the id sequence (after every queue was dropped), in order. */
+    public java.util.List<String> dropPrefixObjects() {
+        return java.util.List.of("DROP TABLE IF EXISTS " + n.dialogsTable(), "DROP TABLE IF EXISTS " + n.attemptsTable(),
+                "DROP TABLE IF EXISTS " + n.deadTable(), "DROP TABLE IF EXISTS " + n.queuesTable(),
+                "DROP SEQUENCE IF EXISTS " + n.idSequence());
+    }
+
+    /**
+     * Enables Service Broker in a database (needs exclusive access: other sessions are rolled back).
+     * Used by test wiring and named in the error for a disabled broker; the backend never runs it itself.
+     */
+    public static String enableBroker(String database) {
+        return "ALTER DATABASE " + quote(database) + " SET ENABLE_BROKER WITH ROLLBACK IMMEDIATE";
+    }
+
     /** Queue names of this prefix, sorted. */
     public String listQueues() {
         return "SELECT queue_name FROM " + n.queuesTable() + " ORDER BY queue_name";

@@ -293,6 +293,26 @@ public final class ServiceBrokerBackend implements QueueBackend {
         });
     }
 
+    /**
+     * Removes everything this backend created under its prefix: every registered queue (as
+     * {@link #dropQueue}), then the per-prefix tables and sequence. For tests and uninstalling.
+     */
+    public void uninstall() {
+        boolean tables = withConnection("checking the queue registry",
+                c -> Sql.asLong(Sql.query(c, sql.registryExists()).get(0)[0]) == 1);
+        if (tables) {
+            for (QueueName q : queues()) {
+                dropQueue(q);
+            }
+        }
+        withConnection("dropping the prefix's tables", c -> {
+            for (String s : sql.dropPrefixObjects()) {
+                Sql.update(c, s);
+            }
+            return null;
+        });
+    }
+
     @Override
     public List<QueueName> queues() {
         return withConnection("listing queues", c -> Sql.query(c, sql.listQueues()).stream()

@@ -94,6 +94,19 @@ class BrokerAdminTest {
     }
 
     @Test
+    void uninstallDropsEveryQueueThenThePrefixTables() {
+        Fixture f = new Fixture();
+        f.jdbc.rows(f.sql.registryExists(), new Object[] {1});
+        f.jdbc.rows(f.sql.listQueues(), new Object[] {"jobs"});
+        f.jdbc.rows(f.sql.brokerEnabled(), new Object[] {"appdb", true});
+        f.jdbc.rows(f.sql.provisioningLock(), new Object[] {0});
+        f.backend().uninstall();
+        List<String> ran = f.jdbc.executedSql();
+        assertEquals(f.sql.dropQueueObjects(Q), ran.subList(4, 11));
+        assertEquals(f.sql.dropPrefixObjects(), ran.subList(ran.size() - 5, ran.size()));
+    }
+
+    @Test
     void queuesAreReadFromTheRegistry() {
         Fixture f = new Fixture();
         f.jdbc.rows(f.sql.listQueues(), new Object[] {"a"}, new Object[] {"jobs"});

@@ -348,6 +348,24 @@ class BrokerStatementsTest {
     }
 
     @Test
+    void textRegistryExists() {
+        assertEquals("SELECT CASE WHEN OBJECT_ID(N'dbo.sqlq_bk_queues', N'U') IS NULL THEN 0 ELSE 1 END AS present",
+                s.registryExists());
+    }
+
+    @Test
+    void textDropPrefixObjects() {
+        assertEquals(List.of("DROP TABLE IF EXISTS [dbo].[sqlq_bk_dialogs]", "DROP TABLE IF EXISTS [dbo].[sqlq_bk_attempts]",
+                "DROP TABLE IF EXISTS [dbo].[sqlq_bk_dead]", "DROP TABLE IF EXISTS [dbo].[sqlq_bk_queues]",
+                "DROP SEQUENCE IF EXISTS [dbo].[sqlq_bk_ids]"), s.dropPrefixObjects());
+    }
+
+    @Test
+    void textEnableBroker() {
+        assertEquals("ALTER DATABASE [app db] SET ENABLE_BROKER WITH ROLLBACK IMMEDIATE", BrokerStatements.enableBroker("app db"));
+    }
+
+    @Test
     void inlinedNumbersAreChecked() {
         assertThrows(IllegalArgumentException.class, () -> s.fillDialogs(q, 0));
         assertThrows(IllegalArgumentException.class, () -> s.attemptsOf(0));

@@ -424,6 +424,15 @@ public final class BrokerStatements {
                 + literal(n.service(q)) + ", " + literal(n.initiatorService(q)) + ") GROUP BY ce.state_desc";
     }
 
+    /**
+     * Rows: wait_type, waiting_tasks_count, wait_time_ms for PAGELATCH_EX and PAGELATCH_SH, server-wide
+     * since the last restart or clear (needs VIEW SERVER STATE). The send benchmark prints the change.
+     */
+    public static String pageLatchWaits() {
+        return "SELECT wait_type, waiting_tasks_count, wait_time_ms FROM sys.dm_os_wait_stats"
+                + " WHERE wait_type IN (N'PAGELATCH_EX', N'PAGELATCH_SH') ORDER BY wait_type";
+    }
+
     /** One row: is_receive_enabled, is_enqueue_enabled of the target queue. */
     public String queueStatus(QueueName q) {
         return "SELECT is_receive_enabled, is_enqueue_enabled FROM sys.service_queues WHERE object_id = OBJECT_ID("

@@ -366,6 +366,12 @@ class BrokerStatementsTest {
     }
 
     @Test
+    void textPageLatchWaits() {
+        assertEquals("SELECT wait_type, waiting_tasks_count, wait_time_ms FROM sys.dm_os_wait_stats"
+                + " WHERE wait_type IN (N'PAGELATCH_EX', N'PAGELATCH_SH') ORDER BY wait_type", BrokerStatements.pageLatchWaits());
+    }
+
+    @Test
     void inlinedNumbersAreChecked() {
         assertThrows(IllegalArgumentException.class, () -> s.fillDialogs(q, 0));
         assertThrows(IllegalArgumentException.class, () -> s.attemptsOf(0));

@@ -302,7 +302,8 @@ public final class BrokerStatements {
 
     /** Sends a complete envelope again (same id). Parameters: conversation handle, body. */
     public String resend(QueueName q) {
-        return "SEND ON CONVERSATION (?) MESSAGE TYPE " + quote(n.messageType(q)) + " (?)";
+        return "DECLARE @h uniqueidentifier = ?, @body varbinary(max) = ?; SEND ON CONVERSATION (@h) MESSAGE TYPE "
+                + quote(n.messageType(q)) + " (@body);";
     }
 
     // ---- receive ---------------------------------------------------------------------------------------
@@ -330,7 +331,7 @@ public final class BrokerStatements {
 
     /** Ends our side of a conversation (never WITH CLEANUP). Parameter: conversation handle. */
     public String endConversation() {
-        return "END CONVERSATION ?";
+        return "DECLARE @h uniqueidentifier = ?; END CONVERSATION @h;";
     }
 
     /** Removes an ended dialog from the pool. Parameter: conversation handle. */

@@ -32,8 +32,8 @@ class BrokerAdminTest {
         assertEquals(2, sweeper.sweep(Q));
         List<String> c2 = f.jdbc.callsContaining("c2 ");
         assertEquals(List.of("c2 autoCommit=false", "c2 exec " + f.sql.receiveInitiator(Q) + " <-- [100]",
-                "c2 exec END CONVERSATION ? <-- [" + H1 + "]", "c2 exec " + f.sql.forgetDialog() + " <-- [" + H1 + "]",
-                "c2 exec END CONVERSATION ? <-- [" + H3 + "]", "c2 exec " + f.sql.forgetDialog() + " <-- [" + H3 + "]",
+                "c2 exec DECLARE @h uniqueidentifier = ?; END CONVERSATION @h; <-- [" + H1 + "]", "c2 exec " + f.sql.forgetDialog() + " <-- [" + H1 + "]",
+                "c2 exec DECLARE @h uniqueidentifier = ?; END CONVERSATION @h; <-- [" + H3 + "]", "c2 exec " + f.sql.forgetDialog() + " <-- [" + H3 + "]",
                 "c2 commit", "c2 autoCommit=true", "c2 close"), c2);
         assertEquals(1, pool.open(), "the errored idle dialog left the pool");
         f.jdbc.rows(f.sql.fillDialogs(Q, f.options.dialogLifetimeSeconds()), new Object[] {H3});
@@ -59,7 +59,7 @@ class BrokerAdminTest {
         f.jdbc.rows(f.sql.receiveForPurge(Q), new Object[] {H1, "sqlq_bk:jobs:msg"}, new Object[] {H1, "sqlq_bk:jobs:msg"},
                 new Object[] {H1, "sqlq_bk:jobs:eos"});
         assertEquals(2, f.backend().purge(Q));
-        assertEquals(List.of(f.sql.receiveForPurge(Q), "END CONVERSATION ?", f.sql.clearQueueAttempts()), f.jdbc.executedSql());
+        assertEquals(List.of(f.sql.receiveForPurge(Q), f.sql.endConversation(), f.sql.clearQueueAttempts()), f.jdbc.executedSql());
         assertEquals(List.of("c1 commit"), f.jdbc.callsContaining("commit"));
     }
 

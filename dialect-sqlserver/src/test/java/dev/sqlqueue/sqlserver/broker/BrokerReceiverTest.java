@@ -159,7 +159,7 @@ class BrokerReceiverTest {
         f.jdbc.rows(f.sql.receive(Q), other(H1, "sqlq_bk:jobs:eos", null), other(H2, BrokerStatements.END_DIALOG, null))
                 .rows(f.sql.receive(Q));
         assertTrue(f.backend().consume(Q, TX).isEmpty());
-        assertEquals(List.of("c1 exec END CONVERSATION ? <-- [" + H1 + "]", "c1 exec END CONVERSATION ? <-- [" + H2 + "]"),
+        assertEquals(List.of("c1 exec DECLARE @h uniqueidentifier = ?; END CONVERSATION @h; <-- [" + H1 + "]", "c1 exec DECLARE @h uniqueidentifier = ?; END CONVERSATION @h; <-- [" + H2 + "]"),
                 f.jdbc.callsContaining("END CONVERSATION"));
         assertEquals(List.of("c1 commit"), f.jdbc.callsContaining("commit"));
     }
@@ -171,7 +171,7 @@ class BrokerReceiverTest {
                 + "<Description>The dialog has exceeded the specified LIFETIME.</Description></Error>").getBytes(StandardCharsets.UTF_16LE);
         f.jdbc.rows(f.sql.receive(Q), data(H2, 1, 5L, "x", Map.of()), other(H1, BrokerStatements.ERROR, err));
         assertEquals(1, f.backend().consume(Q, TX).size());
-        assertEquals(List.of("c1 exec END CONVERSATION ? <-- [" + H1 + "]"), f.jdbc.callsContaining("END CONVERSATION"));
+        assertEquals(List.of("c1 exec DECLARE @h uniqueidentifier = ?; END CONVERSATION @h; <-- [" + H1 + "]"), f.jdbc.callsContaining("END CONVERSATION"));
         assertEquals("code -8489: The dialog has exceeded the specified LIFETIME.", SystemMessages.describeError(err));
     }
 

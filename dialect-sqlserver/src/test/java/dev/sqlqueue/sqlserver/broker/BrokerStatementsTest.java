@@ -214,7 +214,7 @@ class BrokerStatementsTest {
 
     @Test
     void textResend() {
-        assertEquals("SEND ON CONVERSATION (?) MESSAGE TYPE [sqlq_bk:jobs:msg] (?)",
+        assertEquals("DECLARE @h uniqueidentifier = ?, @body varbinary(max) = ?; SEND ON CONVERSATION (@h) MESSAGE TYPE [sqlq_bk:jobs:msg] (@body);",
                 s.resend(q));
     }
 
@@ -240,7 +240,7 @@ class BrokerStatementsTest {
 
     @Test
     void textEndConversation() {
-        assertEquals("END CONVERSATION ?",
+        assertEquals("DECLARE @h uniqueidentifier = ?; END CONVERSATION @h;",
                 s.endConversation());
     }
 

@@ -10,7 +10,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -109,9 +108,5 @@ public final class SendBenchmark {
         long[] x = a.getOrDefault(type, new long[2]);
         long[] y = b.getOrDefault(type, new long[2]);
         return new long[] {y[0] - x[0], y[1] - x[1]};
-    }
-
-    static List<String> columns() {
-        return List.of("spread", "threads", "messages", "msg_per_s");
     }
 }

@@ -14,7 +14,9 @@ import java.util.Map;
  * @param transmissionQueue rows of sys.transmission_queue addressed to the queue's target service
  *     (messages not yet delivered, for example while the queue is disabled)
  * @param conversationsByState endpoints of the queue's two services by sys.conversation_endpoints.state_desc
+ * @param receiveEnabled sys.service_queues.is_receive_enabled of the target queue: false when the queue
+ *     is disabled (consumers then get {@link QueueDisabledException}, error 9617)
  */
 public record BrokerStatistics(QueueName queue, long queueRows, long dead, long oldestMillis, long transmissionQueue,
-                               Map<String, Long> conversationsByState) {
+                               Map<String, Long> conversationsByState, boolean receiveEnabled) {
 }

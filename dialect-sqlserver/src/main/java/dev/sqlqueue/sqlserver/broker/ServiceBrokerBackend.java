@@ -339,7 +339,26 @@ public final class ServiceBrokerBackend implements QueueBackend {
             for (Object[] row : Sql.query(c, sql.conversationsByState(queue))) {
                 states.put(String.valueOf(row[0]), Sql.asLong(row[1]));
             }
-            return new BrokerStatistics(queue, Sql.asLong(r[0]), Sql.asLong(r[1]), Sql.asLong(r[2]), Sql.asLong(r[3]), states);
+            List<Object[]> status = Sql.query(c, sql.queueStatus(queue));
+            boolean receiving = !status.isEmpty() && truthy(status.get(0)[0]);
+            return new BrokerStatistics(queue, Sql.asLong(r[0]), Sql.asLong(r[1]), Sql.asLong(r[2]), Sql.asLong(r[3]), states,
+                    receiving);
+        });
+    }
+
+    private static boolean truthy(Object o) {
+        return o instanceof Boolean b ? b : Sql.asLong(o) != 0;
+    }
+
+    /**
+     * Fails unless the broker is enabled in the database (sys.databases.is_broker_enabled).
+     *
+     * @throws dev.sqlqueue.SqlQueueException naming the database and how to enable the broker
+     */
+    public void requireBrokerEnabled() {
+        withConnection("checking that Service Broker is enabled", c -> {
+            provisioner.requireBrokerEnabled(c);
+            return null;
         });
     }
 

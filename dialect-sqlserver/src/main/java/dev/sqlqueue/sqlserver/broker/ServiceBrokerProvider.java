@@ -10,7 +10,8 @@ import dev.sqlqueue.spi.QueueBackend;
 import javax.sql.DataSource;
 
 /**
- * Provider of the {@code sqlserver-broker} backend. Chosen by name only: {@link #acceptsUrl} is false
+ * Provider of the {@code sqlserver-broker} backend. Opening checks that the broker is enabled in the
+ * database (and provisions when {@link QueueConfig#migrate()} is set). Chosen by name only: {@link #acceptsUrl} is false
  * for every URL, because a {@code jdbc:sqlserver:} URL alone selects the queue-table backend
  * ({@code sqlserver}). Opens its own HikariCP pool of {@link QueueConfig#poolSize()} connections unless
  * the config carries a DataSource. Thread-safe.
@@ -56,13 +57,15 @@ public final class ServiceBrokerProvider implements BackendProvider {
             ds = own;
         }
         ServiceBrokerBackend backend = new ServiceBrokerBackend(ds, own, config, options, true);
-        if (config.migrate()) {
-            try {
+        try {
+            if (config.migrate()) {
                 backend.migrate();
-            } catch (RuntimeException e) {
-                backend.close();
-                throw e;
+            } else {
+                backend.requireBrokerEnabled();
             }
+        } catch (RuntimeException e) {
+            backend.close();
+            throw e;
         }
         return backend;
     }

@@ -7,6 +7,7 @@ import static dev.sqlqueue.sqlserver.broker.Fixture.Q;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sqlqueue.DeadLetter;
@@ -47,7 +48,9 @@ class BrokerAdminTest {
         f.jdbc.rows(f.sql.conversationsByState(Q), new Object[] {"CONVERSING", 20L}, new Object[] {"DISCONNECTED_INBOUND", 1L});
         QueueStats s = f.backend().stats(Q);
         assertEquals(new QueueStats(Q, 12, 0, 0, 3, 4500, 0), s);
+        f.jdbc.rows(f.sql.queueStatus(Q), new Object[] {false, true});
         BrokerStatistics b = f.backend().statistics(Q);
+        assertEquals(false, b.receiveEnabled(), "a disabled queue shows in the statistics");
         assertEquals(2L, b.transmissionQueue());
         assertEquals(Map.of("CONVERSING", 20L, "DISCONNECTED_INBOUND", 1L), b.conversationsByState());
         assertEquals(List.of("c1 exec " + f.sql.stats(Q) + " <-- [jobs]"), f.jdbc.callsContaining("c1 exec " + f.sql.stats(Q)));
@@ -104,6 +107,38 @@ class BrokerAdminTest {
         List<String> ran = f.jdbc.executedSql();
         assertEquals(f.sql.dropQueueObjects(Q), ran.subList(4, 11));
         assertEquals(f.sql.dropPrefixObjects(), ran.subList(ran.size() - 5, ran.size()));
+    }
+
+    @Test
+    void purgeDeadLettersDeletesTheQueuesRows() {
+        Fixture f = new Fixture();
+        f.jdbc.rows(f.sql.purgeDeadLetters(), new Object[] {1}, new Object[] {1});
+        assertEquals(2, f.backend().purgeDeadLetters(Q));
+        assertEquals(List.of("c1 exec " + f.sql.purgeDeadLetters() + " <-- [jobs]"), f.jdbc.callsContaining("exec"));
+    }
+
+    @Test
+    void serverVersionIsReadFromServerProperties() {
+        Fixture f = new Fixture();
+        f.jdbc.rows(f.sql.serverVersion(), new Object[] {"16.0.4135.4", "Developer Edition (64-bit)"});
+        assertEquals("Microsoft SQL Server 16.0.4135.4 (Developer Edition (64-bit))", f.backend().serverVersion());
+    }
+
+    @Test
+    void requireBrokerEnabledReadsSysDatabases() {
+        Fixture f = new Fixture();
+        f.jdbc.rows(f.sql.brokerEnabled(), new Object[] {"appdb", 0});
+        assertThrows(dev.sqlqueue.SqlQueueException.class, () -> f.backend().requireBrokerEnabled());
+        assertEquals(List.of(f.sql.brokerEnabled()), f.jdbc.executedSql());
+    }
+
+    @Test
+    void historyIsEmptyAndTransactionalEnqueueIsRefused() throws Exception {
+        Fixture f = new Fixture();
+        assertEquals(List.of(), f.backend().history(Q, 10));
+        assertThrows(dev.sqlqueue.UnsupportedCapabilityException.class,
+                () -> f.backend().enqueue(f.jdbc.dataSource().getConnection(), Q, dev.sqlqueue.Message.ofText("x")));
+        assertTrue(f.jdbc.executedSql().isEmpty());
     }
 
     @Test

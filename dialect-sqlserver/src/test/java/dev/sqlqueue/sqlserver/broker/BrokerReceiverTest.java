@@ -199,6 +199,17 @@ class BrokerReceiverTest {
     }
 
     @Test
+    void ackAllCommitsOnceAndReportsLostReceipts() {
+        Fixture f = new Fixture();
+        f.jdbc.rows(f.sql.receive(Q), data(H1, 1, 5L, "a", Map.of()), data(H1, 2, 6L, "b", Map.of()));
+        List<Delivery> got = f.backend().consume(Q, TX);
+        dev.sqlqueue.Receipt stale = new dev.sqlqueue.Receipt(Q, 99L, 12345L, ClaimMode.TRANSACTIONAL);
+        var lost = f.backend().ackAll(List.of(got.get(0).receipt(), stale, got.get(1).receipt()));
+        assertEquals(java.util.Set.of(stale), lost);
+        assertEquals(List.of("c1 commit"), f.jdbc.callsContaining("commit"));
+    }
+
+    @Test
     void settledOrUnknownReceiptsAreLeaseLost() {
         Fixture f = new Fixture();
         f.jdbc.rows(f.sql.receive(Q), data(H1, 1, 5L, "x", Map.of()));

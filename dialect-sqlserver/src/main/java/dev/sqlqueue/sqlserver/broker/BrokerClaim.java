@@ -174,7 +174,7 @@ final class BrokerClaim {
         onClose.run();
     }
 
-    /** For messages: the exception for a call naming a claim that is gone. */
+    /** The exception for a settlement naming a claim that is no longer open. */
     static SqlQueueException gone(long messageId, long token) {
         return new LeaseLostException(messageId, "claim " + token + " is not open (settled, rolled back or the backend closed)");
     }

@@ -45,7 +45,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Capabilities: transactional claim mode only (no lease mode, so no lease extension); ordering
  * {@link Ordering#PER_GROUP} (in order within one conversation; a pool spreads a queue over several);
- * server-side wait; payloads up to {@value #MAX_PAYLOAD_BYTES} bytes; claims of up to
+ * server-side wait; dropping its own schema objects; payloads up to {@value #MAX_PAYLOAD_BYTES} bytes; claims of up to
  * {@value #MAX_CLAIM_BATCH} messages. Not offered: delayed delivery and nack delays (a conversation
  * timer is one per conversation and fires on the side that set it, so it cannot delay single messages
  * on shared dialogs), priority, message groups, enqueue in the caller's transaction, history.
@@ -72,6 +72,7 @@ public final class ServiceBrokerBackend implements QueueBackend {
     private final DeadLetterStore dead;
     private final String owner = UUID.randomUUID().toString();
     private final ScheduledExecutorService scheduler;
+    private volatile boolean schemaDropped;
 
     /**
      * @param ds where connections come from
@@ -125,7 +126,7 @@ public final class ServiceBrokerBackend implements QueueBackend {
 
     @Override
     public Capabilities capabilities() {
-        return new Capabilities(NAME, EnumSet.of(ClaimMode.TRANSACTIONAL), EnumSet.of(Capability.SERVER_SIDE_WAIT),
+        return new Capabilities(NAME, EnumSet.of(ClaimMode.TRANSACTIONAL), EnumSet.of(Capability.SERVER_SIDE_WAIT, Capability.DROP_SCHEMA),
                 Ordering.PER_GROUP, MAX_PAYLOAD_BYTES, MAX_CLAIM_BATCH);
     }
 
@@ -295,9 +296,11 @@ public final class ServiceBrokerBackend implements QueueBackend {
 
     /**
      * Removes everything this backend created under its prefix: every registered queue (as
-     * {@link #dropQueue}), then the per-prefix tables and sequence. For tests and uninstalling.
+     * {@link #dropQueue}: services, queues, contract, message types, rows), then the per-prefix tables
+     * and sequence. Other prefixes are untouched.
      */
-    public void uninstall() {
+    @Override
+    public void dropSchema() {
         boolean tables = withConnection("checking the queue registry",
                 c -> Sql.asLong(Sql.query(c, sql.registryExists()).get(0)[0]) == 1);
         if (tables) {
@@ -311,6 +314,8 @@ public final class ServiceBrokerBackend implements QueueBackend {
             }
             return null;
         });
+        pools.clear();
+        schemaDropped = true;
     }
 
     @Override
@@ -402,10 +407,12 @@ public final class ServiceBrokerBackend implements QueueBackend {
             scheduler.shutdownNow();
         }
         receiver.abandonAll();
-        try (Connection c = ds.getConnection()) {
-            DialogPool.releaseOwned(c, sql, owner);
-        } catch (SQLException e) {
-            LOG.warn("could not give pooled dialogs back to the table: {}", e.toString());
+        if (!schemaDropped) {
+            try (Connection c = ds.getConnection()) {
+                DialogPool.releaseOwned(c, sql, owner);
+            } catch (SQLException e) {
+                LOG.warn("could not give pooled dialogs back to the table: {}", e.toString());
+            }
         }
         if (ownedPool != null) {
             try {

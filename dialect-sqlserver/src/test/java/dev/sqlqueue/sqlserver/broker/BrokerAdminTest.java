@@ -97,16 +97,18 @@ class BrokerAdminTest {
     }
 
     @Test
-    void uninstallDropsEveryQueueThenThePrefixTables() {
+    void dropSchemaDropsEveryQueueThenThePrefixTables() {
         Fixture f = new Fixture();
         f.jdbc.rows(f.sql.registryExists(), new Object[] {1});
         f.jdbc.rows(f.sql.listQueues(), new Object[] {"jobs"});
         f.jdbc.rows(f.sql.brokerEnabled(), new Object[] {"appdb", true});
         f.jdbc.rows(f.sql.provisioningLock(), new Object[] {0});
-        f.backend().uninstall();
+        f.backend().dropSchema();
         List<String> ran = f.jdbc.executedSql();
         assertEquals(f.sql.dropQueueObjects(Q), ran.subList(4, 11));
         assertEquals(f.sql.dropPrefixObjects(), ran.subList(ran.size() - 5, ran.size()));
+        f.backend().close();
+        assertTrue(f.jdbc.callsContaining(f.sql.releaseOwnedDialogs()).isEmpty(), "no statement on dropped tables");
     }
 
     @Test

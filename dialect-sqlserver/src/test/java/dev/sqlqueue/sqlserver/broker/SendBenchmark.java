@@ -69,7 +69,7 @@ public final class SendBenchmark {
             long[] sh = delta(before, after, "PAGELATCH_SH");
             System.out.printf("%d,%d,%d,%.0f,%d,%d,%d,%d%n", spread, threads, sent, sent / elapsed, ex[0], ex[1], sh[0], sh[1]);
         } finally {
-            b.uninstall();
+            b.dropSchema();
             b.close();
         }
     }

@@ -62,7 +62,7 @@ class ServiceBrokerConformanceTest extends ConformanceSuite {
             public void cleanUp(String uniquePrefix) {
                 QueueConfig c = config(uniquePrefix).toBuilder().migrate(false).build();
                 try (QueueBackend b = new ServiceBrokerProvider().open(c)) {
-                    ((ServiceBrokerBackend) b).uninstall();
+                    b.dropSchema();
                 }
             }
         };

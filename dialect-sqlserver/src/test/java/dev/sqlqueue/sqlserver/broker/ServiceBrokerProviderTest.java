@@ -48,7 +48,7 @@ class ServiceBrokerProviderTest {
     void capabilitiesAreDeclaredHonestly() {
         var caps = new Fixture().backend().capabilities();
         assertEquals(Set.of(ClaimMode.TRANSACTIONAL), caps.claimModes());
-        assertEquals(EnumSet.of(Capability.SERVER_SIDE_WAIT), EnumSet.copyOf(caps.features()));
+        assertEquals(EnumSet.of(Capability.SERVER_SIDE_WAIT, Capability.DROP_SCHEMA), EnumSet.copyOf(caps.features()));
         assertEquals(Ordering.PER_GROUP, caps.ordering());
         assertEquals(1 << 20, caps.maxPayloadBytes());
         assertEquals(100, caps.maxClaimBatch());

@@ -13,6 +13,7 @@ import dev.sqlqueue.QueueConfig;
 import dev.sqlqueue.spi.BackendDiscovery;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.EnumSet;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -30,9 +31,10 @@ class ServiceBrokerProviderTest {
     }
 
     @Test
-    void servicesFileListsOnlyThisProvider() throws Exception {
+    void servicesFileListsBothSqlServerProviders() throws Exception {
         try (InputStream in = getClass().getResourceAsStream("/META-INF/services/dev.sqlqueue.spi.BackendProvider")) {
-            assertEquals("dev.sqlqueue.sqlserver.broker.ServiceBrokerProvider", new String(in.readAllBytes(), StandardCharsets.UTF_8).trim());
+            assertEquals(List.of("dev.sqlqueue.sqlserver.SqlServerProvider", "dev.sqlqueue.sqlserver.broker.ServiceBrokerProvider"),
+                    new String(in.readAllBytes(), StandardCharsets.UTF_8).trim().lines().toList());
         }
     }
 

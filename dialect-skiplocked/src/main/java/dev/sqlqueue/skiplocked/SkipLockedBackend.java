@@ -460,12 +460,29 @@ final class SkipLockedBackend implements QueueBackend {
 
     private long selectCandidates(Connection c, QueueName queue, int limit, List<Row> rows) throws SQLException {
         long now = 0;
-        try (PreparedStatement ps = c.prepareStatement(sql.claimSelect)) {
-            ps.setString(1, queue.value());
-            if (dialect == SkipLockedDialect.H2) {
+        Long[] candidates = null;
+        if (sql.claimCandidates != null) {
+            List<Long> ids = new ArrayList<>(limit);
+            try (PreparedStatement ps = c.prepareStatement(sql.claimCandidates)) {
+                ps.setString(1, queue.value());
                 ps.setObject(2, heldIds());
                 ps.setInt(3, limit);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        ids.add(rs.getLong(1));
+                    }
+                }
+            }
+            if (ids.isEmpty()) {
+                return 0;
+            }
+            candidates = ids.toArray(new Long[0]);
+        }
+        try (PreparedStatement ps = c.prepareStatement(sql.claimSelect)) {
+            if (candidates != null) {
+                ps.setObject(1, candidates);
             } else {
+                ps.setString(1, queue.value());
                 ps.setInt(2, limit);
             }
             try (ResultSet rs = ps.executeQuery()) {

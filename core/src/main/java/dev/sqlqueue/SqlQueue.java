@@ -58,6 +58,17 @@ public final class SqlQueue implements QueueClient {
         return new SqlQueue(provider.open(config), config);
     }
 
+    /**
+     * The DDL the selected backend would run to create {@code queue}, without connecting; empty when the
+     * backend creates its schema itself (Flyway migrations).
+     *
+     * @throws InvalidInputException if no backend matches the config
+     */
+    public static List<String> ddl(QueueConfig config, QueueName queue) {
+        Objects.requireNonNull(queue, "queue");
+        return BackendDiscovery.find(config).ddl(config, queue);
+    }
+
     /** Wrap a backend built by hand (tests, or an application wiring its own). */
     public static SqlQueue wrap(QueueBackend backend, QueueConfig config) {
         return new SqlQueue(backend, config);

@@ -26,4 +26,15 @@ public interface BackendProvider {
      * @throws dev.sqlqueue.SqlQueueException if the database refuses the backend's requirements
      */
     QueueBackend open(QueueConfig config);
+
+    /**
+     * The DDL this backend would run to create {@code queue}, for a DBA who must run it by hand,
+     * without connecting. Backends whose schema comes from Flyway migrations or provisioning at run
+     * time return an empty list (the default).
+     *
+     * @throws dev.sqlqueue.InvalidInputException if an option the DDL needs is malformed
+     */
+    default java.util.List<String> ddl(QueueConfig config, dev.sqlqueue.QueueName queue) {
+        return java.util.List.of();
+    }
 }

@@ -63,6 +63,15 @@ public final class TeradataProvider implements BackendProvider {
         }
     }
 
+    /**
+     * The queue table and dead-letter table DDL of {@link TeradataDdl#forQueue}, in the database of the
+     * {@code teradata.database} option (the session's default database when absent).
+     */
+    @Override
+    public java.util.List<String> ddl(QueueConfig config, dev.sqlqueue.QueueName queue) {
+        return TeradataDdl.forQueue(config.tablePrefix(), TeradataOptions.from(config).database(), queue.value());
+    }
+
     private static HikariDataSource pool(QueueConfig config) {
         ClassLoader cl = Thread.currentThread().getContextClassLoader();
         try {

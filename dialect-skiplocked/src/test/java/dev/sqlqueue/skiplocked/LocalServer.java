@@ -26,8 +26,9 @@ final class LocalServer {
         }
     }
 
-    static boolean isLocal(String url) {
-        return url.contains("//127.0.0.1") || url.contains("//localhost");
+    /** Whether the URL names the server of this machine on its standard port (not a container's). */
+    static boolean isLocal(String url, int port) {
+        return url.contains("//127.0.0.1:" + port + "/") || url.contains("//localhost:" + port + "/");
     }
 
     static void run(List<String> command) throws IOException, InterruptedException {

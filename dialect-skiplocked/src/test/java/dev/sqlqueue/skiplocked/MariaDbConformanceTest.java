@@ -23,10 +23,11 @@ import org.junit.jupiter.api.Nested;
 class MariaDbConformanceTest {
     static final class MariaDbTarget extends SkipLockedTarget {
         MariaDbTarget() {
-            super(SkipLockedDialect.MARIADB,
-                    PostgresConformanceTest.env("SQLQUEUE_MARIADB_URL", "jdbc:mariadb://127.0.0.1:3306/test"),
-                    PostgresConformanceTest.env("SQLQUEUE_MARIADB_USER", "root"),
-                    PostgresConformanceTest.env("SQLQUEUE_MARIADB_PASSWORD", ""));
+            this(ServerLocator.mariadb());
+        }
+
+        private MariaDbTarget(ServerLocator.Server s) {
+            super(SkipLockedDialect.MARIADB, s.url(), s.user(), s.password());
         }
 
         @Override
@@ -68,8 +69,8 @@ class MariaDbConformanceTest {
 
         @Override
         public Optional<String> restartUnavailable() {
-            if (!LocalServer.isLocal(url)) {
-                return Optional.of("the MariaDB server is not on this machine");
+            if (!LocalServer.isLocal(url, 3306)) {
+                return Optional.of("the MariaDB server is not on this machine (or runs in a container)");
             }
             if (!Files.isExecutable(Path.of("/usr/sbin/mariadbd"))) {
                 return Optional.of("/usr/sbin/mariadbd is not installed");

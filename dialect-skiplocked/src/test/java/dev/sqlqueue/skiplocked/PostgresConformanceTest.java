@@ -23,9 +23,11 @@ import org.junit.jupiter.api.Nested;
 class PostgresConformanceTest {
     static final class PostgresTarget extends SkipLockedTarget {
         PostgresTarget() {
-            super(SkipLockedDialect.POSTGRES,
-                    env("SQLQUEUE_PG_URL", "jdbc:postgresql://127.0.0.1:5432/test"),
-                    env("SQLQUEUE_PG_USER", "postgres"), env("SQLQUEUE_PG_PASSWORD", ""));
+            this(ServerLocator.postgres());
+        }
+
+        private PostgresTarget(ServerLocator.Server s) {
+            super(SkipLockedDialect.POSTGRES, s.url(), s.user(), s.password());
         }
 
         @Override
@@ -54,8 +56,8 @@ class PostgresConformanceTest {
 
         @Override
         public Optional<String> restartUnavailable() {
-            if (!LocalServer.isLocal(url)) {
-                return Optional.of("the PostgreSQL server is not on this machine");
+            if (!LocalServer.isLocal(url, 5432)) {
+                return Optional.of("the PostgreSQL server is not on this machine (or runs in a container)");
             }
             if (LocalServer.pgVersion() == null || !Files.isExecutable(Path.of("/usr/bin/pg_ctlcluster"))) {
                 return Optional.of("pg_ctlcluster is not installed");
@@ -74,11 +76,6 @@ class PostgresConformanceTest {
             LocalServer.run(List.of("pg_ctlcluster", "--skip-systemctl-redirect", LocalServer.pgVersion(), "main", "start"));
             LocalServer.awaitPort(5432, true);
         }
-    }
-
-    static String env(String name, String def) {
-        String v = System.getenv(name);
-        return v == null || v.isBlank() ? def : v;
     }
 
     static final ConformanceTarget TARGET = new PostgresTarget();

@@ -1,0 +1,56 @@
+package dev.sqlqueue.skiplocked;
+
+import dev.sqlqueue.SqlQueueException;
+import dev.sqlqueue.TransientBackendException;
+import java.sql.SQLException;
+import java.sql.SQLNonTransientConnectionException;
+import java.sql.SQLRecoverableException;
+import java.sql.SQLTransientConnectionException;
+
+/** Sorts JDBC failures into what the core understands. */
+final class JdbcErrors {
+    private JdbcErrors() {
+    }
+
+    /**
+     * Deadlock victim or lock time-out: the statement can be retried at once in a new transaction.
+     * SQLState 40001 (serialization failure, MariaDB error 1213), 40P01 (PostgreSQL deadlock),
+     * MariaDB 1205 (lock wait timeout), H2 40001/HY008-free lock time-out 50200.
+     */
+    static boolean isRetryable(SQLException e) {
+        String state = e.getSQLState();
+        return "40001".equals(state) || "40P01".equals(state) || e.getErrorCode() == 1213
+                || e.getErrorCode() == 1205 || "HYT00".equals(state) || e.getErrorCode() == 50200;
+    }
+
+    /** The connection or the server went away (SQLState class 08, shutdown, killed session...). */
+    static boolean isConnectionLoss(SQLException e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SQLTransientConnectionException || t instanceof SQLNonTransientConnectionException
+                    || t instanceof SQLRecoverableException || t instanceof java.io.IOException) {
+                return true;
+            }
+            if (t instanceof SQLException s) {
+                String state = s.getSQLState();
+                int code = s.getErrorCode();
+                if (state != null && (state.startsWith("08") || state.equals("57P01") || state.equals("57P02")
+                        || state.equals("57P03") || state.equals("70100"))) {
+                    return true;
+                }
+                // MariaDB: 1927 connection killed, 2006 server gone, 2013 lost connection;
+                // H2: 90067 connection broken, 90121 database closed, 90098 database closed by another process
+                if (code == 1927 || code == 2006 || code == 2013 || code == 90067 || code == 90121 || code == 90098) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    static SqlQueueException translate(String what, SQLException e) {
+        if (isConnectionLoss(e) || isRetryable(e)) {
+            return new TransientBackendException(what + " failed: " + e.getMessage(), e);
+        }
+        return new SqlQueueException(what + " failed: " + e.getMessage(), e);
+    }
+}

@@ -1,0 +1,33 @@
+package dev.sqlqueue.skiplocked;
+
+import com.zaxxer.hikari.HikariConfig;
+
+/**
+ * Provider {@code mariadb}: MariaDB 10.6+ through MariaDB Connector/J, chosen by {@code jdbc:mariadb:}
+ * URLs, and MySQL 8 by {@code jdbc:mysql:} URLs (the SQL is the same; see docs/backends/mariadb.md
+ * for what was run).
+ */
+public final class MariaDbProvider extends SkipLockedProvider {
+    public MariaDbProvider() {
+        super("mariadb", SkipLockedDialect.MARIADB);
+    }
+
+    @Override
+    public boolean acceptsUrl(String jdbcUrl) {
+        return jdbcUrl.startsWith("jdbc:mariadb:") || jdbcUrl.startsWith("jdbc:mysql:");
+    }
+
+    /**
+     * {@code useBulkStmts=false}: Connector/J's bulk protocol reports no per-row update counts, and
+     * fencing needs them (an ack in a batch must know whether its row was still leased).
+     */
+    @Override
+    void driverProperties(HikariConfig hc) {
+        hc.addDataSourceProperty("useBulkStmts", "false");
+    }
+
+    @Override
+    public String description() {
+        return "MariaDB 10.6+ (and the MySQL 8 path), FOR UPDATE SKIP LOCKED, lease and transactional modes";
+    }
+}

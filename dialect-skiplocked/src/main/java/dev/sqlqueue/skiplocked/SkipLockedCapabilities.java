@@ -1,0 +1,29 @@
+package dev.sqlqueue.skiplocked;
+
+import dev.sqlqueue.Capabilities;
+import dev.sqlqueue.Capability;
+import dev.sqlqueue.ClaimMode;
+import dev.sqlqueue.Ordering;
+import java.util.EnumSet;
+
+/** What the SKIP LOCKED backends offer, in one place. */
+final class SkipLockedCapabilities {
+    /** 1 MiB: the payload column of every database here holds it (H2 VARBINARY(1048576), bytea, MEDIUMBLOB). */
+    static final int MAX_PAYLOAD_BYTES = 1_048_576;
+    /** Rows one claim may lock; the claim statement and the lease update stay small. */
+    static final int MAX_CLAIM_BATCH = 1000;
+
+    private SkipLockedCapabilities() {
+    }
+
+    static Capabilities of(String name, SkipLockedDialect dialect) {
+        EnumSet<Capability> features = EnumSet.of(Capability.DELAYED_DELIVERY, Capability.PRIORITY,
+                Capability.LEASE_EXTENSION, Capability.NACK_DELAY, Capability.TRANSACTIONAL_ENQUEUE,
+                Capability.HISTORY, Capability.DROP_SCHEMA, Capability.RAW_ROW_INSERT);
+        if (dialect == SkipLockedDialect.POSTGRES) {
+            features.add(Capability.SERVER_SIDE_WAIT);
+        }
+        return new Capabilities(name, EnumSet.allOf(ClaimMode.class), features, Ordering.FIFO_APPROXIMATE,
+                MAX_PAYLOAD_BYTES, MAX_CLAIM_BATCH);
+    }
+}

@@ -1,0 +1,58 @@
+package dev.sqlqueue.skiplocked;
+
+import org.jooq.SQLDialect;
+
+/**
+ * The databases of this module and what differs between them: the jOOQ dialect that renders their SQL,
+ * the Flyway migrations, and the database-clock expression in epoch milliseconds.
+ *
+ * <p>Every time is computed by the database as epoch milliseconds, so comparisons are plain integer
+ * comparisons that no JVM or session time zone, and no daylight-saving change, can shift.
+ */
+public enum SkipLockedDialect {
+    /**
+     * H2 2.3+. H2's {@code CURRENT_TIMESTAMP} stays fixed for a whole transaction (H2 manual,
+     * "CURRENT_TIMESTAMP"), which would measure a nack's delay inside a transactional claim from the
+     * claim. The migration therefore creates the function {@code <prefix>now_ms}, bound to
+     * {@code System.currentTimeMillis} of the process that runs the H2 engine: the database's own clock.
+     */
+    H2("h2", SQLDialect.H2, "\"%snow_ms\"()"),
+    /**
+     * PostgreSQL 12+. {@code statement_timestamp()} is fixed for one statement but moves inside a long
+     * transaction, so a nack in a transactional claim is measured from the nack, not the claim.
+     */
+    POSTGRES("postgresql", SQLDialect.POSTGRES,
+            "CAST(FLOOR(EXTRACT(EPOCH FROM statement_timestamp()) * 1000) AS BIGINT)"),
+    /**
+     * MariaDB 10.6+ (and the MySQL 8 path). {@code UTC_TIMESTAMP(6)} and the epoch are both
+     * {@code DATETIME} values, so {@code TIMESTAMPDIFF} is plain arithmetic, untouched by the session
+     * time zone (MariaDB Knowledge Base: UTC_TIMESTAMP, TIMESTAMPDIFF).
+     */
+    MARIADB("mariadb", SQLDialect.MARIADB,
+            "(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000)");
+
+    private final String folder;
+    private final SQLDialect jooq;
+    private final String nowMillis;
+
+    SkipLockedDialect(String folder, SQLDialect jooq, String nowMillis) {
+        this.folder = folder;
+        this.jooq = jooq;
+        this.nowMillis = nowMillis;
+    }
+
+    /** The jOOQ dialect that renders this database's statements. */
+    public SQLDialect jooq() {
+        return jooq;
+    }
+
+    /** Flyway location of the migrations. */
+    public String migrations() {
+        return "classpath:db/sqlqueue/" + folder;
+    }
+
+    /** SQL expression: the database clock now, as epoch milliseconds (BIGINT), for a validated prefix. */
+    public String nowMillis(String prefix) {
+        return nowMillis.replace("%s", prefix);
+    }
+}

@@ -1,0 +1,238 @@
+package dev.sqlqueue.skiplocked;
+
+import static org.jooq.impl.DSL.field;
+import static org.jooq.impl.DSL.inline;
+import static org.jooq.impl.DSL.param;
+import static org.jooq.impl.DSL.quotedName;
+import static org.jooq.impl.DSL.table;
+import static org.jooq.impl.DSL.unquotedName;
+import static org.jooq.impl.DSL.when;
+
+import java.util.List;
+import org.jooq.Condition;
+import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.Query;
+import org.jooq.Table;
+import org.jooq.conf.ParamType;
+import org.jooq.conf.RenderQuotedNames;
+import org.jooq.conf.Settings;
+import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
+
+/**
+ * Every SQL statement of the SKIP LOCKED backends, rendered once by jOOQ for one database and one table
+ * prefix, with {@code ?} placeholders. The comment on each field gives the order of its parameters.
+ *
+ * <p>Table names carry the validated prefix and are quoted; column names are fixed words, unquoted, so
+ * they fold the same way in the Flyway DDL and here. Queue names are always bind values.
+ * Immutable and thread-safe.
+ */
+public final class SkipLockedStatements {
+    /** (queue, priority, delay ms, headers, payload). */
+    public final String insert;
+    /** (queue): register a queue if it is missing. */
+    public final String ensureQueue;
+    /** (queue, limit): rows id, priority, enqueued_at, attempts, headers, payload, claimed-now; locks them, skipping locked rows. */
+    public final String claimSelect;
+    /** (token, lease ms, id): the lease of one claimed row; attempts + 1. */
+    public final String leaseUpdate;
+    /** (id, token). */
+    public final String deleteLeased;
+    /** (id). */
+    public final String deleteById;
+    /** (outcome, detail, id, token): copy a leased row into the history. */
+    public final String historyLeased;
+    /** (started ms, outcome, detail, id): copy a row held by a transactional claim into the history. */
+    public final String historyById;
+    /** (delay ms, error, id, token). */
+    public final String nackLeased;
+    /** (delay ms, error, id): attempts + 1 inside the claim's transaction. */
+    public final String nackById;
+    /** (lease ms, id, token). */
+    public final String extend;
+    /** (id, token): visible now, attempt taken back. */
+    public final String releaseLeased;
+    /** (reason, id, token). */
+    public final String deadLetterLeased;
+    /** (reason, id): attempts + 1 (the failed delivery counts). */
+    public final String deadLetterById;
+    /** (queue): ready, in flight, delayed, oldest ready enqueue time, now. */
+    public final String stats;
+    /** (queue). */
+    public final String countDead;
+    /** (queue). */
+    public final String countHistory;
+    /** (queue, limit): id, enqueued_at, started_at, finished_at, duration_ms, attempts, outcome, detail. */
+    public final String listHistory;
+    /** (queue, limit): id, priority, enqueued_at, attempts, headers, payload, reason, dead_at. */
+    public final String listDead;
+    /** (queue): ids of the queue's dead letters, locked. */
+    public final String lockDeadIds;
+    /** (queue, id): copy one dead letter back to its queue with attempts 0. */
+    public final String requeueDead;
+    /** (queue, id). */
+    public final String deleteDead;
+    /** (queue). */
+    public final String purgeDead;
+    /** (queue). */
+    public final String purgeMessages;
+    /** (queue). */
+    public final String purgeHistory;
+    /** (queue). */
+    public final String deleteQueue;
+    /** (): names of the queues. */
+    public final String listQueues;
+    /** (queue, priority, payload, headers): a raw row, bypassing the library (fault hook of the conformance suite). */
+    public final String rawInsert;
+    /** Drop every table of the prefix, children first; the Flyway history table last. */
+    public final List<String> dropSchema;
+    /** PostgreSQL only (else null): (channel, queue) wake listeners when the transaction commits. */
+    public final String notify;
+    /** PostgreSQL only (else null): subscribe to the prefix's wake-up channel. */
+    public final String listen;
+    /** PostgreSQL only: the wake-up channel of the prefix. */
+    public final String channel;
+    /** H2 only (else null): drop the clock function of the prefix. */
+    public final String dropFunction;
+
+    private final Table<?> message;
+    private final Table<?> deadLetter;
+    private final Table<?> history;
+    private final Table<?> queueTable;
+
+    static final Field<Long> ID = field(unquotedName("id"), SQLDataType.BIGINT);
+    static final Field<String> QUEUE = field(unquotedName("queue"), SQLDataType.VARCHAR);
+    static final Field<Integer> PRIORITY = field(unquotedName("priority"), SQLDataType.INTEGER);
+    static final Field<Long> VISIBLE_AT = field(unquotedName("visible_at"), SQLDataType.BIGINT);
+    static final Field<Long> ENQUEUED_AT = field(unquotedName("enqueued_at"), SQLDataType.BIGINT);
+    static final Field<Integer> ATTEMPTS = field(unquotedName("attempts"), SQLDataType.INTEGER);
+    static final Field<Long> LEASE_TOKEN = field(unquotedName("lease_token"), SQLDataType.BIGINT);
+    static final Field<Long> CLAIMED_AT = field(unquotedName("claimed_at"), SQLDataType.BIGINT);
+    static final Field<String> HEADERS = field(unquotedName("headers"), SQLDataType.VARCHAR);
+    static final Field<byte[]> PAYLOAD = field(unquotedName("payload"), SQLDataType.VARBINARY);
+    static final Field<String> LAST_ERROR = field(unquotedName("last_error"), SQLDataType.VARCHAR);
+    static final Field<String> REASON = field(unquotedName("reason"), SQLDataType.VARCHAR);
+    static final Field<Long> DEAD_AT = field(unquotedName("dead_at"), SQLDataType.BIGINT);
+    static final Field<Long> HISTORY_ID = field(unquotedName("history_id"), SQLDataType.BIGINT);
+    static final Field<Long> STARTED_AT = field(unquotedName("started_at"), SQLDataType.BIGINT);
+    static final Field<Long> FINISHED_AT = field(unquotedName("finished_at"), SQLDataType.BIGINT);
+    static final Field<Long> DURATION_MS = field(unquotedName("duration_ms"), SQLDataType.BIGINT);
+    static final Field<String> OUTCOME = field(unquotedName("outcome"), SQLDataType.VARCHAR);
+    static final Field<String> DETAIL = field(unquotedName("detail"), SQLDataType.VARCHAR);
+    static final Field<Long> NULL_TOKEN = inline(null, SQLDataType.BIGINT);
+    static final Field<String> NAME = field(unquotedName("name"), SQLDataType.VARCHAR);
+    static final Field<Long> CREATED_AT = field(unquotedName("created_at"), SQLDataType.BIGINT);
+
+    /**
+     * @param dialect the database
+     * @param prefix a table prefix already validated by {@link dev.sqlqueue.QueueConfig}
+     */
+    public SkipLockedStatements(SkipLockedDialect dialect, String prefix) {
+        DSLContext dsl = DSL.using(dialect.jooq(), new Settings()
+                .withRenderQuotedNames(RenderQuotedNames.EXPLICIT_DEFAULT_UNQUOTED)
+                .withParamType(ParamType.INDEXED)
+                .withRenderFormatted(false));
+        Field<Long> now = field("(" + dialect.nowMillis(prefix) + ")", SQLDataType.BIGINT);
+        message = table(quotedName(prefix + "message"));
+        deadLetter = table(quotedName(prefix + "dead_letter"));
+        history = table(quotedName(prefix + "history"));
+        queueTable = table(quotedName(prefix + "queue"));
+        Field<Long> token = param("token", Long.class);
+        Field<Long> id = param("id", Long.class);
+        Field<String> queue = param("queue", String.class);
+        Condition leased = ID.eq(id).and(LEASE_TOKEN.eq(token));
+        Condition byId = ID.eq(id);
+
+        insert = sql(dsl.insertInto(message, QUEUE, PRIORITY, VISIBLE_AT, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD)
+                .values(queue, param("priority", Integer.class), now.plus(param("delay", Long.class)), now,
+                        inline(0), param("headers", String.class), param("payload", byte[].class)), dsl);
+        ensureQueue = dialect == SkipLockedDialect.H2
+                // jOOQ cannot emulate ON DUPLICATE KEY IGNORE on H2 for a table it has no key metadata of;
+                // a concurrent duplicate is caught as a unique-key violation by the caller
+                ? sql(dsl.insertInto(queueTable, NAME, CREATED_AT).select(dsl.select(queue, now)
+                        .whereNotExists(dsl.selectOne().from(queueTable).where(NAME.eq(param("queue2", String.class))))), dsl)
+                : sql(dsl.insertInto(queueTable, NAME, CREATED_AT).values(queue, now).onDuplicateKeyIgnore(), dsl);
+        claimSelect = dsl.select(ID, PRIORITY, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, now)
+                .from(message)
+                .where(QUEUE.eq(queue)).and(VISIBLE_AT.le(now))
+                .orderBy(PRIORITY.desc(), VISIBLE_AT.asc(), ID.asc())
+                .limit(param("limit", Integer.class))
+                .forUpdate().skipLocked()
+                .getSQL(ParamType.INDEXED);
+        leaseUpdate = sql(dsl.update(message).set(LEASE_TOKEN, token).set(ATTEMPTS, ATTEMPTS.plus(inline(1)))
+                .set(CLAIMED_AT, now).set(VISIBLE_AT, now.plus(param("lease", Long.class))).where(byId), dsl);
+        deleteLeased = sql(dsl.deleteFrom(message).where(leased), dsl);
+        deleteById = sql(dsl.deleteFrom(message).where(byId), dsl);
+        Field<String> outcome = param("outcome", String.class);
+        Field<String> detail = param("detail", String.class);
+        historyLeased = sql(dsl.insertInto(history, ID, QUEUE, ENQUEUED_AT, STARTED_AT, FINISHED_AT, ATTEMPTS, OUTCOME, DETAIL)
+                .select(dsl.select(ID, QUEUE, ENQUEUED_AT, DSL.coalesce(CLAIMED_AT, now), now, ATTEMPTS, outcome, detail)
+                        .from(message).where(leased)), dsl);
+        historyById = sql(dsl.insertInto(history, ID, QUEUE, ENQUEUED_AT, STARTED_AT, FINISHED_AT, ATTEMPTS, OUTCOME, DETAIL)
+                .select(dsl.select(ID, QUEUE, ENQUEUED_AT, param("started", Long.class), now, ATTEMPTS.plus(inline(1)), outcome, detail)
+                        .from(message).where(byId)), dsl);
+        Field<Long> delay = param("delay", Long.class);
+        Field<String> error = param("error", String.class);
+        nackLeased = sql(dsl.update(message).set(VISIBLE_AT, now.plus(delay)).set(LEASE_TOKEN, NULL_TOKEN).set(LAST_ERROR, error).where(leased), dsl);
+        nackById = sql(dsl.update(message).set(VISIBLE_AT, now.plus(delay)).set(ATTEMPTS, ATTEMPTS.plus(inline(1)))
+                .set(LAST_ERROR, error).where(byId), dsl);
+        extend = sql(dsl.update(message).set(VISIBLE_AT, now.plus(param("lease", Long.class))).where(leased), dsl);
+        releaseLeased = sql(dsl.update(message).set(VISIBLE_AT, now).set(LEASE_TOKEN, NULL_TOKEN)
+                .set(ATTEMPTS, ATTEMPTS.minus(inline(1))).where(leased), dsl);
+        Field<String> reason = param("reason", String.class);
+        deadLetterLeased = sql(dsl.insertInto(deadLetter, ID, QUEUE, PRIORITY, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, REASON, DEAD_AT)
+                .select(dsl.select(ID, QUEUE, PRIORITY, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, reason, now)
+                        .from(message).where(leased)), dsl);
+        deadLetterById = sql(dsl.insertInto(deadLetter, ID, QUEUE, PRIORITY, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, REASON, DEAD_AT)
+                .select(dsl.select(ID, QUEUE, PRIORITY, ENQUEUED_AT, ATTEMPTS.plus(inline(1)), HEADERS, PAYLOAD, reason, now)
+                        .from(message).where(byId)), dsl);
+        Field<Integer> one = inline(1);
+        Field<Integer> zero = inline(0);
+        stats = sql(dsl.select(
+                        DSL.sum(when(VISIBLE_AT.le(now), one).otherwise(zero)),
+                        DSL.sum(when(VISIBLE_AT.gt(now).and(LEASE_TOKEN.isNotNull()), one).otherwise(zero)),
+                        DSL.sum(when(VISIBLE_AT.gt(now).and(LEASE_TOKEN.isNull()), one).otherwise(zero)),
+                        DSL.min(when(VISIBLE_AT.le(now), ENQUEUED_AT)),
+                        now)
+                .from(message).where(QUEUE.eq(queue)), dsl);
+        countDead = sql(dsl.selectCount().from(deadLetter).where(QUEUE.eq(queue)), dsl);
+        countHistory = sql(dsl.selectCount().from(history).where(QUEUE.eq(queue)), dsl);
+        listHistory = sql(dsl.select(ID, ENQUEUED_AT, STARTED_AT, FINISHED_AT, DURATION_MS, ATTEMPTS, OUTCOME, DETAIL)
+                .from(history).where(QUEUE.eq(queue)).orderBy(HISTORY_ID.desc()).limit(param("limit", Integer.class)), dsl);
+        listDead = sql(dsl.select(ID, PRIORITY, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, REASON, DEAD_AT)
+                .from(deadLetter).where(QUEUE.eq(queue)).orderBy(DEAD_AT.asc(), ID.asc()).limit(param("limit", Integer.class)), dsl);
+        lockDeadIds = dsl.select(ID).from(deadLetter).where(QUEUE.eq(queue)).orderBy(ID).forUpdate().getSQL(ParamType.INDEXED);
+        requeueDead = sql(dsl.insertInto(message, ID, QUEUE, PRIORITY, VISIBLE_AT, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, LAST_ERROR)
+                .select(dsl.select(ID, QUEUE, PRIORITY, now, ENQUEUED_AT, zero, HEADERS, PAYLOAD, REASON)
+                        .from(deadLetter).where(QUEUE.eq(queue)).and(ID.eq(id))), dsl);
+        deleteDead = sql(dsl.deleteFrom(deadLetter).where(QUEUE.eq(queue)).and(ID.eq(id)), dsl);
+        purgeDead = sql(dsl.deleteFrom(deadLetter).where(QUEUE.eq(queue)), dsl);
+        purgeMessages = sql(dsl.deleteFrom(message).where(QUEUE.eq(queue)), dsl);
+        purgeHistory = sql(dsl.deleteFrom(history).where(QUEUE.eq(queue)), dsl);
+        deleteQueue = sql(dsl.deleteFrom(queueTable).where(NAME.eq(queue)), dsl);
+        listQueues = sql(dsl.select(NAME).from(queueTable).orderBy(NAME), dsl);
+        rawInsert = sql(dsl.insertInto(message, QUEUE, PRIORITY, VISIBLE_AT, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD)
+                .values(queue, param("priority", Integer.class), now, now, zero, param("headers", String.class),
+                        param("payload", byte[].class)), dsl);
+        dropSchema = List.of(
+                sql(dsl.dropTableIfExists(history), dsl),
+                sql(dsl.dropTableIfExists(deadLetter), dsl),
+                sql(dsl.dropTableIfExists(message), dsl),
+                sql(dsl.dropTableIfExists(queueTable), dsl),
+                sql(dsl.dropTableIfExists(table(quotedName(prefix + "schema_history"))), dsl));
+        channel = prefix + "wakeup";
+        notify = dialect == SkipLockedDialect.POSTGRES ? "select pg_notify(?, ?)" : null;
+        listen = dialect == SkipLockedDialect.POSTGRES ? "listen \"" + channel + "\"" : null;
+        dropFunction = dialect == SkipLockedDialect.H2 ? "DROP ALIAS IF EXISTS \"" + prefix + "now_ms\"" : null;
+    }
+
+    private static String sql(Query q, DSLContext dsl) {
+        return dsl.render(q);
+    }
+
+    /** The Flyway schema history table of this prefix. */
+    public static String flywayTable(String prefix) {
+        return prefix + "schema_history";
+    }
+}

@@ -1,0 +1,127 @@
+package dev.sqlqueue.skiplocked;
+
+import dev.sqlqueue.LeaseLostException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.HashSet;
+import java.util.Set;
+
+/**
+ * One open transactional claim: the connection whose transaction holds the claimed rows locked, and
+ * which of them are still unsettled. The transaction commits when the last one is settled, or rolls
+ * back when every one was released. Thread-safe (every use of the connection is synchronized).
+ */
+final class TransactionalClaim {
+    interface Work {
+        void run(Connection c) throws SQLException;
+    }
+
+    final long token;
+    final long claimedAt;
+    private final Connection connection;
+    private final ConnectionState state;
+    private final Set<Long> open = new HashSet<>();
+    private boolean changed;
+    private boolean closed;
+    private volatile long deadlineNanos;
+
+    TransactionalClaim(long token, long claimedAt, Connection connection, ConnectionState state,
+                       Set<Long> ids, long leaseMillis, boolean changedAlready) {
+        this.token = token;
+        this.claimedAt = claimedAt;
+        this.connection = connection;
+        this.state = state;
+        this.open.addAll(ids);
+        this.changed = changedAlready;
+        extend(leaseMillis);
+    }
+
+    void extend(long leaseMillis) {
+        deadlineNanos = System.nanoTime() + leaseMillis * 1_000_000L;
+    }
+
+    boolean expired() {
+        return System.nanoTime() - deadlineNanos > 0;
+    }
+
+    /**
+     * Run {@code work} for message {@code id} inside the claim's transaction and mark it settled.
+     *
+     * @param release true when the message is handed back untouched
+     * @return true when this settled the last open message (the transaction has then ended)
+     * @throws LeaseLostException if the claim is over (committed, rolled back, expired) or the id is not open
+     * @throws SQLException if the statement failed: the whole claim is then rolled back
+     */
+    synchronized boolean settle(long id, Work work, boolean release) throws SQLException {
+        if (closed || !open.contains(id)) {
+            throw new LeaseLostException(id, "message " + id + " is no longer held by transactional claim " + token
+                    + (closed ? " (its transaction has ended)" : ""));
+        }
+        if (!release) {
+            try {
+                work.run(connection);
+            } catch (SQLException | RuntimeException e) {
+                abort();
+                throw e;
+            }
+            changed = true;
+        }
+        open.remove(id);
+        if (open.isEmpty()) {
+            finish();
+            return true;
+        }
+        return false;
+    }
+
+    synchronized boolean holds(long id) {
+        return !closed && open.contains(id);
+    }
+
+    private void finish() throws SQLException {
+        closed = true;
+        try {
+            if (changed) {
+                connection.commit();
+            } else {
+                connection.rollback();
+            }
+        } catch (SQLException e) {
+            quietRollback();
+            throw e;
+        } finally {
+            close();
+        }
+    }
+
+    /** Roll back everything (crash-like): the messages are back with their attempt counts unchanged. */
+    synchronized void abort() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        quietRollback();
+        close();
+    }
+
+    synchronized boolean isClosed() {
+        return closed;
+    }
+
+    private void quietRollback() {
+        try {
+            connection.rollback();
+        } catch (SQLException ignored) {
+            // the connection is gone; the server rolls back on its own
+        }
+    }
+
+    private void close() {
+        state.restore(connection);
+        try {
+            connection.close();
+        } catch (SQLException ignored) {
+            // already broken
+        }
+    }
+}

@@ -8,7 +8,7 @@ import picocli.CommandLine.Option;
 /**
  * Connection options shared by every command (a picocli mixin): {@code --url}, {@code --user},
  * {@code --password} (or the environment variables {@code SQLQUEUE_URL}, {@code SQLQUEUE_USER},
- * {@code SQLQUEUE_PASSWORD}), {@code --backend}, {@code --table-prefix} and {@code --verbose}.
+ * {@code SQLQUEUE_PASSWORD}), {@code --backend}, and {@code --table-prefix}.
  *
  * <p>Without a URL the command uses an H2 file database in {@code ./.sqlqueue/} of the current
  * directory, opened with {@code AUTO_SERVER=TRUE} so several {@code sqlqueue} processes share it.
@@ -34,9 +34,6 @@ public final class ConnectionOptions {
     @Option(names = "--table-prefix", paramLabel = "PREFIX",
             description = "Prefix of every table sqlqueue creates, [a-z][a-z0-9_]*, up to 24 characters; default sqlq_.")
     String tablePrefix;
-
-    @Option(names = {"-v", "--verbose"}, description = "Log more and print stack traces of errors.")
-    boolean verbose;
 
     /** The default database: {@code jdbc:h2:file:<cwd>/.sqlqueue/sqlqueue;AUTO_SERVER=TRUE}. */
     public static String defaultUrl() {

@@ -15,7 +15,7 @@ public final class Main {
 
     /** Run the command and exit the JVM with its exit code. */
     public static void main(String[] args) {
-        if (Arrays.asList(args).contains("--verbose")) {
+        if (Arrays.asList(args).contains("--verbose") || Arrays.asList(args).contains("-v")) {
             System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "info");
         }
         PrintWriter out = new PrintWriter(System.out, true, StandardCharsets.UTF_8);

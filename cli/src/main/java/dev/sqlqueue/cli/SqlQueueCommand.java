@@ -3,6 +3,7 @@ package dev.sqlqueue.cli;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ScopeType;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
@@ -32,6 +33,11 @@ import picocli.CommandLine.Spec;
 public final class SqlQueueCommand implements Runnable {
     @Spec
     CommandSpec spec;
+
+    /** Inherited by every subcommand; {@link Main} and {@link ErrorHandler} look for it on the command line. */
+    @Option(names = {"-v", "--verbose"}, scope = ScopeType.INHERIT,
+            description = "Log more (info level) and print the stack trace of an error.")
+    boolean verbose;
 
     @Override
     public void run() {

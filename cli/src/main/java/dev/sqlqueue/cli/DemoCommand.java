@@ -27,7 +27,9 @@ import picocli.CommandLine.Spec;
  * A producer thread enqueues N messages in batches while M workers consume them; the summary gives
  * throughput, enqueue-to-ack latency (p50, p99, max; measured on this JVM's monotonic clock from the
  * time stamped in each payload just before its batch was enqueued to the ack), and the lost and
- * duplicated counts. Exits with {@link ExitCodes#INCOMPLETE} if a message was lost.
+ * duplicated counts. A message is lost when it was enqueued (its batch committed) but never acked and
+ * is no longer in the queue. Exits with {@link ExitCodes#INCOMPLETE} if a message was lost or the run
+ * did not finish (stopped by a signal, or no progress for a minute).
  *
  * <p>With an explicit {@code --url} the demo runs on that database in a new queue {@code demo-<random>},
  * dropped at the end.
@@ -78,6 +80,8 @@ public final class DemoCommand implements Callable<Integer> {
         DemoTracker tracker = new DemoTracker(messages);
         AtomicReference<WorkerPool> running = new AtomicReference<>();
         Run run = new Run();
+        long lost;
+        int signalCode;
         // closed in reverse order: the database, then the temporary directory, then the signal guard
         try (ShutdownGuard guard = new ShutdownGuard(() -> run.stop(running.get()), Duration.ofSeconds(30));
              DemoDatabase db = ownUrl ? DemoDatabase.of(connection.effectiveUrl()) : DemoDatabase.createTemporary();
@@ -100,7 +104,7 @@ public final class DemoCommand implements Callable<Integer> {
                     producer.join();
                 }
                 QueueStats left = client.stats(queue);
-                summary(out, tracker, run, left);
+                lost = summary(out, tracker, run, left);
             } finally {
                 if (!db.isTemporary()) {
                     client.dropQueue(queue);
@@ -109,8 +113,13 @@ public final class DemoCommand implements Callable<Integer> {
             if (run.error.get() != null) {
                 throw run.error.get();
             }
+            signalCode = guard.exitCode(0);
         }
-        return tracker.lost() > 0 ? ExitCodes.INCOMPLETE : ExitCodes.OK;
+        boolean complete = run.enqueued.get() == messages && tracker.distinctAcked() == messages;
+        if (signalCode != 0) {
+            return signalCode;
+        }
+        return lost > 0 || !complete ? ExitCodes.INCOMPLETE : ExitCodes.OK;
     }
 
     private void waitForAcks(DemoTracker tracker, Thread producer, Run run, ShutdownGuard guard, PrintWriter err)
@@ -134,19 +143,28 @@ public final class DemoCommand implements Callable<Integer> {
         progress.finish();
     }
 
-    private void summary(PrintWriter out, DemoTracker t, Run run, QueueStats left) {
+    /** Prints the summary; returns the number of messages lost (enqueued, never acked, not in the queue). */
+    private long summary(PrintWriter out, DemoTracker t, Run run, QueueStats left) {
         double enqSecs = Math.max(1e-9, (run.enqueueEnd.get() - run.start) / 1e9);
-        double procSecs = Math.max(1e-9, (t.lastAckNanos() - run.start) / 1e9);
+        double procSecs = Math.max(1e-9, (Math.max(t.lastAckNanos(), run.start) - run.start) / 1e9);
+        long unacked = t.lost(run.enqueued.get());
         double[] lat = t.latencyMillis();
         out.printf("enqueued    %,d in %.2f s (%,.0f msg/s, batches of %,d, alongside the workers)%n",
                 run.enqueued.get(), enqSecs, run.enqueued.get() / enqSecs, ENQUEUE_BATCH);
         out.printf("processed   %,d in %.2f s (%,.0f msg/s, first enqueue to last ack)%n",
                 t.distinctAcked(), procSecs, t.distinctAcked() / procSecs);
         out.printf("latency     enqueue to ack: p50 %.1f ms, p99 %.1f ms, max %.1f ms%n", lat[0], lat[1], lat[2]);
-        out.printf("lost        %,d%s%n", t.lost(), left.depth() + left.dead() > 0
-                ? " (left in the queue: " + left.depth() + ", dead-lettered: " + left.dead() + ")" : "");
+        if (run.enqueued.get() < messages) {
+            out.printf("stopped     after %,d of %,d messages were enqueued%n", run.enqueued.get(), messages);
+        }
+        long waiting = Math.min(unacked, left.depth() + left.dead());
+        if (waiting > 0) {
+            out.printf("unfinished  %,d (still in the queue: %,d; dead-lettered: %,d)%n", waiting, left.depth(), left.dead());
+        }
+        out.printf("lost        %,d%n", unacked - waiting);
         out.printf("duplicated  %,d%n", t.duplicated());
         out.flush();
+        return unacked - waiting;
     }
 
     /** The producer side of one run, and how to stop it. */

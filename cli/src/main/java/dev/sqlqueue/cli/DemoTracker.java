@@ -62,8 +62,15 @@ final class DemoTracker implements WorkerListener {
         return lastAckNanos.get();
     }
 
-    long lost() {
-        return total - distinctAcked.get();
+    /** Messages among the first {@code enqueued} (the ones whose batch was committed) never acked. */
+    long lost(long enqueued) {
+        long n = 0;
+        for (int i = 0; i < Math.min(enqueued, total); i++) {
+            if (acked.get(i) == 0) {
+                n++;
+            }
+        }
+        return n;
     }
 
     /** Messages handled or acked more than once. */

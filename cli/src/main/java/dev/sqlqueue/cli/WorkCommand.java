@@ -109,12 +109,13 @@ public final class WorkCommand implements Callable<Integer> {
         WorkCounters counters = new WorkCounters(err);
         long started = System.nanoTime();
         AtomicReference<WorkerPool> running = new AtomicReference<>();
+        int code;
         // resources close in reverse order: the pool, then the database, then the guard lets a signal's exit go on
         try (ShutdownGuard guard = new ShutdownGuard(() -> stop(running.get(), err), grace.plusSeconds(15));
              SqlQueue client = connection.open(history.orDefault(true))) {
             client.createQueue(queue);
             if (guard.signalled()) {
-                return ExitCodes.FAILURE;
+                return guard.exitCode(ExitCodes.FAILURE);
             }
             try (WorkerPool pool = WorkerPool.start(client, queue, handler, options, counters)) {
                 running.set(pool);
@@ -124,14 +125,15 @@ public final class WorkCommand implements Callable<Integer> {
                 pool.awaitTermination();
             }
             summary(out, counters, Duration.ofNanos(System.nanoTime() - started), guard.signalled());
+            code = guard.exitCode(counters.deadLettered() > 0 ? ExitCodes.INCOMPLETE : ExitCodes.OK);
         }
-        return counters.deadLettered() > 0 ? ExitCodes.INCOMPLETE : ExitCodes.OK;
+        return code;
     }
 
     private void stop(WorkerPool pool, PrintWriter err) {
         if (pool != null) {
             err.println("sqlqueue: stopping: no new claims; running commands may finish within "
-                    + DurationConverter.format(grace));
+                    + DurationConverter.format(grace) + " (Ctrl-C again to exit at once)");
             pool.close();
         }
     }

@@ -107,6 +107,10 @@ public final class EnqueueCommand implements Callable<Integer> {
 
     private List<LineReader.Line> read(String source) throws IOException {
         if (source == null || source.equals("-")) {
+            if (System.console() != null) {
+                spec.commandLine().getErr().println("sqlqueue: reading messages from the terminal, one per line; end with Ctrl-D");
+                spec.commandLine().getErr().flush();
+            }
             return LineReader.readAll(System.in);
         }
         try (InputStream in = Files.newInputStream(Path.of(source))) {

@@ -5,13 +5,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import sun.misc.Signal;
-import sun.misc.SignalHandler;
 
 /**
  * Graceful stop of a long-running command on SIGINT (Ctrl-C) or SIGTERM.
  *
- * <p>The signals are caught with {@code sun.misc.Signal} (module {@code jdk.unsupported}) rather than
+ * <p>The signals are caught ({@link SignalTrap}) rather than
  * only a shutdown hook: once the JVM starts shutting down, H2 closes an embedded database in its own
  * shutdown hook, under the running workers, so their acks and releases would fail (and H2 refuses
  * {@code DB_CLOSE_ON_EXIT=FALSE} together with {@code AUTO_SERVER=TRUE}, the default database's mode).
@@ -27,8 +25,7 @@ final class ShutdownGuard implements AutoCloseable {
     private final Runnable onSignal;
     private final Thread hook;
     private final CountDownLatch done = new CountDownLatch(1);
-    private final List<Signal> signals = new ArrayList<>();
-    private final List<SignalHandler> previous = new ArrayList<>();
+    private final List<SignalTrap> traps = new ArrayList<>();
     private static final long REPEAT_WINDOW_NANOS = 2_000_000_000L;
 
     private volatile String signal;
@@ -41,13 +38,11 @@ final class ShutdownGuard implements AutoCloseable {
     ShutdownGuard(Runnable onSignal, Duration maxWait) {
         this.onSignal = onSignal;
         for (String name : List.of("INT", "TERM")) {
-            try {
-                Signal s = new Signal(name);
-                previous.add(Signal.handle(s, this::caught));
-                signals.add(s);
-            } catch (IllegalArgumentException | UnsupportedOperationException e) {
-                // signal not available here (or already used by the JVM): the shutdown hook covers it
+            SignalTrap trap = SignalTrap.install(name, number -> caught(name, number));
+            if (trap != null) {
+                traps.add(trap);
             }
+            // else the signal cannot be caught here: the shutdown hook covers it
         }
         this.hook = new Thread(() -> {
             if (trigger("shutdown")) {
@@ -62,12 +57,12 @@ final class ShutdownGuard implements AutoCloseable {
         Runtime.getRuntime().addShutdownHook(hook);
     }
 
-    private void caught(Signal s) {
-        if (!trigger(s.getName())) {
+    private void caught(String name, int number) {
+        if (!trigger(name)) {
             // the same signal often arrives twice at once (to the process and to its process group)
             if (System.nanoTime() - signalNanos > REPEAT_WINDOW_NANOS) {
-                System.err.println("sqlqueue: SIG" + s.getName() + " again, exiting now");
-                System.exit(128 + s.getNumber());
+                System.err.println("sqlqueue: SIG" + name + " again, exiting now");
+                System.exit(128 + number);
             }
             return;
         }
@@ -105,9 +100,7 @@ final class ShutdownGuard implements AutoCloseable {
     @Override
     public void close() {
         done.countDown();
-        for (int i = 0; i < signals.size(); i++) {
-            Signal.handle(signals.get(i), previous.get(i));
-        }
+        traps.forEach(SignalTrap::restore);
         try {
             Runtime.getRuntime().removeShutdownHook(hook);
         } catch (IllegalStateException e) {

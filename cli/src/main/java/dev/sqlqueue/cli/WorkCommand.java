@@ -120,7 +120,7 @@ public final class WorkCommand implements Callable<Integer> {
             try (WorkerPool pool = WorkerPool.start(client, queue, handler, options, counters)) {
                 running.set(pool);
                 if (guard.signalled()) {
-                    pool.close();
+                    pool.stopClaiming();
                 }
                 pool.awaitTermination();
             }

@@ -10,19 +10,21 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * SIGTERM to a running 'sqlqueue work' process (a separate JVM): running commands finish, claimed but
+ * SIGTERM or SIGINT (Ctrl-C) to a running 'sqlqueue work' process (a separate JVM): running commands finish, claimed but
  * unstarted messages are released at once, and the summary is printed.
  */
 class SignalTest {
     @TempDir
     Path dir;
 
-    @Test
-    void sigtermLetsRunningCommandsFinishAndReleasesTheRest() throws Exception {
+    @ParameterizedTest
+    @CsvSource({"TERM, 143", "INT, 130"})
+    void aSignalLetsRunningCommandsFinishAndReleasesTheRest(String signal, int exitCode) throws Exception {
         Cli cli = new Cli(dir);
         Path input = dir.resolve("in.txt");
         Files.write(input, List.of("m1", "m2", "m3", "m4", "m5", "m6"));
@@ -45,8 +47,10 @@ class SignalTest {
                 Thread.sleep(50);
             }
             assertEquals(2, lines(started), () -> "two commands should be running; stderr: " + read(dir.resolve("stderr")));
-            p.destroy(); // SIGTERM
+            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(p.pid())).inheritIO().start();
+            assertEquals(0, kill.waitFor());
             assertTrue(p.waitFor(60, TimeUnit.SECONDS), "sqlqueue work did not stop");
+            assertEquals(exitCode, p.exitValue(), () -> read(dir.resolve("stderr")));
         } finally {
             p.destroyForcibly();
         }

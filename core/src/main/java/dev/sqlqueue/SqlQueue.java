@@ -36,6 +36,7 @@ public final class SqlQueue implements QueueClient {
     private final Capabilities caps;
     private final WakeupHub hub = new WakeupHub();
     private final long maxPollMillis;
+    private final ThreadLocal<java.util.Set<QueueName>> idleQueues = ThreadLocal.withInitial(java.util.HashSet::new);
 
     private SqlQueue(QueueBackend backend, QueueConfig config) {
         this.backend = backend;
@@ -165,12 +166,19 @@ public final class SqlQueue implements QueueClient {
         }
         ConsumeRequest once = request.withWait(Duration.ZERO);
         long deadline = System.nanoTime() + request.maxWait().toNanos();
-        long pause = MIN_POLL_MILLIS;
+        // a thread whose last wait on this queue ended empty polls at the idle interval at once, so the
+        // idle statement budget is one claim per idlePollMax per consumer thread (plus one per call)
+        long pause = idleQueues.get().contains(queue) ? maxPollMillis : MIN_POLL_MILLIS;
         while (true) {
             long seen = hub.generation(queue);
             List<Delivery> got = backend.consume(queue, once);
             long remainingMillis = (deadline - System.nanoTime()) / 1_000_000;
-            if (!got.isEmpty() || remainingMillis <= 0) {
+            if (!got.isEmpty()) {
+                idleQueues.get().remove(queue);
+                return got;
+            }
+            if (remainingMillis <= 0) {
+                idleQueues.get().add(queue);
                 return got;
             }
             try {

@@ -1,106 +1,104 @@
 package dev.sqlqueue.conformance;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.sqlqueue.Capability;
 import dev.sqlqueue.ClaimMode;
-import dev.sqlqueue.ConsumeRequest;
-import dev.sqlqueue.Delivery;
-import dev.sqlqueue.Message;
 import dev.sqlqueue.QueueConfig;
-import dev.sqlqueue.QueueName;
 import dev.sqlqueue.SqlQueue;
-import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
 
 /**
- * The conformance suite: every behaviour of {@code shared/notes/conformance.md}, one test method per
- * case (C01..C21). A backend's test class extends this, supplies its {@link ConformanceTarget} and a
- * {@link ClaimMode}, and inherits every case. Cases whose capability or fault hook is missing abort
- * with an assumption naming what is missing, so JUnit reports them as skipped, never passed.
+ * The conformance suite: every behaviour of {@code shared/notes/conformance.md}, one test per case
+ * (C01..C21), grouped in {@link DeliveryCases}, {@link LeaseCases}, {@link ConcurrencyCases} and
+ * {@link AdminCases}. A backend's test class extends this, supplies its {@link ConformanceTarget} and a
+ * {@link ClaimMode}, and inherits every case. A case whose capability or fault hook is missing aborts
+ * with an assumption naming what is missing, so it is reported as skipped, never as passed.
+ *
+ * <p>Each case runs on a fresh backend opened under a unique table prefix, removed afterwards by
+ * {@link ConformanceTarget#cleanUp}, also after a failure.
  */
-public abstract class ConformanceSuite {
+public abstract class ConformanceSuite implements SuiteContext, DeliveryCases, LeaseCases, ConcurrencyCases, AdminCases {
     /** The backend under test. Called once per case. */
     protected abstract ConformanceTarget target();
+
+
+    private ConformanceTarget current;
+    private String prefix;
+    private QueueConfig config;
+    private SqlQueue queue;
+    private final List<SqlQueue> others = new ArrayList<>();
 
     /** The claim mode every case of this class uses. */
     protected abstract ClaimMode mode();
 
-    protected ConformanceTarget target;
-    protected String prefix;
-    protected QueueConfig config;
-    protected SqlQueue queue;
+    @Override
+    public final ClaimMode claimMode() {
+        return mode();
+    }
+
+    @Override
+    public final FaultHooks hooks() {
+        return current.faults();
+    }
+
+    @Override
+    public final SqlQueue queue() {
+        return queue;
+    }
+
+    @Override
+    public final QueueConfig config() {
+        return config;
+    }
+
+    @Override
+    public final SqlQueue openAnother() {
+        return openAnother(config);
+    }
+
+    @Override
+    public final SqlQueue openAnother(QueueConfig c) {
+        SqlQueue q = SqlQueue.open(c);
+        others.add(q);
+        return q;
+    }
+
+    /** The unique prefix of the running case. */
+    protected final String prefix() {
+        return prefix;
+    }
 
     @BeforeEach
-    void openBackend() {
-        target = target();
-        Optional<String> why = target.unavailableReason();
+    final void openBackend() {
+        current = target();
+        Optional<String> why = current.unavailableReason();
         assumeTrue(why.isEmpty(), () -> "backend unavailable: " + why.orElse(""));
-        prefix = "kt" + Long.toString(ThreadLocalRandom.current().nextLong(1L << 40), 36) + "_";
-        config = target.config(prefix);
+        prefix = "kt" + Long.toString(ThreadLocalRandom.current().nextLong(1L << 40, 1L << 45), 36) + "_";
+        config = current.config(prefix);
         queue = SqlQueue.open(config);
         assumeTrue(queue.capabilities().supports(mode()),
-                () -> "claim mode " + mode().name().toLowerCase() + " not offered by " + target.name());
+                () -> "missing capability: " + mode().name().toLowerCase() + " claim mode");
     }
 
     @AfterEach
-    void closeBackend() {
+    final void closeBackend() {
         try {
+            for (SqlQueue q : others) {
+                q.close();
+            }
+            others.clear();
             if (queue != null) {
                 queue.close();
             }
         } finally {
-            if (target != null && prefix != null) {
-                target.cleanUp(prefix);
+            if (current != null && prefix != null) {
+                current.cleanUp(prefix);
             }
         }
-    }
-
-    /** A fresh queue created on the backend. */
-    protected QueueName newQueue(String name) {
-        QueueName q = QueueName.of(name);
-        queue.createQueue(q);
-        return q;
-    }
-
-    protected ConsumeRequest claim(int n) {
-        return ConsumeRequest.of(n).withMode(mode());
-    }
-
-    protected void requires(Capability c) {
-        assumeTrue(queue.capabilities().has(c), () -> "missing capability: " + c.describe());
-    }
-
-    @Test
-    @DisplayName("C01 round trip: enqueue, consume, ack")
-    void c01RoundTrip() {
-        QueueName q = newQueue("c01");
-        byte[] all = new byte[256];
-        for (int i = 0; i < 256; i++) {
-            all[i] = (byte) i;
-        }
-        byte[] max = new byte[queue.capabilities().maxPayloadBytes()];
-        ThreadLocalRandom.current().nextBytes(max);
-        Map<String, String> headers = Map.of("grüße", "日本語 ✓", "k=v", "line\nbreak");
-        for (byte[] payload : List.of(new byte[0], all, max)) {
-            queue.enqueue(q, Message.builder(payload).headers(headers).build());
-            List<Delivery> got = queue.consume(q, claim(1).withWait(Duration.ofSeconds(5)));
-            assertEquals(1, got.size(), "one delivery");
-            assertArrayEquals(payload, got.get(0).payload(), "payload bytes identical");
-            assertEquals(headers, got.get(0).headers(), "headers intact");
-            queue.ack(got.get(0).receipt());
-        }
-        assertEquals(0, queue.stats(q).depth(), "queue empty after acks");
-        assertTrue(queue.consume(q, claim(1)).isEmpty(), "nothing left to consume");
     }
 }

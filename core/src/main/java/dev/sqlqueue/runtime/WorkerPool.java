@@ -101,6 +101,11 @@ public final class WorkerPool implements AutoCloseable {
         return finished.await(max.toMillis(), TimeUnit.MILLISECONDS);
     }
 
+    /** How many worker threads are alive: all of them until shutdown, whatever the database did. */
+    public int aliveThreads() {
+        return (int) threads.stream().filter(Thread::isAlive).count();
+    }
+
     /** Stop claiming; running handlers go on. {@link #close()} also waits and cleans up. */
     public void stopClaiming() {
         running.set(false);

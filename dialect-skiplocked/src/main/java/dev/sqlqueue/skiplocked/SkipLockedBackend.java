@@ -115,10 +115,12 @@ final class SkipLockedBackend implements QueueBackend {
     /** Run {@code work} in one transaction on a pooled connection, retrying deadlock victims. */
     <T> T inTransaction(String what, SqlWork<T> work) {
         for (int attempt = 1; ; attempt++) {
+            boolean committing = false;
             try (Connection c = ds.getConnection()) {
                 ConnectionState state = ConnectionState.prepare(c);
                 try {
                     T result = work.run(c);
+                    committing = true;
                     c.commit();
                     return result;
                 } catch (SQLException | RuntimeException e) {
@@ -132,8 +134,20 @@ final class SkipLockedBackend implements QueueBackend {
                     sleepJitter(attempt);
                     continue;
                 }
+                // a pooled connection found dead before anything was committed: drop the pool's idle
+                // connections (a killed session rarely dies alone) and try once more on a fresh one
+                if (!committing && attempt == 1 && JdbcErrors.isConnectionLoss(e)) {
+                    evictIdleConnections();
+                    continue;
+                }
                 throw JdbcErrors.translate(what, e);
             }
+        }
+    }
+
+    private void evictIdleConnections() {
+        if (ownedPool instanceof com.zaxxer.hikari.HikariDataSource hikari) {
+            hikari.getHikariPoolMXBean().softEvictConnections();
         }
     }
 
@@ -432,6 +446,15 @@ final class SkipLockedBackend implements QueueBackend {
 
     @Override
     public List<Delivery> consume(QueueName queue, ConsumeRequest request) {
+        if (dialect == SkipLockedDialect.H2) {
+            synchronized (h2ClaimLocks.computeIfAbsent(queue, k -> new Object())) {
+                return claim(queue, request);
+            }
+        }
+        return claim(queue, request);
+    }
+
+    private List<Delivery> claim(QueueName queue, ConsumeRequest request) {
         return request.mode() == ClaimMode.LEASE ? consumeLeased(queue, request) : consumeTransactional(queue, request);
     }
 
@@ -439,7 +462,12 @@ final class SkipLockedBackend implements QueueBackend {
         long now = 0;
         try (PreparedStatement ps = c.prepareStatement(sql.claimSelect)) {
             ps.setString(1, queue.value());
-            ps.setInt(2, limit);
+            if (dialect == SkipLockedDialect.H2) {
+                ps.setObject(2, heldIds());
+                ps.setInt(3, limit);
+            } else {
+                ps.setInt(2, limit);
+            }
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     rows.add(new Row(rs.getLong(1), rs.getInt(2), rs.getLong(3), rs.getInt(4), rs.getString(5), rs.getBytes(6)));
@@ -545,6 +573,10 @@ final class SkipLockedBackend implements QueueBackend {
                         // broken
                     }
                 }
+                if (attempt == 1 && JdbcErrors.isConnectionLoss(e)) {
+                    evictIdleConnections();
+                    continue;
+                }
                 if (JdbcErrors.isRetryable(e) && attempt < MAX_DEADLOCK_RETRIES) {
                     sleepJitter(attempt);
                     continue;
@@ -553,6 +585,18 @@ final class SkipLockedBackend implements QueueBackend {
             }
         }
     }
+
+    /** Ids held by this backend's open transactional claims (H2 leaves them out of a claim). */
+    private Long[] heldIds() {
+        List<Long> held = new ArrayList<>();
+        for (TransactionalClaim claim : claims.values()) {
+            held.addAll(claim.openIds());
+        }
+        return held.toArray(new Long[0]);
+    }
+
+    /** H2: one claim per queue at a time in this process, so claims never lock each other's candidates. */
+    private final Map<QueueName, Object> h2ClaimLocks = new ConcurrentHashMap<>();
 
     private static long newToken() {
         long t;

@@ -47,6 +47,7 @@ abstract class SkipLockedProvider implements BackendProvider {
             hc.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
             hc.setPoolName("sqlqueue-" + name + "-" + config.tablePrefix());
             hc.setConnectionTimeout(10_000);
+            hc.setExceptionOverrideClassName(EvictOnConnectionLoss.class.getName());
             driverProperties(hc);
             HikariDataSource pool;
             try {

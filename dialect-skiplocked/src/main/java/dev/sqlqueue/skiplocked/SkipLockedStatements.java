@@ -33,7 +33,10 @@ public final class SkipLockedStatements {
     public final String insert;
     /** (queue): register a queue if it is missing. */
     public final String ensureQueue;
-    /** (queue, limit): rows id, priority, enqueued_at, attempts, headers, payload, claimed-now; locks them, skipping locked rows. */
+    /**
+     * (queue, limit), on H2 (queue, held ids as a Long[] array, limit): rows id, priority, enqueued_at,
+     * attempts, headers, payload, claimed-now; locks them, skipping locked rows.
+     */
     public final String claimSelect;
     /** (token, lease ms, id): the lease of one claimed row; attempts + 1. */
     public final String leaseUpdate;
@@ -153,13 +156,28 @@ public final class SkipLockedStatements {
                 ? sql(dsl.insertInto(queueTable, NAME, CREATED_AT).select(dsl.select(queue, now)
                         .whereNotExists(dsl.selectOne().from(queueTable).where(NAME.eq(param("queue2", String.class))))), dsl)
                 : sql(dsl.insertInto(queueTable, NAME, CREATED_AT).values(queue, now).onDuplicateKeyIgnore(), dsl);
-        claimSelect = dsl.select(ID, PRIORITY, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, now)
-                .from(message)
-                .where(QUEUE.eq(queue)).and(VISIBLE_AT.le(now))
-                .orderBy(PRIORITY.desc(), VISIBLE_AT.asc(), ID.asc())
-                .limit(param("limit", Integer.class))
-                .forUpdate().skipLocked()
-                .getSQL(ParamType.INDEXED);
+        claimSelect = dialect == SkipLockedDialect.H2
+                // H2 locks every row a FOR UPDATE query matches before it applies FETCH (seen with H2
+                // 2.3.232 to 2.5.252), so the limit goes into a subquery that also leaves out the rows this
+                // process already holds in open transactional claims
+                ? dsl.select(ID, PRIORITY, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, now)
+                        .from(message)
+                        .where(ID.in(dsl.select(ID).from(message)
+                                .where(QUEUE.eq(queue)).and(VISIBLE_AT.le(now))
+                                .and(DSL.condition("not ({0} = any({1}))", ID, DSL.val(new Long[0], SQLDataType.BIGINT.getArrayDataType())))
+                                .orderBy(PRIORITY.desc(), VISIBLE_AT.asc(), ID.asc())
+                                .limit(param("limit", Integer.class))))
+                        .and(VISIBLE_AT.le(now))
+                        .orderBy(PRIORITY.desc(), VISIBLE_AT.asc(), ID.asc())
+                        .forUpdate().skipLocked()
+                        .getSQL(ParamType.INDEXED)
+                : dsl.select(ID, PRIORITY, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, now)
+                        .from(message)
+                        .where(QUEUE.eq(queue)).and(VISIBLE_AT.le(now))
+                        .orderBy(PRIORITY.desc(), VISIBLE_AT.asc(), ID.asc())
+                        .limit(param("limit", Integer.class))
+                        .forUpdate().skipLocked()
+                        .getSQL(ParamType.INDEXED);
         leaseUpdate = sql(dsl.update(message).set(LEASE_TOKEN, token).set(ATTEMPTS, ATTEMPTS.plus(inline(1)))
                 .set(CLAIMED_AT, now).set(VISIBLE_AT, now.plus(param("lease", Long.class))).where(byId), dsl);
         deleteLeased = sql(dsl.deleteFrom(message).where(leased), dsl);

@@ -3,7 +3,9 @@ package dev.sqlqueue.skiplocked;
 import dev.sqlqueue.LeaseLostException;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -72,6 +74,10 @@ final class TransactionalClaim {
             return true;
         }
         return false;
+    }
+
+    synchronized List<Long> openIds() {
+        return closed ? List.of() : new ArrayList<>(open);
     }
 
     synchronized boolean holds(long id) {

@@ -1,0 +1,218 @@
+package dev.sqlqueue.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import dev.sqlqueue.Capability;
+import dev.sqlqueue.Delivery;
+import dev.sqlqueue.Message;
+import dev.sqlqueue.QueueConfig;
+import dev.sqlqueue.QueueName;
+import dev.sqlqueue.SqlQueue;
+import dev.sqlqueue.runtime.Outcome;
+import dev.sqlqueue.runtime.WorkerOptions;
+import dev.sqlqueue.runtime.WorkerPool;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/** Cases about many consumers, outages and idle cost: C10, C17, C18. */
+public interface ConcurrencyCases extends SuiteContext {
+
+    private static byte[] intPayload(int i) {
+        return ByteBuffer.allocate(4).putInt(i).array();
+    }
+
+    @Test
+    @DisplayName("C10 concurrency")
+    default void c10Concurrency() throws Exception {
+        QueueName q = newQueue("c10");
+        int total = 20_000;
+        int producers = 4;
+        int consumers = 8;
+        ConcurrentHashMap<Integer, AtomicInteger> acked = new ConcurrentHashMap<>();
+        AtomicInteger deliveries = new AtomicInteger();
+        AtomicBoolean producing = new AtomicBoolean(true);
+        ExecutorService pool = Executors.newFixedThreadPool(producers + consumers);
+        try {
+            List<Future<?>> futures = new ArrayList<>();
+            for (int p = 0; p < producers; p++) {
+                int from = p * (total / producers);
+                futures.add(pool.submit(() -> {
+                    List<Message> batch = new ArrayList<>();
+                    for (int i = from; i < from + total / producers; i++) {
+                        batch.add(Message.of(intPayload(i)));
+                        if (batch.size() == 100) {
+                            queue().enqueueAll(q, batch);
+                            batch.clear();
+                        }
+                    }
+                    return null;
+                }));
+            }
+            List<Future<?>> consumerFutures = new ArrayList<>();
+            for (int c = 0; c < consumers; c++) {
+                consumerFutures.add(pool.submit(() -> {
+                    while (true) {
+                        List<Delivery> got = queue().consume(q, claim(10).withLease(Duration.ofSeconds(120))
+                                .withWait(Duration.ofMillis(200)));
+                        if (got.isEmpty()) {
+                            if (!producing.get() && queue().stats(q).depth() == 0) {
+                                return null;
+                            }
+                            continue;
+                        }
+                        deliveries.addAndGet(got.size());
+                        assertTrue(queue().ackAll(got.stream().map(Delivery::receipt).toList()).isEmpty(),
+                                "no lease lost while leases outlast handlers");
+                        for (Delivery d : got) {
+                            acked.computeIfAbsent(ByteBuffer.wrap(d.payload()).getInt(), k -> new AtomicInteger()).incrementAndGet();
+                        }
+                    }
+                }));
+            }
+            for (Future<?> f : futures) {
+                f.get(5, TimeUnit.MINUTES);
+            }
+            producing.set(false);
+            for (Future<?> f : consumerFutures) {
+                f.get(5, TimeUnit.MINUTES);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertEquals(total, acked.size(), "none lost");
+        List<Integer> twice = new ArrayList<>();
+        acked.forEach((k, v) -> {
+            if (v.get() != 1) {
+                twice.add(k);
+            }
+        });
+        assertTrue(twice.isEmpty(), "each acked exactly once; more than once: " + twice.size());
+        assertEquals(total, deliveries.get(), "no duplicate delivery");
+        assertEquals(0, queue().stats(q).depth());
+    }
+
+    @Test
+    @DisplayName("C17 database outage")
+    default void c17DatabaseOutage() throws Exception {
+        requiresHook(hooks().restartUnavailable());
+        QueueName q = newQueue("c17");
+        int total = 3000;
+        List<Message> batch = new ArrayList<>();
+        for (int i = 0; i < total; i++) {
+            batch.add(Message.of(intPayload(i)));
+        }
+        for (int i = 0; i < total; i += 500) {
+            queue().enqueueAll(q, batch.subList(i, i + 500));
+        }
+        java.util.Set<Integer> done = Collections.newSetFromMap(new ConcurrentHashMap<>());
+        WorkerOptions options = WorkerOptions.defaults().withThreads(4).withBatchSize(5).withMode(claimMode())
+                .withLease(Duration.ofSeconds(5)).withPollWait(Duration.ofMillis(200));
+        try (WorkerPool workers = WorkerPool.start(queue(), q, d -> {
+            Thread.sleep(2);
+            done.add(ByteBuffer.wrap(d.payload()).getInt());
+            return Outcome.ack();
+        }, options, null)) {
+            long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (done.size() < total / 4 && System.nanoTime() < until) {
+                pause(20);
+            }
+            assertTrue(done.size() < total, "the outage must start mid-run");
+            hooks().stopServer();
+            pause(3000);
+            hooks().startServer();
+            until = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+            while (System.nanoTime() < until) {
+                try {
+                    if (done.size() == total && queue().stats(q).depth() == 0) {
+                        break;
+                    }
+                } catch (RuntimeException stillDown) {
+                    // the server is coming back
+                }
+                pause(200);
+            }
+            assertEquals(4, workers.aliveThreads(), "consumer threads survive the outage");
+        }
+        assertEquals(total, done.size(), "every message processed after recovery");
+        assertEquals(0, queue().stats(q).depth(), "nothing left behind");
+    }
+
+    @Test
+    @DisplayName("C18 idle cost")
+    default void c18IdleCost() throws Exception {
+        QueueName q = newQueue("c18");
+        Duration idlePoll = Duration.ofMillis(500);
+        CountingDataSource counting = new CountingDataSource(hooks(), config());
+        QueueConfig counted = config().toBuilder().dataSource(counting).backend(queue().capabilities().backend())
+                .idlePollMax(idlePoll).migrate(false).build();
+        SqlQueue idle = openAnother(counted);
+        int consumers = 4;
+        ExecutorService pool = Executors.newFixedThreadPool(consumers);
+        List<Long> latencies = Collections.synchronizedList(new ArrayList<>());
+        AtomicBoolean stop = new AtomicBoolean();
+        try {
+            List<Future<?>> futures = new ArrayList<>();
+            for (int c = 0; c < consumers; c++) {
+                futures.add(pool.submit(() -> {
+                    while (!stop.get()) {
+                        for (Delivery d : idle.consume(q, claim(1).withWait(Duration.ofSeconds(2)))) {
+                            long sentAt = ByteBuffer.wrap(d.payload()).getLong();
+                            latencies.add((System.nanoTime() - sentAt) / 1_000_000);
+                            idle.ack(d.receipt());
+                        }
+                    }
+                    return null;
+                }));
+            }
+            pause(1500);
+            counting.reset();
+            long windowMs = 4000;
+            pause(windowMs);
+            long statements = counting.statements();
+            double perSecond = statements * 1000.0 / windowMs;
+            double budget = consumers * (1000.0 / idlePoll.toMillis()) * 1.5 + 1;
+            assertTrue(perSecond <= budget, "idle consumers ran " + perSecond + " statements/s; the budget is "
+                    + budget + " (one claim per consumer per idle-poll interval of " + idlePoll.toMillis() + " ms, 50% slack)");
+            // a message enqueued by another client (another process) reaches an idle consumer
+            SqlQueue producer = openAnother();
+            for (int i = 0; i < 9; i++) {
+                pause(idlePoll.toMillis() + 100);
+                producer.enqueue(q, Message.of(ByteBuffer.allocate(8).putLong(System.nanoTime()).array()));
+            }
+            long until = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (latencies.size() < 9 && System.nanoTime() < until) {
+                pause(20);
+            }
+            stop.set(true);
+            for (Future<?> f : futures) {
+                f.get(30, TimeUnit.SECONDS);
+            }
+        } finally {
+            stop.set(true);
+            pool.shutdownNow();
+        }
+        if (latencies.size() < 9) {
+            fail("only " + latencies.size() + " of 9 messages reached the idle consumers");
+        }
+        List<Long> sorted = new ArrayList<>(latencies);
+        Collections.sort(sorted);
+        long median = sorted.get(sorted.size() / 2);
+        long limit = queue().capabilities().has(Capability.SERVER_SIDE_WAIT) ? 50 : idlePoll.toMillis() + 250;
+        assertTrue(median <= limit, "median enqueue-to-receive latency " + median + " ms; documented limit "
+                + limit + " ms (latencies " + sorted + ")");
+    }
+}

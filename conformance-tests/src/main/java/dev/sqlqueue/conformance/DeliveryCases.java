@@ -1,0 +1,156 @@
+package dev.sqlqueue.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.sqlqueue.Capability;
+import dev.sqlqueue.Delivery;
+import dev.sqlqueue.Message;
+import dev.sqlqueue.Ordering;
+import dev.sqlqueue.QueueName;
+import java.nio.ByteBuffer;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/** Cases about what comes out of a queue: C01, C07, C08, C09, C11, C14. */
+public interface DeliveryCases extends SuiteContext {
+
+    @Test
+    @DisplayName("C01 round trip: enqueue, consume, ack")
+    default void c01RoundTrip() {
+        QueueName q = newQueue("c01");
+        byte[] all = new byte[256];
+        for (int i = 0; i < 256; i++) {
+            all[i] = (byte) i;
+        }
+        byte[] max = new byte[queue().capabilities().maxPayloadBytes()];
+        ThreadLocalRandom.current().nextBytes(max);
+        Map<String, String> headers = new LinkedHashMap<>();
+        headers.put("grüße", "日本語 ✓ 𝄞");
+        headers.put("k=v", "line\nbreak\\slash=eq");
+        for (byte[] payload : List.of(new byte[0], all, max)) {
+            queue().enqueue(q, Message.builder(payload).headers(headers).build());
+            Delivery d = consumeOne(queue(), q, Duration.ofSeconds(5));
+            assertArrayEquals(payload, d.payload(), "payload bytes identical for " + payload.length + " bytes");
+            assertEquals(headers, d.headers(), "unicode headers intact");
+            assertEquals(1, d.attempt(), "first delivery is attempt 1");
+            queue().ack(d.receipt());
+        }
+        assertEquals(0, queue().stats(q).depth(), "queue empty after the acks");
+        assertTrue(queue().consume(q, claim(1)).isEmpty(), "nothing left to consume");
+    }
+
+    @Test
+    @DisplayName("C07 delayed delivery")
+    default void c07DelayedDelivery() {
+        requires(Capability.DELAYED_DELIVERY);
+        QueueName q = newQueue("c07");
+        long start = System.nanoTime();
+        queue().enqueue(q, Message.builder(new byte[] {7}).delay(Duration.ofMillis(1500)).build());
+        assertTrue(queue().consume(q, claim(1)).isEmpty(), "invisible right after enqueue");
+        assertEquals(1, queue().stats(q).delayed(), "counted as delayed");
+        pause(500);
+        assertTrue(queue().consume(q, claim(1)).isEmpty(), "still invisible before its time");
+        Delivery d = consumeOne(queue(), q, Duration.ofSeconds(10));
+        long elapsedMs = (System.nanoTime() - start) / 1_000_000;
+        assertTrue(elapsedMs >= 1500, "delivered after " + elapsedMs + " ms, before the 1500 ms delay");
+        queue().ack(d.receipt());
+    }
+
+    @Test
+    @DisplayName("C08 priority")
+    default void c08Priority() {
+        requires(Capability.PRIORITY);
+        QueueName q = newQueue("c08");
+        queue().enqueue(q, Message.builder("low".getBytes()).priority(0).build());
+        queue().enqueue(q, Message.builder("high".getBytes()).priority(5).build());
+        Delivery first = consumeOne(queue(), q, Duration.ofSeconds(5));
+        assertEquals("high", first.text(), "the higher priority comes first");
+        assertEquals(5, first.priority());
+        Delivery second = consumeOne(queue(), q, Duration.ofSeconds(5));
+        assertEquals("low", second.text());
+        queue().ack(first.receipt());
+        queue().ack(second.receipt());
+    }
+
+    @Test
+    @DisplayName("C09 order")
+    default void c09Order() {
+        Ordering ordering = queue().capabilities().ordering();
+        assumeTrue(ordering == Ordering.FIFO_APPROXIMATE,
+                () -> "missing capability: FIFO order (the backend promises " + ordering + ")");
+        QueueName q = newQueue("c09");
+        List<Message> batch = new ArrayList<>();
+        for (int i = 0; i < 1000; i++) {
+            batch.add(Message.of(ByteBuffer.allocate(4).putInt(i).array()));
+            if (batch.size() == 100) {
+                queue().enqueueAll(q, batch);
+                batch.clear();
+            }
+        }
+        int expected = 0;
+        while (expected < 1000) {
+            List<Delivery> got = queue().consume(q, claim(50).withWait(Duration.ofSeconds(5)));
+            assertTrue(!got.isEmpty(), "messages still to come after " + expected);
+            for (Delivery d : got) {
+                assertEquals(expected, ByteBuffer.wrap(d.payload()).getInt(), "enqueue order");
+                expected++;
+            }
+            queue().ackAll(got.stream().map(Delivery::receipt).toList());
+        }
+        assertEquals(0, queue().stats(q).depth());
+    }
+
+    @Test
+    @DisplayName("C11 batch claim")
+    default void c11BatchClaim() {
+        QueueName q = newQueue("c11");
+        List<Message> ms = new ArrayList<>();
+        for (int i = 0; i < 25; i++) {
+            ms.add(Message.of(new byte[] {(byte) i}));
+        }
+        queue().enqueueAll(q, ms);
+        List<Delivery> first = queue().consume(q, claim(10).withWait(Duration.ofSeconds(5)));
+        assertTrue(first.size() >= 1 && first.size() <= 10, "at most 10, got " + first.size());
+        Set<Long> ids = new HashSet<>();
+        first.forEach(d -> ids.add(d.id()));
+        assertEquals(first.size(), ids.size(), "distinct messages");
+        // every row the claim changed is one it returned: all others are still claimable by someone else
+        List<Delivery> rest = openAnother().consume(q, claim(100));
+        assertEquals(25 - first.size(), rest.size(), "the other messages are untouched and claimable");
+        rest.forEach(d -> assertTrue(ids.add(d.id()), "no message in both claims"));
+        assertEquals(25, ids.size());
+    }
+
+    @Test
+    @DisplayName("C14 enqueue in the caller's transaction")
+    default void c14EnqueueInCallersTransaction() throws Exception {
+        requires(Capability.TRANSACTIONAL_ENQUEUE);
+        QueueName q = newQueue("c14");
+        try (Connection c = hooks().openConnection(config())) {
+            c.setAutoCommit(false);
+            queue().enqueue(c, q, Message.ofText("committed"));
+            assertTrue(queue().consume(q, claim(1)).isEmpty(), "invisible until the caller commits");
+            c.commit();
+            Delivery d = consumeOne(queue(), q, Duration.ofSeconds(5));
+            assertEquals("committed", d.text());
+            queue().ack(d.receipt());
+            queue().enqueue(c, q, Message.ofText("rolled back"));
+            c.rollback();
+            assertTrue(c.getAutoCommit() == false, "the caller's auto-commit mode is untouched");
+        }
+        assertTrue(queue().consume(q, claim(1).withWait(Duration.ofMillis(300))).isEmpty(), "gone after the rollback");
+        assertEquals(0, queue().stats(q).depth());
+    }
+}

@@ -1,0 +1,174 @@
+package dev.sqlqueue.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sqlqueue.Capability;
+import dev.sqlqueue.ClaimMode;
+import dev.sqlqueue.DeadLetter;
+import dev.sqlqueue.Delivery;
+import dev.sqlqueue.LeaseLostException;
+import dev.sqlqueue.Message;
+import dev.sqlqueue.QueueName;
+import dev.sqlqueue.SqlQueue;
+import dev.sqlqueue.runtime.Outcome;
+import dev.sqlqueue.runtime.RetryPolicy;
+import dev.sqlqueue.runtime.WorkerOptions;
+import dev.sqlqueue.runtime.WorkerPool;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/** Cases about holding and settling a message: C02, C03, C04, C05, C06, C12, C13. */
+public interface LeaseCases extends SuiteContext {
+
+    @Test
+    @DisplayName("C02 lease exclusivity")
+    default void c02LeaseExclusivity() {
+        QueueName q = newQueue("c02");
+        queue().enqueue(q, Message.ofText("one"));
+        Delivery held = consumeOne(queue(), q, Duration.ofSeconds(5));
+        SqlQueue other = openAnother();
+        for (int i = 0; i < 5; i++) {
+            assertTrue(other.consume(q, claim(10)).isEmpty(), "no other consumer receives a held message");
+            pause(100);
+        }
+        queue().ack(held.receipt());
+        assertTrue(other.consume(q, claim(10)).isEmpty(), "nothing after the ack");
+    }
+
+    @Test
+    @DisplayName("C03 lease expiry")
+    default void c03LeaseExpiry() {
+        requiresMode(ClaimMode.LEASE, "lease expiry belongs to lease mode; transactional claims recover by rollback (C12)");
+        QueueName q = newQueue("c03");
+        queue().enqueue(q, Message.ofText("expiring"));
+        Delivery first = queue().consume(q, claim(1).withLease(Duration.ofMillis(600))).get(0);
+        SqlQueue other = openAnother();
+        Delivery second = consumeOne(other, q, Duration.ofSeconds(10));
+        assertEquals(first.id(), second.id(), "the same message comes back");
+        assertEquals(2, second.attempt(), "attempt 2 after the lease expired");
+        assertTrue(openAnother().consume(q, claim(10)).isEmpty(), "it comes back once");
+        assertThrows(LeaseLostException.class, () -> queue().ack(first.receipt()), "late ack of the first holder fails");
+        assertEquals(1, queue().stats(q).depth(), "the failed late ack removed nothing");
+        other.ack(second.receipt());
+        assertEquals(0, queue().stats(q).depth());
+    }
+
+    @Test
+    @DisplayName("C04 lease extension")
+    default void c04LeaseExtension() {
+        requires(Capability.LEASE_EXTENSION);
+        QueueName q = newQueue("c04");
+        queue().enqueue(q, Message.ofText("extended"));
+        Delivery d = queue().consume(q, claim(1).withLease(Duration.ofMillis(1500))).get(0);
+        pause(500);
+        queue().extend(d.receipt(), Duration.ofSeconds(10));
+        pause(2500);
+        assertTrue(openAnother().consume(q, claim(1)).isEmpty(), "hidden past its first expiry");
+        queue().ack(d.receipt());
+        assertEquals(0, queue().stats(q).depth());
+    }
+
+    @Test
+    @DisplayName("C05 nack with delay")
+    default void c05NackWithDelay() {
+        requires(Capability.NACK_DELAY);
+        QueueName q = newQueue("c05");
+        queue().enqueue(q, Message.ofText("retry me"));
+        Delivery d = consumeOne(queue(), q, Duration.ofSeconds(5));
+        long start = System.nanoTime();
+        queue().nack(d.receipt(), Duration.ofMillis(1200), "boom");
+        assertTrue(queue().consume(q, claim(1)).isEmpty(), "not redelivered at once");
+        pause(600);
+        assertTrue(queue().consume(q, claim(1)).isEmpty(), "not redelivered before the delay");
+        Delivery again = consumeOne(queue(), q, Duration.ofSeconds(10));
+        long elapsedMs = (System.nanoTime() - start) / 1_000_000;
+        assertTrue(elapsedMs >= 1200, "redelivered after " + elapsedMs + " ms, before the 1200 ms delay");
+        assertEquals(2, again.attempt(), "attempt raised");
+        queue().ack(again.receipt());
+    }
+
+    @Test
+    @DisplayName("C06 dead letter")
+    default void c06DeadLetter() throws Exception {
+        QueueName q = newQueue("c06");
+        byte[] payload = {0, 1, 2, (byte) 0xff, 'x'};
+        queue().enqueue(q, Message.builder(payload).header("h", "v").build());
+        RetryPolicy retry = new RetryPolicy(3, Duration.ZERO, Duration.ZERO, 1.0, 0.0);
+        WorkerOptions options = WorkerOptions.defaults().withThreads(1).withBatchSize(1).withMode(claimMode())
+                .withRetry(retry).withPollWait(Duration.ofMillis(100));
+        try (WorkerPool pool = WorkerPool.start(queue(), q, d -> Outcome.retry("always fails: attempt " + d.attempt()), options, null)) {
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (queue().stats(q).dead() == 0 && System.nanoTime() < deadline) {
+                pause(50);
+            }
+        }
+        List<DeadLetter> dead = queue().deadLetters(q, 10);
+        assertEquals(1, dead.size(), "in the dead-letter store after the maximum attempts");
+        DeadLetter dl = dead.get(0);
+        assertArrayEquals(payload, dl.payload(), "bytes intact");
+        assertEquals(3, dl.attempts(), "three attempts");
+        assertTrue(dl.reason().contains("always fails: attempt 3"), "the reason is kept: " + dl.reason());
+        assertEquals("v", dl.headers().get("h"));
+        assertEquals(0, queue().stats(q).depth(), "no longer on the queue");
+        assertEquals(1, queue().requeueDeadLetters(q, List.of()));
+        Delivery back = consumeOne(queue(), q, Duration.ofSeconds(5));
+        assertArrayEquals(payload, back.payload(), "requeued intact");
+        assertEquals(1, back.attempt(), "attempts start again");
+        queue().ack(back.receipt());
+        assertEquals(0, queue().stats(q).dead());
+    }
+
+    @Test
+    @DisplayName("C12 transactional claim")
+    default void c12TransactionalClaim() throws Exception {
+        requiresMode(ClaimMode.TRANSACTIONAL, "applies to transactional claims; lease mode recovers by expiry (C03, C13)");
+        QueueName q = newQueue("c12");
+        queue().enqueue(q, Message.ofText("tx"));
+        Delivery d = consumeOne(queue(), q, Duration.ofSeconds(5));
+        queue().release(d.receipt());
+        Delivery again = consumeOne(queue(), q, Duration.ofSeconds(5));
+        assertEquals(d.id(), again.id(), "rollback puts the message back");
+        assertEquals(d.attempt(), again.attempt(), "a rollback does not count an attempt");
+        queue().ack(again.receipt());
+        assertTrue(queue().consume(q, claim(1).withWait(Duration.ofMillis(300))).isEmpty(), "commit removes it");
+
+        queue().enqueue(q, Message.ofText("dropped connection"));
+        SqlQueue crashing = openAnother();
+        Delivery held = consumeOne(crashing, q, Duration.ofSeconds(5));
+        assertTrue(queue().consume(q, claim(1)).isEmpty(), "held while the transaction is open");
+        if (hooks().killSessionsUnavailable().isEmpty()) {
+            hooks().killSessions(config());
+        } else {
+            crashing.close();
+        }
+        Delivery back = consumeOne(queue(), q, Duration.ofSeconds(30));
+        assertEquals(held.id(), back.id(), "a closed connection puts it back");
+        queue().ack(back.receipt());
+    }
+
+    @Test
+    @DisplayName("C13 crash in lease mode")
+    default void c13CrashInLeaseMode() throws Exception {
+        requiresMode(ClaimMode.LEASE, "lease mode only; a transactional claim's crash is C12");
+        requiresHook(hooks().killSessionsUnavailable());
+        QueueName q = newQueue("c13");
+        queue().enqueue(q, Message.ofText("crash"));
+        SqlQueue crashing = openAnother();
+        Delivery held = crashing.consume(q, claim(1).withLease(Duration.ofMillis(1500)).withWait(Duration.ofSeconds(5))).get(0);
+        int killed = hooks().killSessions(config());
+        assertTrue(killed >= 1, "the hook killed the consumer's sessions");
+        assertTrue(queue().consume(q, claim(1)).isEmpty(), "not visible before the lease ends");
+        Delivery taken = consumeOne(queue(), q, Duration.ofSeconds(30));
+        assertEquals(held.id(), taken.id(), "another consumer gets it after the lease");
+        assertEquals(2, taken.attempt());
+        assertTrue(openAnother().consume(q, claim(1).withWait(Duration.ofMillis(500))).isEmpty(), "once");
+        assertThrows(LeaseLostException.class, () -> crashing.ack(held.receipt()), "the crashed consumer's late ack fails");
+        queue().ack(taken.receipt());
+        assertEquals(0, queue().stats(q).depth());
+    }
+}

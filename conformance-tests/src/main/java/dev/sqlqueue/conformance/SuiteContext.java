@@ -1,0 +1,82 @@
+package dev.sqlqueue.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.sqlqueue.Capability;
+import dev.sqlqueue.ClaimMode;
+import dev.sqlqueue.ConsumeRequest;
+import dev.sqlqueue.Delivery;
+import dev.sqlqueue.QueueConfig;
+import dev.sqlqueue.QueueName;
+import dev.sqlqueue.SqlQueue;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * What every case of the suite can use: the backend under test, opened fresh for each case under a
+ * unique prefix, and small helpers. Implemented by {@link ConformanceSuite}.
+ */
+public interface SuiteContext {
+    /** The backend under test, opened for this case. */
+    SqlQueue queue();
+
+    /** The config the backend was opened with. */
+    QueueConfig config();
+
+    /** The fault hooks of the target under test. */
+    FaultHooks hooks();
+
+    ClaimMode claimMode();
+
+    /** Another client on the same prefix (another "process"); closed after the case. */
+    SqlQueue openAnother();
+
+    /** Another client built from {@code config}; closed after the case. */
+    SqlQueue openAnother(QueueConfig config);
+
+    /** A new queue created on the backend. */
+    default QueueName newQueue(String name) {
+        QueueName q = QueueName.of(name);
+        queue().createQueue(q);
+        return q;
+    }
+
+    /** A claim of up to n messages in this class's mode, 30 s lease, no wait. */
+    default ConsumeRequest claim(int n) {
+        return ConsumeRequest.of(n).withMode(claimMode());
+    }
+
+    /** Skip the case unless the backend has {@code c}. */
+    default void requires(Capability c) {
+        assumeTrue(queue().capabilities().has(c), () -> "missing capability: " + c.describe());
+    }
+
+    /** Skip the case unless this class runs {@code m}. */
+    default void requiresMode(ClaimMode m, String why) {
+        assumeTrue(claimMode() == m, () -> why);
+    }
+
+    /** Skip the case when a fault hook is missing. */
+    default void requiresHook(Optional<String> unavailable) {
+        assumeTrue(unavailable.isEmpty(), () -> "missing fault hook: " + unavailable.orElse(""));
+    }
+
+    /** Consume exactly one delivery, waiting up to {@code wait}; fails if none or more came. */
+    default Delivery consumeOne(SqlQueue client, QueueName q, Duration wait) {
+        List<Delivery> got = client.consume(q, claim(1).withWait(wait));
+        assertEquals(1, got.size(), "expected one delivery within " + wait);
+        return got.get(0);
+    }
+
+    /** Sleep, for cases that wait on the database clock. */
+    default void pause(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}

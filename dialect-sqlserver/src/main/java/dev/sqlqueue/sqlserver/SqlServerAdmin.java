@@ -1,0 +1,177 @@
+package dev.sqlqueue.sqlserver;
+
+import dev.sqlqueue.DeadLetter;
+import dev.sqlqueue.HistoryEntry;
+import dev.sqlqueue.QueueName;
+import dev.sqlqueue.QueueStats;
+import dev.sqlqueue.spi.HeaderCodec;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.LocalDateTime;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Administration of the {@code sqlserver} backend: queues, purge, stats, dead letters, history.
+ * Deletions and requeues run in batches of {@link SqlServerStatements#MAINTENANCE_BATCH} rows, each
+ * batch its own transaction, so that no statement comes near lock escalation (about 5,000 locks).
+ * Thread-safe.
+ */
+final class SqlServerAdmin {
+    private final SqlServerStatements sql;
+    private final Sessions sessions;
+    private final Runnable migrate;
+
+    SqlServerAdmin(SqlServerStatements sql, Sessions sessions, Runnable migrate) {
+        this.sql = sql;
+        this.sessions = sessions;
+        this.migrate = migrate;
+    }
+
+    void migrate() {
+        migrate.run();
+    }
+
+    void createQueue(QueueName queue) {
+        sessions.inTransaction("creating queue '" + queue + "'", c -> {
+            createQueueOn(c, queue);
+            return null;
+        });
+    }
+
+    /** Create the queue row if missing, on {@code c} in its current transaction. */
+    void createQueueOn(Connection c, QueueName queue) throws SQLException {
+        try (PreparedStatement ps = Jdbc.prepare(c, sql.get("createQueue"), queue.value(), queue.value())) {
+            ps.execute();
+        }
+    }
+
+    void dropSchema() {
+        sessions.inTransaction("dropping the queue tables", c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql.get("dropSchema"))) {
+                ps.execute();
+            }
+            return null;
+        });
+    }
+
+    /** Deletes the queue row first (new enqueues then fail), then its messages, dead letters and history. */
+    void dropQueue(QueueName queue) {
+        sessions.inTransaction("dropping queue '" + queue + "'",
+                c -> Jdbc.count(c, sql.get("deleteQueue"), queue.value()));
+        inBatches("purgeBatch", queue);
+        inBatches("purgeDeadLettersBatch", queue);
+        inBatches("purgeHistoryBatch", queue);
+    }
+
+    long purge(QueueName queue) {
+        return inBatches("purgeBatch", queue);
+    }
+
+    long purgeDeadLetters(QueueName queue) {
+        return inBatches("purgeDeadLettersBatch", queue);
+    }
+
+    /** Runs a {@code DELETE TOP (?) ...} statement until it deletes fewer rows than the batch. */
+    private long inBatches(String statement, QueueName queue) {
+        long total = 0;
+        while (true) {
+            long n = sessions.inTransaction(statement + " on queue '" + queue + "'",
+                    c -> Jdbc.count(c, sql.get(statement), SqlServerStatements.MAINTENANCE_BATCH, queue.value()));
+            total += n;
+            if (n < SqlServerStatements.MAINTENANCE_BATCH) {
+                return total;
+            }
+        }
+    }
+
+    List<QueueName> queues() {
+        List<QueueName> out = sessions.inTransaction("listing queues", c -> {
+            List<QueueName> names = new ArrayList<>();
+            try (PreparedStatement ps = c.prepareStatement(sql.get("listQueues")); ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    names.add(QueueName.of(rs.getString("name")));
+                }
+            }
+            return names;
+        });
+        out.sort(Comparator.comparing(QueueName::value));
+        return out;
+    }
+
+    QueueStats stats(QueueName queue) {
+        return sessions.inTransaction("reading stats of queue '" + queue + "'", c -> {
+            try (PreparedStatement ps = Jdbc.prepare(c, sql.get("stats"), queue.value()); ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return new QueueStats(queue, rs.getLong("ready"), rs.getLong("in_flight"), rs.getLong("delayed"),
+                        rs.getLong("dead"), Math.max(0, rs.getLong("oldest_ms")), rs.getLong("processed"));
+            }
+        });
+    }
+
+    List<DeadLetter> deadLetters(QueueName queue, int limit) {
+        return sessions.inTransaction("listing dead letters of queue '" + queue + "'", c -> {
+            List<DeadLetter> out = new ArrayList<>();
+            try (PreparedStatement ps = Jdbc.prepare(c, sql.get("listDeadLetters"), limit, queue.value());
+                 ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    String raw = rs.getString("headers");
+                    Map<String, String> headers;
+                    try {
+                        headers = HeaderCodec.decode(raw);
+                    } catch (HeaderCodec.MalformedHeadersException e) {
+                        headers = Map.of();
+                    }
+                    out.add(new DeadLetter(rs.getLong("message_id"), queue, rs.getBytes("payload"), headers, raw,
+                            rs.getInt("attempts"), rs.getString("reason"),
+                            ClaimedRow.utc(rs.getObject("enqueued_at", LocalDateTime.class)),
+                            ClaimedRow.utc(rs.getObject("dead_at", LocalDateTime.class))));
+                }
+            }
+            return out;
+        });
+    }
+
+    /**
+     * Empty {@code ids}: every dead letter of the queue, in batches; else the listed ones, one transaction
+     * per {@link SqlServerStatements#MAINTENANCE_BATCH} ids (so no transaction nears lock escalation).
+     */
+    long requeueDeadLetters(QueueName queue, List<Long> ids) {
+        if (ids.isEmpty()) {
+            return inBatches("requeueDeadLettersBatch", queue);
+        }
+        long total = 0;
+        for (int from = 0; from < ids.size(); from += SqlServerStatements.MAINTENANCE_BATCH) {
+            List<Long> chunk = ids.subList(from, Math.min(ids.size(), from + SqlServerStatements.MAINTENANCE_BATCH));
+            total += sessions.inTransaction("requeueing dead letters of queue '" + queue + "'", c -> {
+                long n = 0;
+                for (Long id : chunk) {
+                    n += Jdbc.count(c, sql.get("requeueDeadLetter"), id, queue.value());
+                }
+                return n;
+            });
+        }
+        return total;
+    }
+
+    List<HistoryEntry> history(QueueName queue, int limit) {
+        return sessions.inTransaction("reading history of queue '" + queue + "'", c -> {
+            List<HistoryEntry> out = new ArrayList<>();
+            try (PreparedStatement ps = Jdbc.prepare(c, sql.get("listHistory"), limit, queue.value());
+                 ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(new HistoryEntry(rs.getLong("message_id"), queue,
+                            ClaimedRow.utc(rs.getObject("enqueued_at", LocalDateTime.class)),
+                            ClaimedRow.utc(rs.getObject("started_at", LocalDateTime.class)),
+                            ClaimedRow.utc(rs.getObject("finished_at", LocalDateTime.class)),
+                            rs.getLong("duration_ms"), rs.getInt("attempts"), rs.getString("outcome"), rs.getString("detail")));
+                }
+            }
+            return out;
+        });
+    }
+}

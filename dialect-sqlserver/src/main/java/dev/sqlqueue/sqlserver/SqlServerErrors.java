@@ -1,0 +1,90 @@
+package dev.sqlqueue.sqlserver;
+
+import dev.sqlqueue.SqlQueueException;
+import dev.sqlqueue.TransientBackendException;
+import java.sql.SQLException;
+import java.sql.SQLNonTransientConnectionException;
+import java.sql.SQLRecoverableException;
+import java.sql.SQLTransientConnectionException;
+import java.util.Set;
+
+/**
+ * How SQL Server errors become sqlqueue errors. Error numbers are {@link SQLException#getErrorCode()}
+ * as mssql-jdbc reports them (the server's message number, manual: "Database engine events and
+ * errors").
+ *
+ * <ul>
+ *   <li>1205 (transaction chosen as deadlock victim) and 1222 (lock request time-out period exceeded):
+ *       {@link #isRetryable}; retried inside the library, then {@link TransientBackendException}.</li>
+ *   <li>650 (READPAST only in READ COMMITTED or REPEATABLE READ): {@link SqlQueueException} naming the
+ *       isolation setting.</li>
+ *   <li>A broken or refused connection (SQLState class {@code 08}, the JDBC connection exception
+ *       types, 233 no process on the other end of the pipe, 596 session in the kill state, 10053 and
+ *       10054 connection aborted or reset): {@link TransientBackendException}.</li>
+ * </ul>
+ *
+ * <p>Stateless and thread-safe.
+ */
+public final class SqlServerErrors {
+    public static final int DEADLOCK_VICTIM = 1205;
+    public static final int LOCK_TIMEOUT = 1222;
+    public static final int READPAST_ISOLATION = 650;
+    private static final Set<Integer> CONNECTION_ERRORS = Set.of(233, 596, 10053, 10054);
+
+    private SqlServerErrors() {
+    }
+
+    /** True when the chain holds error 1205 or 1222. */
+    public static boolean isRetryable(SQLException e) {
+        for (SQLException x = e; x != null; x = x.getNextException()) {
+            if (x.getErrorCode() == DEADLOCK_VICTIM || x.getErrorCode() == LOCK_TIMEOUT) {
+                return true;
+            }
+            if (x.getNextException() == x) {
+                break;
+            }
+        }
+        return false;
+    }
+
+    /** True when the connection broke or could not be opened. */
+    public static boolean isConnectionFailure(SQLException e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof SQLTransientConnectionException || t instanceof SQLNonTransientConnectionException
+                    || t instanceof SQLRecoverableException) {
+                return true;
+            }
+            if (t instanceof SQLException s) {
+                if (s.getSQLState() != null && s.getSQLState().startsWith("08")) {
+                    return true;
+                }
+                if (CONNECTION_ERRORS.contains(s.getErrorCode())) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** The sqlqueue exception for a failed operation; {@code what} names it ("claim from queue 'jobs'"). */
+    public static SqlQueueException map(String what, SQLException e) {
+        if (e.getErrorCode() == READPAST_ISOLATION) {
+            return new SqlQueueException(what + " failed with SQL Server error 650: READPAST needs the READ COMMITTED"
+                    + " or REPEATABLE READ isolation level, but the session ran under SNAPSHOT or SERIALIZABLE."
+                    + " The adapter sets READ COMMITTED through JDBC; an isolation level set by raw SQL"
+                    + " (SET TRANSACTION ISOLATION LEVEL) on a pooled connection bypasses that. Reset the pool's"
+                    + " isolation setting (transactionIsolation) to READ COMMITTED. " + e.getMessage(), e);
+        }
+        if (isRetryable(e)) {
+            return new TransientBackendException(what + " failed with SQL Server error " + e.getErrorCode()
+                    + (e.getErrorCode() == DEADLOCK_VICTIM ? " (deadlock victim)" : " (lock time-out)")
+                    + ": " + e.getMessage(), e);
+        }
+        if (isConnectionFailure(e)) {
+            return new TransientBackendException(what + " failed: the SQL Server connection is unavailable ("
+                    + e.getSQLState() + "/" + e.getErrorCode() + "): " + e.getMessage(), e);
+        }
+        return new SqlQueueException(what + " failed with SQL Server error " + e.getErrorCode() + " ("
+                + e.getSQLState() + "): " + e.getMessage(), e);
+    }
+}

@@ -1,0 +1,149 @@
+package dev.sqlqueue.sqlserver;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.pool.HikariPool;
+import dev.sqlqueue.InvalidInputException;
+import dev.sqlqueue.QueueConfig;
+import dev.sqlqueue.SqlQueueException;
+import dev.sqlqueue.TransientBackendException;
+import dev.sqlqueue.sqlserver.SqlServerOptions.ClaimOrder;
+import dev.sqlqueue.sqlserver.SqlServerOptions.Layout;
+import dev.sqlqueue.spi.BackendDiscovery;
+import dev.sqlqueue.spi.BackendProvider;
+import dev.sqlqueue.spi.QueueBackend;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.HashMap;
+import java.util.Map;
+import javax.sql.DataSource;
+
+/**
+ * Provider {@code sqlserver}: SQL Server queue tables claimed with {@code READPAST}. Selected by name
+ * or by any {@code jdbc:sqlserver:} URL. Opens a HikariCP pool of {@link QueueConfig#poolSize()}
+ * connections unless {@link QueueConfig#dataSource()} is given (that pool is used and never closed).
+ * Needs mssql-jdbc on the class path. Options: {@link SqlServerOptions}. Thread-safe.
+ */
+public final class SqlServerProvider implements BackendProvider {
+    static final String DRIVER = "com.microsoft.sqlserver.jdbc.SQLServerDriver";
+    /** SQL Server error 208: invalid object name (the tables do not exist yet). */
+    static final int INVALID_OBJECT_NAME = 208;
+
+    @Override
+    public String name() {
+        return "sqlserver";
+    }
+
+    @Override
+    public boolean acceptsUrl(String jdbcUrl) {
+        return jdbcUrl != null && jdbcUrl.regionMatches(true, 0, "jdbc:sqlserver:", 0, "jdbc:sqlserver:".length());
+    }
+
+    @Override
+    public String description() {
+        return "SQL Server queue tables claimed with READPAST (lease and transactional claims)";
+    }
+
+    /**
+     * @throws InvalidInputException for a bad option, or an ordering/layout option that contradicts the
+     *     one the prefix's tables were created with
+     * @throws TransientBackendException if the server cannot be reached
+     * @throws SqlQueueException if mssql-jdbc is missing or the migration fails
+     */
+    @Override
+    public QueueBackend open(QueueConfig config) {
+        SqlServerOptions options = SqlServerOptions.from(config);
+        HikariDataSource pool = config.dataSource() == null ? pool(config) : null;
+        DataSource ds = pool != null ? pool : config.dataSource();
+        try {
+            Sessions sessions = new Sessions(ds, options.deadlockRetries(), Backoff.JITTERED);
+            SqlServerStatements sql = new SqlServerStatements(config.tablePrefix(), options.schema(), options.ordering());
+            if (config.migrate()) {
+                SqlServerMigrator.migrate(ds, sql, options.layout());
+            }
+            ClaimOrder order = resolve(config, options, readSettings(sessions, sql));
+            SqlServerStatements used = order == options.ordering() ? sql
+                    : new SqlServerStatements(config.tablePrefix(), options.schema(), order);
+            return new SqlServerQueueBackend(used, sessions, config.history(),
+                    () -> SqlServerMigrator.migrate(ds, used, options.layout()), pool, order);
+        } catch (RuntimeException e) {
+            if (pool != null) {
+                pool.close();
+            }
+            throw e;
+        }
+    }
+
+    /** The claim order the tables were built for wins; an explicit option that contradicts it is an error. */
+    static ClaimOrder resolve(QueueConfig config, SqlServerOptions options, Map<String, String> stored) {
+        String storedLayout = stored.get("layout");
+        if (config.options().containsKey("layout") && storedLayout != null && !storedLayout.equals(options.layout().key())) {
+            throw new InvalidInputException("option.layout", "the tables of prefix '" + config.tablePrefix()
+                    + "' were created with layout '" + storedLayout + "'; layout '" + options.layout().key()
+                    + "' cannot change them");
+        }
+        String storedOrder = stored.get("ordering");
+        if (storedOrder == null || storedOrder.equals(options.ordering().key())) {
+            return options.ordering();
+        }
+        if (config.options().containsKey("ordering")) {
+            throw new InvalidInputException("option.ordering", "the tables of prefix '" + config.tablePrefix()
+                    + "' were created for ordering '" + storedOrder + "' (their claim index serves it); ordering '"
+                    + options.ordering().key() + "' cannot be used with them");
+        }
+        for (ClaimOrder o : ClaimOrder.values()) {
+            if (o.key().equals(storedOrder)) {
+                return o;
+            }
+        }
+        throw new SqlQueueException("the settings table of prefix '" + config.tablePrefix() + "' names an unknown ordering '"
+                + storedOrder + "'");
+    }
+
+    /** The settings row written by the migration, or empty when the tables do not exist yet (error 208). */
+    static Map<String, String> readSettings(Sessions sessions, SqlServerStatements sql) {
+        try {
+            return sessions.inTransaction("reading the queue table settings", c -> {
+                Map<String, String> out = new HashMap<>();
+                try (PreparedStatement ps = c.prepareStatement(sql.get("readSettings")); ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        out.put(rs.getString("name"), rs.getString("value"));
+                    }
+                }
+                return out;
+            });
+        } catch (SqlQueueException e) {
+            if (e.getCause() instanceof SQLException s && s.getErrorCode() == INVALID_OBJECT_NAME) {
+                return Map.of();
+            }
+            throw e;
+        }
+    }
+
+    private static HikariDataSource pool(QueueConfig config) {
+        HikariConfig hc = new HikariConfig();
+        try {
+            hc.setDriverClassName(DRIVER);
+        } catch (RuntimeException e) {
+            throw new SqlQueueException("backend sqlserver needs the Microsoft JDBC driver (com.microsoft.sqlserver:mssql-jdbc)"
+                    + " on the class path: " + e.getMessage(), e);
+        }
+        hc.setJdbcUrl(config.url());
+        if (config.user() != null) {
+            hc.setUsername(config.user());
+        }
+        if (config.password() != null) {
+            hc.setPassword(config.password());
+        }
+        hc.setMaximumPoolSize(config.poolSize());
+        hc.setPoolName("sqlqueue-sqlserver-" + config.tablePrefix());
+        hc.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
+        try {
+            return new HikariDataSource(hc);
+        } catch (HikariPool.PoolInitializationException e) {
+            throw new TransientBackendException("cannot connect to SQL Server at " + BackendDiscovery.redact(config.url())
+                    + ": " + e.getMessage(), e);
+        }
+    }
+}

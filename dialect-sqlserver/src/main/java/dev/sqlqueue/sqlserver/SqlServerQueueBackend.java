@@ -1,0 +1,428 @@
+package dev.sqlqueue.sqlserver;
+
+import dev.sqlqueue.Capabilities;
+import dev.sqlqueue.Capability;
+import dev.sqlqueue.ClaimMode;
+import dev.sqlqueue.ConsumeRequest;
+import dev.sqlqueue.DeadLetter;
+import dev.sqlqueue.Delivery;
+import dev.sqlqueue.HistoryEntry;
+import dev.sqlqueue.InvalidInputException;
+import dev.sqlqueue.LeaseLostException;
+import dev.sqlqueue.Message;
+import dev.sqlqueue.Ordering;
+import dev.sqlqueue.QueueName;
+import dev.sqlqueue.QueueStats;
+import dev.sqlqueue.Receipt;
+import dev.sqlqueue.SqlQueueException;
+import dev.sqlqueue.sqlserver.SqlServerOptions.ClaimOrder;
+import dev.sqlqueue.sqlserver.TransactionalClaims.Kind;
+import dev.sqlqueue.spi.HeaderCodec;
+import dev.sqlqueue.spi.QueueBackend;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.EnumSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The {@code sqlserver} backend: queue tables claimed with {@code READPAST}, in lease and transactional
+ * claim modes. Statements are in {@link SqlServerStatements}; connection settings in {@link Sessions};
+ * open transactional claims in {@link TransactionalClaims}; administration in {@link SqlServerAdmin}.
+ *
+ * <p>Lease mode: the claim commits at once; ack, nack, extend, dead-letter and release each run in
+ * their own transaction and match id, queue and lease token, expecting exactly one row, else
+ * {@link LeaseLostException}. Transactional mode: see {@link TransactionalClaims}. Deadlock victims
+ * (1205) and lock time-outs (1222) are retried inside the library except inside an open transactional
+ * claim, whose transaction the error has already rolled back.
+ *
+ * <p>Thread-safe.
+ */
+public final class SqlServerQueueBackend implements QueueBackend {
+    /** Largest payload accepted, in bytes (16 MiB; the column is varbinary(max)). */
+    public static final int MAX_PAYLOAD_BYTES = 16 * 1024 * 1024;
+    /** Largest claim batch: far below the ~5,000 locks at which SQL Server escalates to a table lock. */
+    public static final int MAX_CLAIM_BATCH = 500;
+
+    private final SqlServerStatements sql;
+    private final Sessions sessions;
+    private final TransactionalClaims claims = new TransactionalClaims();
+    private final SqlServerAdmin admin;
+    private final Capabilities caps;
+    private final boolean history;
+    private final AutoCloseable pool;
+
+    /**
+     * @param sql the statements (prefix, schema, claim order)
+     * @param sessions connection handling over the pool
+     * @param history whether acked and dead-lettered messages are kept in the history table
+     * @param migrate the schema migration, run by {@link #migrate()}
+     * @param pool closed by {@link #close()}; null when the caller owns the pool
+     */
+    SqlServerQueueBackend(SqlServerStatements sql, Sessions sessions, boolean history, Runnable migrate, AutoCloseable pool,
+                          ClaimOrder order) {
+        this.sql = sql;
+        this.sessions = sessions;
+        this.history = history;
+        this.pool = pool;
+        this.admin = new SqlServerAdmin(sql, sessions, migrate);
+        this.caps = capabilities(order);
+    }
+
+    static Capabilities capabilities(ClaimOrder order) {
+        Set<Capability> f = EnumSet.of(Capability.DELAYED_DELIVERY, Capability.LEASE_EXTENSION, Capability.NACK_DELAY,
+                Capability.TRANSACTIONAL_ENQUEUE, Capability.HISTORY, Capability.DROP_SCHEMA, Capability.KILL_SESSION,
+                Capability.RAW_ROW_INSERT);
+        if (order == ClaimOrder.PRIORITY_FIRST) {
+            f.add(Capability.PRIORITY);
+        }
+        return new Capabilities("sqlserver", EnumSet.allOf(ClaimMode.class), f,
+                order == ClaimOrder.LIFO ? Ordering.NONE : Ordering.FIFO_APPROXIMATE, MAX_PAYLOAD_BYTES, MAX_CLAIM_BATCH);
+    }
+
+    @Override
+    public Capabilities capabilities() {
+        return caps;
+    }
+
+    @Override
+    public String serverVersion() {
+        return sessions.inTransaction("reading the server version", c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql.get("serverVersion")); ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return "Microsoft SQL Server " + rs.getString("version") + " (" + rs.getString("edition") + ")";
+            }
+        });
+    }
+
+    // ---- producer ----------------------------------------------------------------------------
+
+    @Override
+    public long enqueue(QueueName queue, Message message) {
+        return enqueueAll(queue, List.of(message)).get(0);
+    }
+
+    @Override
+    public List<Long> enqueueAll(QueueName queue, List<Message> messages) {
+        messages.forEach(SqlServerQueueBackend::checkDelay);
+        return sessions.inTransaction("enqueue on queue '" + queue + "'", c -> {
+            List<Long> ids = new ArrayList<>(messages.size());
+            for (Message m : messages) {
+                ids.add(insert(c, "enqueue", queue, m));
+            }
+            return ids;
+        });
+    }
+
+    @Override
+    public long enqueue(Connection connection, QueueName queue, Message message) {
+        checkDelay(message);
+        try {
+            return insert(connection, "enqueueJoined", queue, message);
+        } catch (SQLException e) {
+            throw SqlServerErrors.map("enqueue on queue '" + queue + "' in the caller's transaction", e);
+        }
+    }
+
+    /**
+     * Insert one message; a queue that does not exist yet is created first (as {@link #createQueue}),
+     * on {@code c} in the same transaction, or in its own transaction when {@code c} is the caller's.
+     */
+    private long insert(Connection c, String statement, QueueName queue, Message m) throws SQLException {
+        Long id = tryInsert(c, statement, queue, m);
+        if (id == null) {
+            if (statement.equals("enqueueJoined")) {
+                admin.createQueue(queue);
+            } else {
+                admin.createQueueOn(c, queue);
+            }
+            id = tryInsert(c, statement, queue, m);
+        }
+        if (id == null) {
+            throw new SqlQueueException("queue '" + queue + "' was dropped while a message was being enqueued on it");
+        }
+        return id;
+    }
+
+    private Long tryInsert(Connection c, String statement, QueueName queue, Message m) throws SQLException {
+        try (PreparedStatement ps = Jdbc.prepare(c, sql.get(statement), m.priority(), Jdbc.seconds(m.delay()),
+                Jdbc.millisPart(m.delay()), m.payloadUnsafe(), HeaderCodec.encode(m.headers()), queue.value());
+             ResultSet rs = ps.executeQuery()) {
+            return rs.next() ? rs.getLong(1) : null;
+        }
+    }
+
+    private static void checkDelay(Message m) {
+        if (m.delay().getSeconds() >= Integer.MAX_VALUE) {
+            throw new InvalidInputException("delay.max", "delay must be below " + Integer.MAX_VALUE + " s, was " + m.delay());
+        }
+    }
+
+    // ---- consumer ----------------------------------------------------------------------------
+
+    @Override
+    public List<Delivery> consume(QueueName queue, ConsumeRequest request) {
+        int n = Math.min(request.maxMessages(), MAX_CLAIM_BATCH);
+        long leaseMs = request.lease().toMillis();
+        String what = "claim from queue '" + queue + "'";
+        if (request.mode() == ClaimMode.LEASE) {
+            List<ClaimedRow> rows = sessions.inTransaction(what, c -> claim(c, queue, n, leaseMs));
+            return deliveries(queue, rows, ClaimMode.LEASE, 0);
+        }
+        for (int attempt = 0; ; attempt++) {
+            Sessions.Session s = null;
+            try {
+                s = sessions.open();
+                List<ClaimedRow> rows = claim(s.connection, queue, n, leaseMs);
+                if (rows.isEmpty()) {
+                    s.connection.commit();
+                    s.restoreAndClose();
+                    return List.of();
+                }
+                long handle = claims.register(s, rows);
+                return deliveries(queue, rows, ClaimMode.TRANSACTIONAL, handle);
+            } catch (SQLException e) {
+                if (s != null) {
+                    s.rollbackQuietly(e);
+                    s.restoreAndClose();
+                }
+                if (attempt < sessions.retries() && SqlServerErrors.isRetryable(e)) {
+                    sessions.pause(what, attempt + 1, e);
+                    continue;
+                }
+                throw SqlServerErrors.map(what, e);
+            } catch (RuntimeException e) {
+                if (s != null) {
+                    s.rollbackQuietly(e);
+                    s.restoreAndClose();
+                }
+                throw e;
+            }
+        }
+    }
+
+    private List<ClaimedRow> claim(Connection c, QueueName queue, int n, long leaseMs) throws SQLException {
+        try (PreparedStatement ps = Jdbc.prepare(c, sql.get("claim"), n, queue.value(), (int) leaseMs);
+             ResultSet rs = ps.executeQuery()) {
+            return ClaimedRow.readAll(rs);
+        }
+    }
+
+    /**
+     * Rows with undecodable headers go to the dead-letter table (reason names the defect) and are not
+     * returned. If moving one fails in lease mode the others are still returned (the row comes back
+     * after its lease); in transactional mode the failure ended the claim, so it is thrown.
+     */
+    private List<Delivery> deliveries(QueueName queue, List<ClaimedRow> rows, ClaimMode mode, long handle) {
+        List<Delivery> out = new ArrayList<>(rows.size());
+        for (ClaimedRow r : rows) {
+            Receipt receipt = new Receipt(queue, r.id(), mode == ClaimMode.LEASE ? r.token() : handle, mode);
+            try {
+                out.add(new Delivery(receipt, r.payload(), HeaderCodec.decode(r.rawHeaders()), r.attempts(), r.priority(),
+                        r.enqueuedAt(), null));
+            } catch (HeaderCodec.MalformedHeadersException e) {
+                try {
+                    deadLetter(receipt, "headers could not be decoded: " + e.getMessage());
+                } catch (SqlQueueException failed) {
+                    if (mode == ClaimMode.TRANSACTIONAL) {
+                        throw failed; // the claim has ended: its other deliveries are back on the queue
+                    }
+                    // lease mode: the row comes back after its lease and meets the same check again
+                }
+            }
+        }
+        return out;
+    }
+
+    // ---- acknowledger ------------------------------------------------------------------------
+
+    @Override
+    public void ack(Receipt receipt) {
+        ack(receipt, "");
+    }
+
+    @Override
+    public void ack(Receipt receipt, String detail) {
+        settle(receipt, Kind.ACK, "ack", (c, token, row) -> doAck(c, receipt, token, detail));
+    }
+
+    private boolean doAck(Connection c, Receipt r, long token, String detail) throws SQLException {
+        if (history) {
+            return Jdbc.count(c, sql.get("ackToHistory"), detail, r.messageId(), r.queue().value(), token) == 1;
+        }
+        return Jdbc.count(c, sql.get("ack"), r.messageId(), r.queue().value(), token) == 1;
+    }
+
+    /**
+     * Lease receipts are acked in one transaction per {@link SqlServerStatements#MAINTENANCE_BATCH};
+     * transactional receipts through their claims.
+     */
+    @Override
+    public Set<Receipt> ackAll(Collection<Receipt> receipts) {
+        Set<Receipt> lost = new LinkedHashSet<>();
+        List<Receipt> leased = new ArrayList<>();
+        for (Receipt r : receipts) {
+            if (r.mode() == ClaimMode.LEASE) {
+                leased.add(r);
+            } else {
+                try {
+                    ack(r);
+                } catch (LeaseLostException e) {
+                    lost.add(r);
+                }
+            }
+        }
+        for (int from = 0; from < leased.size(); from += SqlServerStatements.MAINTENANCE_BATCH) {
+            List<Receipt> chunk = leased.subList(from, Math.min(leased.size(), from + SqlServerStatements.MAINTENANCE_BATCH));
+            lost.addAll(sessions.inTransaction("ack of " + chunk.size() + " messages", c -> {
+                Set<Receipt> missed = new LinkedHashSet<>();
+                for (Receipt r : chunk) {
+                    if (!doAck(c, r, r.token(), "")) {
+                        missed.add(r);
+                    }
+                }
+                return missed;
+            }));
+        }
+        return lost;
+    }
+
+    @Override
+    public void nack(Receipt receipt, Duration delay, String error) {
+        if (delay.getSeconds() >= Integer.MAX_VALUE) {
+            throw new InvalidInputException("delay.max", "nack delay must be below " + Integer.MAX_VALUE + " s, was " + delay);
+        }
+        settle(receipt, Kind.NACK, "nack", (c, token, row) -> Jdbc.count(c, sql.get("nack"), Jdbc.seconds(delay),
+                Jdbc.millisPart(delay), error, receipt.messageId(), receipt.queue().value(), token) == 1);
+    }
+
+    @Override
+    public void extend(Receipt receipt, Duration lease) {
+        settle(receipt, Kind.EXTEND, "extend", (c, token, row) -> Jdbc.count(c, sql.get("extend"), (int) lease.toMillis(),
+                receipt.messageId(), receipt.queue().value(), token) == 1);
+    }
+
+    @Override
+    public void deadLetter(Receipt receipt, String reason) {
+        settle(receipt, Kind.DEAD_LETTER, "dead-letter", (c, token, row) -> {
+            boolean one = Jdbc.count(c, sql.get("deadLetter"), reason, receipt.messageId(), receipt.queue().value(), token) == 1;
+            if (one && history) {
+                try (PreparedStatement ps = Jdbc.prepare(c, sql.get("historyFromDeadLetter"), receipt.messageId(),
+                        receipt.queue().value())) {
+                    ps.execute();
+                }
+            }
+            return one;
+        });
+    }
+
+    @Override
+    public void release(Receipt receipt) {
+        settle(receipt, Kind.RELEASE, "release", (c, token, row) -> row == null
+                ? Jdbc.count(c, sql.get("release"), receipt.messageId(), receipt.queue().value(), token) == 1
+                : Jdbc.count(c, sql.get("releaseRestore"), row.priorVisibleAt(), receipt.messageId(),
+                        receipt.queue().value(), token) == 1);
+    }
+
+    /** A settle statement: {@code row} is the claimed row in transactional mode, null in lease mode. */
+    private interface Settle {
+        boolean run(Connection c, long token, ClaimedRow row) throws SQLException;
+    }
+
+    private void settle(Receipt receipt, Kind kind, String verb, Settle work) {
+        if (receipt.mode() == ClaimMode.TRANSACTIONAL) {
+            claims.settle(receipt, kind, (c, row) -> work.run(c, row.token(), row));
+            return;
+        }
+        boolean one = sessions.inTransaction(verb + " of message " + receipt.messageId(),
+                c -> work.run(c, receipt.token(), null));
+        if (!one) {
+            throw new LeaseLostException(receipt.messageId(), "message " + receipt.messageId() + " of queue '"
+                    + receipt.queue() + "': lease lost (expired and claimed again, or already settled); " + verb
+                    + " changed nothing");
+        }
+    }
+
+    // ---- admin -------------------------------------------------------------------------------
+
+    @Override
+    public void migrate() {
+        admin.migrate();
+    }
+
+    @Override
+    public void createQueue(QueueName queue) {
+        admin.createQueue(queue);
+    }
+
+    @Override
+    public void dropQueue(QueueName queue) {
+        admin.dropQueue(queue);
+    }
+
+    @Override
+    public long purge(QueueName queue) {
+        return admin.purge(queue);
+    }
+
+    @Override
+    public List<QueueName> queues() {
+        return admin.queues();
+    }
+
+    @Override
+    public QueueStats stats(QueueName queue) {
+        return admin.stats(queue);
+    }
+
+    @Override
+    public List<DeadLetter> deadLetters(QueueName queue, int limit) {
+        return admin.deadLetters(queue, limit);
+    }
+
+    @Override
+    public long requeueDeadLetters(QueueName queue, List<Long> messageIds) {
+        return admin.requeueDeadLetters(queue, messageIds);
+    }
+
+    @Override
+    public long purgeDeadLetters(QueueName queue) {
+        return admin.purgeDeadLetters(queue);
+    }
+
+    @Override
+    public List<HistoryEntry> history(QueueName queue, int limit) {
+        return admin.history(queue, limit);
+    }
+
+    /** Rolls back open transactional claims (their locks would block the drop), then drops every table of the prefix. */
+    @Override
+    public void dropSchema() {
+        claims.rollbackAll();
+        admin.dropSchema();
+    }
+
+    /** Open transactional claims (each holds a connection); for tests and monitoring. */
+    public int openTransactionalClaims() {
+        return claims.openCount();
+    }
+
+    /** Rolls back open transactional claims, then closes the pool if the backend opened it. */
+    @Override
+    public void close() {
+        claims.rollbackAll();
+        if (pool != null) {
+            try {
+                pool.close();
+            } catch (Exception e) {
+                throw Sessions.unexpected("closing the connection pool", e);
+            }
+        }
+    }
+}

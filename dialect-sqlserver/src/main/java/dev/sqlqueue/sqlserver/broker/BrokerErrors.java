@@ -1,0 +1,43 @@
+package dev.sqlqueue.sqlserver.broker;
+
+import dev.sqlqueue.SqlQueueException;
+import dev.sqlqueue.TransientBackendException;
+import java.sql.SQLException;
+
+/**
+ * Maps SQL Server errors onto sqlqueue's exceptions. Error numbers from the SQL Server documentation
+ * (Database engine events and errors): 1205 deadlock victim and 1222 lock request time-out are
+ * transient, as is every SQLState of class 08 (connection); 9617 is a disabled queue. Stateless.
+ */
+public final class BrokerErrors {
+    public static final int DEADLOCK_VICTIM = 1205;
+    public static final int LOCK_TIMEOUT = 1222;
+    public static final int QUEUE_DISABLED = 9617;
+
+    private BrokerErrors() {
+    }
+
+    /** True if the error or one chained to it has this number. */
+    public static boolean has(SQLException e, int number) {
+        for (SQLException x = e; x != null; x = x.getNextException()) {
+            if (x.getErrorCode() == number) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    public static boolean isTransient(SQLException e) {
+        String state = e.getSQLState();
+        return has(e, DEADLOCK_VICTIM) || has(e, LOCK_TIMEOUT) || (state != null && state.startsWith("08"));
+    }
+
+    /** The exception to throw for {@code e} while doing {@code what}. */
+    public static SqlQueueException translate(SQLException e, String what) {
+        String msg = what + " failed: " + e.getMessage() + " (error " + e.getErrorCode() + ", SQLState " + e.getSQLState() + ")";
+        if (isTransient(e)) {
+            return new TransientBackendException(msg, e);
+        }
+        return new SqlQueueException(msg, e);
+    }
+}

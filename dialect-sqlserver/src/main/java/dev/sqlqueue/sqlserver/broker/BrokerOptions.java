@@ -1,0 +1,106 @@
+package dev.sqlqueue.sqlserver.broker;
+
+import dev.sqlqueue.InvalidInputException;
+import dev.sqlqueue.QueueConfig;
+import java.util.Locale;
+import java.util.regex.Pattern;
+
+/**
+ * The backend-specific settings, read from {@link QueueConfig#options()} (keys below). Every value is
+ * checked at open; a bad one is an {@link InvalidInputException} with rule {@code broker.option}.
+ *
+ * <ul>
+ *   <li>{@code broker.dialogPoolSize}: pooled dialogs per queue and process, 1..1000; default the
+ *       connection pool size. One dialog per concurrently sending connection.</li>
+ *   <li>{@code broker.spreadFactor}: the "150 trick" (seed 000): begin poolSize x factor dialogs and keep
+ *       every factor-th; 1 disables it (default), 150 is the documented value; 1..1000.</li>
+ *   <li>{@code broker.dialogLifetimeSeconds}: the explicit LIFETIME of every dialog, default 604800
+ *       (7 days); at least 2 x {@code dialogMaxAgeSeconds}. A message not received within it is lost
+ *       with the dialog's Error, so it must exceed the longest consumer outage you plan for.</li>
+ *   <li>{@code broker.dialogMaxAgeSeconds}: recycle a pooled dialog this old, default 3600.</li>
+ *   <li>{@code broker.dialogMaxMessages}: recycle a pooled dialog after this many sends, default
+ *       100000.</li>
+ *   <li>{@code broker.maxAttempts}: deliveries before the adapter dead-letters a message on receipt,
+ *       1..1000, default 10 (set it at or above the worker's retry limit).</li>
+ *   <li>{@code broker.activationProcedure}: {@code schema.procedure} to attach as internal activation
+ *       when a queue is created; absent = none. Each part {@code [A-Za-z_][A-Za-z0-9_]{0,127}}.</li>
+ *   <li>{@code broker.maxQueueReaders}: MAX_QUEUE_READERS for it, 1..32767, default 1.</li>
+ *   <li>{@code broker.activationExecuteAs}: {@code OWNER} (default) or {@code SELF}.</li>
+ *   <li>{@code broker.sweepIntervalMillis}: how often the initiator queue is drained of EndDialog and
+ *       Error messages, 100..600000, default 5000.</li>
+ *   <li>{@code broker.sendWaitMillis}: how long a sender waits for a free pooled dialog, default 30000.</li>
+ *   <li>{@code broker.disabledRecheckMillis}: after error 9617, how long consumes fail without asking
+ *       the server again, default 30000.</li>
+ * </ul>
+ *
+ * @param dialogPoolSize pooled dialogs per queue and process
+ * @param spreadFactor 1 = off, 150 = the 150 trick
+ * @param dialogLifetimeSeconds LIFETIME of each dialog, s
+ * @param dialogMaxAgeSeconds recycling age, s
+ * @param dialogMaxMessages recycling message count
+ * @param maxAttempts adapter's poison limit
+ * @param activationProcedure {@code schema.name} or null
+ * @param maxQueueReaders MAX_QUEUE_READERS
+ * @param activationExecuteAs OWNER or SELF
+ * @param sweepIntervalMillis initiator-queue sweep period, ms
+ * @param sendWaitMillis wait for a free dialog, ms
+ * @param disabledRecheckMillis quiet period after error 9617, ms
+ */
+public record BrokerOptions(int dialogPoolSize, int spreadFactor, int dialogLifetimeSeconds, int dialogMaxAgeSeconds,
+                            long dialogMaxMessages, int maxAttempts, String activationProcedure, int maxQueueReaders,
+                            String activationExecuteAs, long sweepIntervalMillis, long sendWaitMillis,
+                            long disabledRecheckMillis) {
+    private static final Pattern PROC = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,127}\\.[A-Za-z_][A-Za-z0-9_]{0,127}");
+
+    public BrokerOptions {
+        if (dialogLifetimeSeconds < 2L * dialogMaxAgeSeconds) {
+            throw bad("broker.dialogLifetimeSeconds", "must be at least twice broker.dialogMaxAgeSeconds ("
+                    + dialogMaxAgeSeconds + " s), was " + dialogLifetimeSeconds);
+        }
+        if (activationProcedure != null && !PROC.matcher(activationProcedure).matches()) {
+            throw bad("broker.activationProcedure", "must be schema.procedure of [A-Za-z_][A-Za-z0-9_]*, was '"
+                    + activationProcedure + "'");
+        }
+        if (!activationExecuteAs.equals("OWNER") && !activationExecuteAs.equals("SELF")) {
+            throw bad("broker.activationExecuteAs", "must be OWNER or SELF, was '" + activationExecuteAs + "'");
+        }
+    }
+
+    /** Reads and validates the options of {@code config}. */
+    public static BrokerOptions from(QueueConfig config) {
+        return new BrokerOptions(
+                (int) num(config, "broker.dialogPoolSize", config.poolSize(), 1, 1000),
+                (int) num(config, "broker.spreadFactor", 1, 1, 1000),
+                (int) num(config, "broker.dialogLifetimeSeconds", 604_800, 60, Integer.MAX_VALUE),
+                (int) num(config, "broker.dialogMaxAgeSeconds", 3600, 1, Integer.MAX_VALUE / 2),
+                num(config, "broker.dialogMaxMessages", 100_000, 1, Long.MAX_VALUE),
+                (int) num(config, "broker.maxAttempts", 10, 1, 1000),
+                config.option("broker.activationProcedure", null),
+                (int) num(config, "broker.maxQueueReaders", 1, 1, 32767),
+                config.option("broker.activationExecuteAs", "OWNER").toUpperCase(Locale.ROOT),
+                num(config, "broker.sweepIntervalMillis", 5000, 100, 600_000),
+                num(config, "broker.sendWaitMillis", 30_000, 1, 3_600_000),
+                num(config, "broker.disabledRecheckMillis", 30_000, 0, 3_600_000));
+    }
+
+    private static long num(QueueConfig c, String key, long def, long min, long max) {
+        String v = c.option(key, null);
+        if (v == null) {
+            return def;
+        }
+        long x;
+        try {
+            x = Long.parseLong(v.trim());
+        } catch (NumberFormatException e) {
+            throw bad(key, "must be a whole number, was '" + v + "'");
+        }
+        if (x < min || x > max) {
+            throw bad(key, "must be " + min + ".." + max + ", was " + x);
+        }
+        return x;
+    }
+
+    private static InvalidInputException bad(String key, String what) {
+        return new InvalidInputException("broker.option", "option " + key + " " + what);
+    }
+}

@@ -1,0 +1,118 @@
+package dev.sqlqueue.sqlserver.broker;
+
+import dev.sqlqueue.QueueName;
+import dev.sqlqueue.SqlQueueException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.List;
+
+/**
+ * Creates and drops the backend's objects. Every operation runs in one transaction that first takes
+ * an exclusive application lock ({@code sp_getapplock}, owner Transaction) on the prefix's resource, and
+ * every CREATE is guarded by an existence check, so provisioning is idempotent and two processes
+ * running it at once serialise instead of failing on "already exists". Before anything else it checks
+ * {@code sys.databases.is_broker_enabled} and fails with a message that says how to enable the broker.
+ *
+ * <p>Thread-safe (stateless besides its statements). Callers pass a connection they own; it is left in
+ * auto-commit mode as it was found.
+ */
+public final class BrokerProvisioner {
+    /** How long provisioning waits for another process's provisioning, in ms. */
+    public static final int LOCK_TIMEOUT_MILLIS = 60_000;
+
+    private final BrokerStatements sql;
+    private final BrokerOptions options;
+
+    public BrokerProvisioner(BrokerStatements sql, BrokerOptions options) {
+        this.sql = sql;
+        this.options = options;
+    }
+
+    /**
+     * @throws SqlQueueException if the broker is disabled in the database (is_broker_enabled = 0), if
+     *     the lock is refused, or a statement fails
+     */
+    public void migrate(Connection c) throws SQLException {
+        inLockedTransaction(c, () -> {
+            Sql.update(c, sql.createQueuesTable());
+            Sql.update(c, sql.createDialogsTable());
+            Sql.update(c, sql.createAttemptsTable());
+            Sql.update(c, sql.createDeadTable());
+            Sql.update(c, sql.createIdSequence());
+        });
+    }
+
+    /** Creates the queue's message types, contract, queues and services, and registers it. */
+    public void createQueue(Connection c, QueueName q) throws SQLException {
+        inLockedTransaction(c, () -> {
+            Sql.update(c, sql.createMessageType(q));
+            Sql.update(c, sql.createEndOfStreamType(q));
+            Sql.update(c, sql.createContract(q));
+            Sql.update(c, sql.createQueue(q));
+            Sql.update(c, sql.createInitiatorQueue(q));
+            Sql.update(c, sql.createService(q));
+            Sql.update(c, sql.createInitiatorService(q));
+            if (options.activationProcedure() != null) {
+                Sql.update(c, sql.attachActivation(q, options.activationProcedure(), options.maxQueueReaders(),
+                        options.activationExecuteAs()));
+            }
+            Sql.update(c, sql.registerQueue(), q.value(), q.value());
+        });
+    }
+
+    /** Drops the queue's services, queues, contract and message types, and deletes its rows. */
+    public void dropQueue(Connection c, QueueName q) throws SQLException {
+        inLockedTransaction(c, () -> {
+            for (String s : sql.dropQueueObjects(q)) {
+                Sql.update(c, s);
+            }
+            Sql.update(c, sql.deleteQueueRows(), q.value());
+        });
+    }
+
+    /** Fails unless the broker is enabled in the connection's database. */
+    public void requireBrokerEnabled(Connection c) throws SQLException {
+        List<Object[]> rows = Sql.query(c, sql.brokerEnabled());
+        if (rows.isEmpty()) {
+            throw new SqlQueueException("cannot read sys.databases for the current database");
+        }
+        Object enabled = rows.get(0)[1];
+        boolean on = enabled instanceof Boolean b ? b : Sql.asLong(enabled) != 0;
+        if (!on) {
+            String db = String.valueOf(rows.get(0)[0]);
+            throw new SqlQueueException("Service Broker is disabled in database '" + db
+                    + "' (sys.databases.is_broker_enabled = 0). Enable it with ALTER DATABASE "
+                    + BrokerNames.quote(db) + " SET ENABLE_BROKER (it needs exclusive access to the database;"
+                    + " WITH ROLLBACK IMMEDIATE ends other sessions), or SET NEW_BROKER on a restored copy.");
+        }
+    }
+
+    private interface Work {
+        void run() throws SQLException;
+    }
+
+    private void inLockedTransaction(Connection c, Work work) throws SQLException {
+        requireBrokerEnabled(c);
+        boolean auto = c.getAutoCommit();
+        c.setAutoCommit(false);
+        try {
+            List<Object[]> r = Sql.query(c, sql.provisioningLock(), LOCK_TIMEOUT_MILLIS);
+            long result = r.isEmpty() ? -999 : Sql.asLong(r.get(0)[0]);
+            if (result < 0) {
+                throw new SqlQueueException("could not take the provisioning lock '" + sql.names().provisioningLock()
+                        + "' within " + LOCK_TIMEOUT_MILLIS + " ms (sp_getapplock returned " + result + ")");
+            }
+            work.run();
+            c.commit();
+        } catch (SQLException | RuntimeException e) {
+            try {
+                c.rollback();
+            } catch (SQLException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        } finally {
+            c.setAutoCommit(auto);
+        }
+    }
+}

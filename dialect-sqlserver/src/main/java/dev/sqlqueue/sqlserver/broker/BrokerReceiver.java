@@ -1,0 +1,242 @@
+package dev.sqlqueue.sqlserver.broker;
+
+import dev.sqlqueue.ClaimMode;
+import dev.sqlqueue.ConsumeRequest;
+import dev.sqlqueue.Delivery;
+import dev.sqlqueue.QueueName;
+import dev.sqlqueue.Receipt;
+import dev.sqlqueue.spi.HeaderCodec;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Consume: {@code WAITFOR (RECEIVE TOP (n) ...), TIMEOUT ms} inside a transaction on a connection of
+ * its own ({@link dev.sqlqueue.spi.QueueBackend#waitsInConsume()} is true). One RECEIVE returns
+ * messages of one conversation group and locks that group until the claim ends.
+ *
+ * <p>Per message type: data messages are decoded in Java; a body that is not an envelope, or whose
+ * headers are malformed, is copied to the dead-letter table (bytes intact) and not returned; a message
+ * whose recorded attempts reached {@link BrokerOptions#maxAttempts()} is dead-lettered the same way
+ * (the poison limit; the transaction then commits). End-of-stream and EndDialog end the target's side
+ * of the conversation; Error is logged with its code and description and ends our side; DialogTimer is
+ * logged and dropped. A batch holding only such messages commits and the wait goes on.
+ *
+ * <p>Error 9617 (queue disabled) becomes {@link QueueDisabledException}; for
+ * {@link BrokerOptions#disabledRecheckMillis()} after it, consumes of that queue wait out their
+ * {@code maxWait} and fail again without asking the server, so no loop spins on a disabled queue.
+ *
+ * <p>Thread-safe.
+ */
+public final class BrokerReceiver {
+    private static final Logger LOG = LoggerFactory.getLogger(BrokerReceiver.class);
+
+    private final DataSource ds;
+    private final BrokerStatements sql;
+    private final BrokerOptions options;
+    private final BrokerSender sender;
+    private final AtomicLong tokens = new AtomicLong();
+    private final Map<Long, BrokerClaim> claims = new ConcurrentHashMap<>();
+    private final Map<QueueName, Disabled> disabled = new ConcurrentHashMap<>();
+
+    private record Disabled(long untilNanos, QueueDisabledException error) {
+    }
+
+    public BrokerReceiver(DataSource ds, BrokerStatements sql, BrokerOptions options, BrokerSender sender) {
+        this.ds = ds;
+        this.sql = sql;
+        this.options = options;
+        this.sender = sender;
+    }
+
+    /** Open claims (transactions waiting for settlements). */
+    public int openClaims() {
+        return claims.size();
+    }
+
+    /**
+     * @throws QueueDisabledException if the queue is disabled (error 9617)
+     * @throws dev.sqlqueue.TransientBackendException on deadlock, lock time-out or connection loss
+     */
+    public List<Delivery> consume(QueueName q, ConsumeRequest request) {
+        Disabled off = disabled.get(q);
+        if (off != null) {
+            long left = off.untilNanos - System.nanoTime();
+            if (left > 0) {
+                sleep(Math.min(request.maxWait().toMillis(), left / 1_000_000));
+                throw off.error;
+            }
+            disabled.remove(q, off);
+        }
+        Connection c;
+        try {
+            c = ds.getConnection();
+        } catch (SQLException e) {
+            throw BrokerErrors.translate(e, "opening a connection to consume from queue '" + q + "'");
+        }
+        boolean auto = true;
+        boolean handedOver = false;
+        try {
+            auto = c.getAutoCommit();
+            c.setAutoCommit(false);
+            long deadline = System.nanoTime() + request.maxWait().toNanos();
+            while (true) {
+                long waitMs = Math.max(0, (deadline - System.nanoTime()) / 1_000_000);
+                List<Object[]> rows = Sql.query(c, sql.receive(q), request.maxMessages(), (int) Math.min(waitMs, Integer.MAX_VALUE));
+                if (rows.isEmpty()) {
+                    c.commit();
+                    return List.of();
+                }
+                long token = tokens.incrementAndGet();
+                BrokerClaim claim = new BrokerClaim(token, q, c, auto, ds, sql, sender, () -> claims.remove(token));
+                List<Delivery> out = handle(c, q, rows, claim);
+                if (!out.isEmpty()) {
+                    claims.put(token, claim);
+                    handedOver = true;
+                    return out;
+                }
+                c.commit();
+                if (System.nanoTime() >= deadline) {
+                    return List.of();
+                }
+            }
+        } catch (SQLException e) {
+            BrokerSender.rollbackQuietly(c, e);
+            if (BrokerErrors.has(e, BrokerErrors.QUEUE_DISABLED)) {
+                QueueDisabledException x = new QueueDisabledException("Service Broker queue "
+                        + sql.names().qualified(sql.names().queue(q)) + " of sqlqueue queue '" + q
+                        + "' is disabled (error 9617): nothing can be received until it is enabled again with ALTER QUEUE "
+                        + sql.names().qualified(sql.names().queue(q)) + " WITH STATUS = ON, after removing the cause", e);
+                disabled.put(q, new Disabled(System.nanoTime() + options.disabledRecheckMillis() * 1_000_000, x));
+                LOG.error(x.getMessage());
+                throw x;
+            }
+            throw BrokerErrors.translate(e, "receive from queue '" + q + "'");
+        } finally {
+            if (!handedOver) {
+                BrokerSender.restore(c, auto);
+                BrokerSender.closeQuietly(c);
+            }
+        }
+    }
+
+    private List<Delivery> handle(Connection c, QueueName q, List<Object[]> rows, BrokerClaim claim) throws SQLException {
+        Set<UUID> ended = new HashSet<>();
+        List<Envelope> data = new ArrayList<>();
+        String dataType = sql.names().messageType(q);
+        String eosType = sql.names().endOfStreamType(q);
+        for (Object[] r : rows) {
+            UUID handle = Sql.asUuid(r[1]);
+            String type = String.valueOf(r[3]);
+            byte[] body = (byte[]) r[4];
+            if (type.equals(dataType)) {
+                try {
+                    Envelope env = Envelope.decode(body);
+                    HeaderCodec.decode(env.rawHeaders());
+                    data.add(env);
+                } catch (Envelope.UndecodableException | HeaderCodec.MalformedHeadersException e) {
+                    deadLetterRaw(c, q, body, "undecodable message: " + e.getMessage());
+                }
+            } else if (type.equals(eosType) || type.equals(BrokerStatements.END_DIALOG)) {
+                end(c, handle, ended);
+            } else if (type.equals(BrokerStatements.ERROR)) {
+                LOG.warn("queue '{}': conversation {} reported an error ({}); ending our side", q, handle,
+                        SystemMessages.describeError(body));
+                end(c, handle, ended);
+            } else if (type.equals(BrokerStatements.DIALOG_TIMER)) {
+                LOG.info("queue '{}': dialog timer fired on conversation {}; nothing is scheduled on it", q, handle);
+            } else {
+                deadLetterRaw(c, q, body, "unexpected message type '" + type + "'");
+            }
+        }
+        if (data.isEmpty()) {
+            return List.of();
+        }
+        Map<Long, Integer> attempts = attempts(c, q, data);
+        List<Delivery> out = new ArrayList<>();
+        for (Envelope env : data) {
+            int before = attempts.getOrDefault(env.messageId(), 0);
+            if (before >= options.maxAttempts()) {
+                Sql.update(c, sql.insertDeadLetter(), q.value(), env.messageId(), env.payload(), env.rawHeaders(), before,
+                        "poison message: " + before + " attempts reached broker.maxAttempts = " + options.maxAttempts(),
+                        env.enqueuedMillis());
+                Sql.update(c, sql.clearAttempts(), q.value(), env.messageId());
+                continue;
+            }
+            claim.add(env, before + 1);
+            Receipt receipt = new Receipt(q, env.messageId(), claim.token(), ClaimMode.TRANSACTIONAL);
+            out.add(new Delivery(receipt, env.payload(), HeaderCodec.decode(env.rawHeaders()), before + 1, 0,
+                    Instant.ofEpochMilli(env.enqueuedMillis()), null));
+        }
+        return out;
+    }
+
+    private void end(Connection c, UUID handle, Set<UUID> ended) throws SQLException {
+        if (ended.add(handle)) {
+            Sql.update(c, sql.endConversation(), handle.toString());
+        }
+    }
+
+    private Map<Long, Integer> attempts(Connection c, QueueName q, List<Envelope> data) throws SQLException {
+        Object[] params = new Object[data.size() + 1];
+        params[0] = q.value();
+        for (int i = 0; i < data.size(); i++) {
+            params[i + 1] = data.get(i).messageId();
+        }
+        Map<Long, Integer> out = new HashMap<>();
+        for (Object[] row : Sql.query(c, sql.attemptsOf(data.size()), params)) {
+            out.put(Sql.asLong(row[0]), (int) Sql.asLong(row[1]));
+        }
+        return out;
+    }
+
+    private void deadLetterRaw(Connection c, QueueName q, byte[] body, String reason) throws SQLException {
+        LOG.warn("queue '{}': {}; moved to the dead-letter table", q, reason);
+        Sql.update(c, sql.insertDeadLetter(), q.value(), Envelope.idOrZero(body), body == null ? new byte[0] : body, "", 1,
+                clip(reason), new Sql.Null(java.sql.Types.BIGINT));
+    }
+
+    /** The claim that holds this receipt. @throws dev.sqlqueue.LeaseLostException if none does */
+    BrokerClaim claim(Receipt r) {
+        BrokerClaim c = claims.get(r.token());
+        if (c == null) {
+            throw BrokerClaim.gone(r.messageId(), r.token());
+        }
+        return c;
+    }
+
+    /** Rolls back every open claim (backend close). */
+    public void abandonAll() {
+        for (BrokerClaim c : List.copyOf(claims.values())) {
+            c.abandon();
+        }
+    }
+
+    static String clip(String s) {
+        String t = s == null ? "" : s;
+        return t.length() > 4000 ? t.substring(0, 4000) : t;
+    }
+
+    private static void sleep(long ms) {
+        if (ms <= 0) {
+            return;
+        }
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,442 @@
+package dev.sqlqueue.sqlserver.broker;
+
+import static dev.sqlqueue.sqlserver.broker.BrokerNames.literal;
+import static dev.sqlqueue.sqlserver.broker.BrokerNames.quote;
+
+import dev.sqlqueue.QueueName;
+import java.util.Collections;
+
+/**
+ * Every SQL statement of the Service Broker backend, and nothing else. Written from the SQL Server
+ * documentation (Transact-SQL reference: CREATE MESSAGE TYPE, CREATE CONTRACT, CREATE QUEUE, CREATE
+ * SERVICE, BEGIN DIALOG CONVERSATION, SEND, RECEIVE, END CONVERSATION, sp_getapplock; catalog views
+ * sys.databases, sys.service_queues, sys.internal_tables, sys.partitions, sys.conversation_endpoints,
+ * sys.transmission_queue). None of these statements has been run against a SQL Server: tests pin their
+ * exact text and the JDBC call sequence only.
+ *
+ * <p>Rules kept by every statement: names come from {@link BrokerNames} (validated, quoted); values
+ * are JDBC parameters except the few DDL numbers that T-SQL does not accept as variables (dialog
+ * LIFETIME, MAX_QUEUE_READERS), which are validated integers; message bodies are never cast inside
+ * RECEIVE (a failing cast there would leave the message stuck and give activation no event); times
+ * come from {@code SYSUTCDATETIME()}. Immutable and thread-safe.
+ */
+public final class BrokerStatements {
+    /** Message type names the broker itself sends. */
+    public static final String END_DIALOG = "http://schemas.microsoft.com/SQL/ServiceBroker/EndDialog";
+    public static final String ERROR = "http://schemas.microsoft.com/SQL/ServiceBroker/Error";
+    public static final String DIALOG_TIMER = "http://schemas.microsoft.com/SQL/ServiceBroker/DialogTimer";
+
+    private static final String EPOCH = "CAST('19700101' AS datetime2(3))";
+
+    private final BrokerNames n;
+
+    public BrokerStatements(BrokerNames names) {
+        this.n = names;
+    }
+
+    public BrokerNames names() {
+        return n;
+    }
+
+    // ---- server and database --------------------------------------------------------------------
+
+    /** One row: database_name, is_broker_enabled (bit). */
+    public String brokerEnabled() {
+        return "SELECT DB_NAME() AS database_name, is_broker_enabled FROM sys.databases WHERE database_id = DB_ID()";
+    }
+
+    /** One row: product version and edition, for reports. */
+    public String serverVersion() {
+        return "SELECT CAST(SERVERPROPERTY('ProductVersion') AS nvarchar(128)) AS version,"
+                + " CAST(SERVERPROPERTY('Edition') AS nvarchar(128)) AS edition";
+    }
+
+    /**
+     * Takes the provisioning lock for the open transaction; parameters: lock timeout in ms. One row:
+     * result (0 or 1 granted, negative refused; see sp_getapplock).
+     */
+    public String provisioningLock() {
+        return "SET NOCOUNT ON; DECLARE @r int; EXEC @r = sys.sp_getapplock @Resource = "
+                + literal(n.provisioningLock())
+                + ", @LockMode = N'Exclusive', @LockOwner = N'Transaction', @LockTimeout = ?; SELECT @r AS result;";
+    }
+
+    // ---- per-prefix tables ------------------------------------------------------------------------
+
+    public String createQueuesTable() {
+        return "IF OBJECT_ID(" + literal(n.unquotedTable("queues")) + ", N'U') IS NULL CREATE TABLE "
+                + n.queuesTable() + " (queue_name nvarchar(48) NOT NULL PRIMARY KEY,"
+                + " created_at datetime2(3) NOT NULL DEFAULT SYSUTCDATETIME())";
+    }
+
+    public String createDialogsTable() {
+        return "IF OBJECT_ID(" + literal(n.unquotedTable("dialogs")) + ", N'U') IS NULL CREATE TABLE "
+                + n.dialogsTable() + " (conversation_handle uniqueidentifier NOT NULL PRIMARY KEY,"
+                + " queue_name nvarchar(48) NOT NULL, fill_id bigint NOT NULL, is_spacer bit NOT NULL,"
+                + " owner_id uniqueidentifier NULL, created_at datetime2(3) NOT NULL DEFAULT SYSUTCDATETIME())";
+    }
+
+    public String createAttemptsTable() {
+        return "IF OBJECT_ID(" + literal(n.unquotedTable("attempts")) + ", N'U') IS NULL CREATE TABLE "
+                + n.attemptsTable() + " (queue_name nvarchar(48) NOT NULL, message_id bigint NOT NULL,"
+                + " attempts int NOT NULL, last_error nvarchar(4000) NULL,"
+                + " updated_at datetime2(3) NOT NULL DEFAULT SYSUTCDATETIME(), PRIMARY KEY (queue_name, message_id))";
+    }
+
+    public String createDeadTable() {
+        return "IF OBJECT_ID(" + literal(n.unquotedTable("dead")) + ", N'U') IS NULL CREATE TABLE "
+                + n.deadTable() + " (dead_id bigint IDENTITY(1,1) NOT NULL PRIMARY KEY,"
+                + " queue_name nvarchar(48) NOT NULL, message_id bigint NOT NULL, payload varbinary(max) NOT NULL,"
+                + " headers nvarchar(max) NOT NULL, attempts int NOT NULL, reason nvarchar(4000) NOT NULL,"
+                + " enqueued_at datetime2(3) NULL, dead_at datetime2(3) NOT NULL DEFAULT SYSUTCDATETIME())";
+    }
+
+    public String createIdSequence() {
+        return "IF OBJECT_ID(" + literal(n.unquotedTable("ids")) + ", N'SO') IS NULL CREATE SEQUENCE "
+                + n.idSequence() + " AS bigint START WITH 1 INCREMENT BY 1 CACHE 100";
+    }
+
+    // ---- per-queue broker objects -----------------------------------------------------------------
+
+    public String createMessageType(QueueName q) {
+        return "IF NOT EXISTS (SELECT 1 FROM sys.service_message_types WHERE name = " + literal(n.messageType(q))
+                + ") CREATE MESSAGE TYPE " + quote(n.messageType(q)) + " VALIDATION = NONE";
+    }
+
+    public String createEndOfStreamType(QueueName q) {
+        return "IF NOT EXISTS (SELECT 1 FROM sys.service_message_types WHERE name = " + literal(n.endOfStreamType(q))
+                + ") CREATE MESSAGE TYPE " + quote(n.endOfStreamType(q)) + " VALIDATION = EMPTY";
+    }
+
+    public String createContract(QueueName q) {
+        return "IF NOT EXISTS (SELECT 1 FROM sys.service_contracts WHERE name = " + literal(n.contract(q))
+                + ") CREATE CONTRACT " + quote(n.contract(q)) + " (" + quote(n.messageType(q))
+                + " SENT BY INITIATOR, " + quote(n.endOfStreamType(q)) + " SENT BY INITIATOR)";
+    }
+
+    /**
+     * The target queue. POISON_MESSAGE_HANDLING is OFF: the adapter counts attempts itself and moves a
+     * message to the dead-letter table at its limit, so the broker's own rule (five rollbacks in a row
+     * disable the queue) could only stop every consumer because of one crashing message.
+     */
+    public String createQueue(QueueName q) {
+        return createQueueText(n.queue(q));
+    }
+
+    /** The initiator queue: receives EndDialog and Error messages for the pooled dialogs. */
+    public String createInitiatorQueue(QueueName q) {
+        return createQueueText(n.initiatorQueue(q));
+    }
+
+    private String createQueueText(String name) {
+        return "IF OBJECT_ID(" + literal(n.qualified(name)) + ", N'SQ') IS NULL CREATE QUEUE " + n.qualified(name)
+                + " WITH STATUS = ON, RETENTION = OFF, POISON_MESSAGE_HANDLING (STATUS = OFF)";
+    }
+
+    public String createService(QueueName q) {
+        return "IF NOT EXISTS (SELECT 1 FROM sys.services WHERE name = " + literal(n.service(q))
+                + ") CREATE SERVICE " + quote(n.service(q)) + " ON QUEUE " + n.qualified(n.queue(q))
+                + " (" + quote(n.contract(q)) + ")";
+    }
+
+    public String createInitiatorService(QueueName q) {
+        return "IF NOT EXISTS (SELECT 1 FROM sys.services WHERE name = " + literal(n.initiatorService(q))
+                + ") CREATE SERVICE " + quote(n.initiatorService(q)) + " ON QUEUE " + n.qualified(n.initiatorQueue(q));
+    }
+
+    /** Parameters: queue name twice. */
+    public String registerQueue() {
+        return "IF NOT EXISTS (SELECT 1 FROM " + n.queuesTable() + " WHERE queue_name = ?) INSERT INTO "
+                + n.queuesTable() + " (queue_name) VALUES (?)";
+    }
+
+    /**
+     * Attaches a user's activation procedure (internal activation).
+     *
+     * @param procedure schema-qualified name already validated by {@link BrokerOptions}
+     * @param maxReaders 1..32767
+     * @param executeAs {@code OWNER} or {@code SELF}
+     */
+    public String attachActivation(QueueName q, String procedure, int maxReaders, String executeAs) {
+        String[] parts = procedure.split("\\.");
+        return "ALTER QUEUE " + n.qualified(n.queue(q)) + " WITH ACTIVATION (STATUS = ON, PROCEDURE_NAME = "
+                + quote(parts[0]) + "." + quote(parts[1]) + ", MAX_QUEUE_READERS = " + maxReaders
+                + ", EXECUTE AS " + executeAs + ")";
+    }
+
+    /** Statements that remove the queue's broker objects, in order. Each is a no-op if missing. */
+    public java.util.List<String> dropQueueObjects(QueueName q) {
+        return java.util.List.of(
+                "IF EXISTS (SELECT 1 FROM sys.services WHERE name = " + literal(n.service(q)) + ") DROP SERVICE " + quote(n.service(q)),
+                "IF EXISTS (SELECT 1 FROM sys.services WHERE name = " + literal(n.initiatorService(q)) + ") DROP SERVICE " + quote(n.initiatorService(q)),
+                "IF OBJECT_ID(" + literal(n.qualified(n.queue(q))) + ", N'SQ') IS NOT NULL DROP QUEUE " + n.qualified(n.queue(q)),
+                "IF OBJECT_ID(" + literal(n.qualified(n.initiatorQueue(q))) + ", N'SQ') IS NOT NULL DROP QUEUE " + n.qualified(n.initiatorQueue(q)),
+                "IF EXISTS (SELECT 1 FROM sys.service_contracts WHERE name = " + literal(n.contract(q)) + ") DROP CONTRACT " + quote(n.contract(q)),
+                "IF EXISTS (SELECT 1 FROM sys.service_message_types WHERE name = " + literal(n.messageType(q)) + ") DROP MESSAGE TYPE " + quote(n.messageType(q)),
+                "IF EXISTS (SELECT 1 FROM sys.service_message_types WHERE name = " + literal(n.endOfStreamType(q)) + ") DROP MESSAGE TYPE " + quote(n.endOfStreamType(q)));
+    }
+
+    /** Parameter: queue name. Removes the queue's rows from every per-prefix table. */
+    public String deleteQueueRows() {
+        return "DECLARE @q nvarchar(48) = ?; DELETE FROM " + n.dialogsTable() + " WHERE queue_name = @q; DELETE FROM "
+                + n.attemptsTable() + " WHERE queue_name = @q; DELETE FROM " + n.deadTable()
+                + " WHERE queue_name = @q; DELETE FROM " + n.queuesTable() + " WHERE queue_name = @q;";
+    }
+
+    /** One row: present, 1 if the queue registry table exists, else 0. */
+    public String registryExists() {
+        return "SELECT CASE WHEN OBJECT_ID(" + literal(n.unquotedTable("queues")) + ", N'U') IS NULL THEN 0 ELSE 1 END AS present";
+    }
+
+    /** Drops the per-prefix tables and the id sequence (after every queue was dropped), in order. */
+    public java.util.List<String> dropPrefixObjects() {
+        return java.util.List.of("DROP TABLE IF EXISTS " + n.dialogsTable(), "DROP TABLE IF EXISTS " + n.attemptsTable(),
+                "DROP TABLE IF EXISTS " + n.deadTable(), "DROP TABLE IF EXISTS " + n.queuesTable(),
+                "DROP SEQUENCE IF EXISTS " + n.idSequence());
+    }
+
+    /**
+     * Enables Service Broker in a database (needs exclusive access: other sessions are rolled back).
+     * Used by test wiring and named in the error for a disabled broker; the backend never runs it itself.
+     */
+    public static String enableBroker(String database) {
+        return "ALTER DATABASE " + quote(database) + " SET ENABLE_BROKER WITH ROLLBACK IMMEDIATE";
+    }
+
+    /** Queue names of this prefix, sorted. */
+    public String listQueues() {
+        return "SELECT queue_name FROM " + n.queuesTable() + " ORDER BY queue_name";
+    }
+
+    // ---- dialog pool ------------------------------------------------------------------------------
+
+    /**
+     * Begins {@code want * spread} dialogs and keeps every {@code spread}-th as a pooled dialog owned
+     * by {@code owner}; the others stay open as spacers (seed 000, the "150 trick": handles created one
+     * after another share a page of sys.sysdesend, so keeping every 150th gives each pooled handle its
+     * own page). Spread 1 keeps all. Parameters: want, spread, queue name, owner id. Result: the kept
+     * handles.
+     *
+     * @param lifetimeSeconds explicit dialog LIFETIME, validated 1..2147483647
+     */
+    public String fillDialogs(QueueName q, int lifetimeSeconds) {
+        return "SET NOCOUNT ON; DECLARE @want int = ?, @spread int = ?, @queue nvarchar(48) = ?,"
+                + " @owner uniqueidentifier = ?, @i int = 1, @h uniqueidentifier, @fill bigint;"
+                + " DECLARE @kept TABLE (conversation_handle uniqueidentifier NOT NULL);"
+                + " SET @fill = NEXT VALUE FOR " + n.idSequence() + ";"
+                + " WHILE @i <= @want * @spread BEGIN "
+                + beginDialog(q, lifetimeSeconds) + ";"
+                + " INSERT INTO " + n.dialogsTable() + " (conversation_handle, queue_name, fill_id, is_spacer, owner_id)"
+                + " VALUES (@h, @queue, @fill, CASE WHEN @i % @spread = 0 THEN 0 ELSE 1 END,"
+                + " CASE WHEN @i % @spread = 0 THEN @owner ELSE NULL END);"
+                + " IF @i % @spread = 0 INSERT INTO @kept (conversation_handle) VALUES (@h);"
+                + " SET @i += 1; END;"
+                + " SELECT conversation_handle FROM @kept;";
+    }
+
+    private String beginDialog(QueueName q, int lifetimeSeconds) {
+        if (lifetimeSeconds < 1) {
+            throw new IllegalArgumentException("dialog lifetime must be at least 1 s");
+        }
+        return "BEGIN DIALOG CONVERSATION @h FROM SERVICE " + quote(n.initiatorService(q)) + " TO SERVICE "
+                + literal(n.service(q)) + ", N'CURRENT DATABASE' ON CONTRACT " + quote(n.contract(q))
+                + " WITH LIFETIME = " + lifetimeSeconds + ", ENCRYPTION = OFF";
+    }
+
+    /**
+     * Adopts pooled dialogs released by a process that closed cleanly. Parameters: how many, owner id,
+     * queue name. Result: conversation_handle, age_ms (database clock).
+     */
+    public String adoptDialogs() {
+        return "UPDATE TOP (?) " + n.dialogsTable() + " WITH (ROWLOCK, READPAST) SET owner_id = ?"
+                + " OUTPUT inserted.conversation_handle, DATEDIFF_BIG(millisecond, inserted.created_at, SYSUTCDATETIME()) AS age_ms"
+                + " WHERE queue_name = ? AND owner_id IS NULL AND is_spacer = 0";
+    }
+
+    /** Parameter: owner id. Gives this process's pooled dialogs back to the table on close. */
+    public String releaseOwnedDialogs() {
+        return "UPDATE " + n.dialogsTable() + " SET owner_id = NULL WHERE owner_id = ?";
+    }
+
+    /**
+     * Recycles a pooled dialog: sends the end-of-stream message (the target ends its side first, the
+     * initiator ends on the EndDialog that follows), removes it from the pool, and ends the spacers of
+     * its fill once no pooled dialog of that fill is left. Parameter: the conversation handle.
+     */
+    public String retireDialog(QueueName q) {
+        return "SET NOCOUNT ON; DECLARE @h uniqueidentifier = ?, @fill bigint, @s uniqueidentifier;"
+                + " SELECT @fill = fill_id FROM " + n.dialogsTable() + " WHERE conversation_handle = @h;"
+                + " SEND ON CONVERSATION (@h) MESSAGE TYPE " + quote(n.endOfStreamType(q)) + ";"
+                + " DELETE FROM " + n.dialogsTable() + " WHERE conversation_handle = @h;"
+                + " IF NOT EXISTS (SELECT 1 FROM " + n.dialogsTable() + " WHERE fill_id = @fill AND is_spacer = 0)"
+                + " WHILE 1 = 1 BEGIN SET @s = NULL;"
+                + " SELECT TOP (1) @s = conversation_handle FROM " + n.dialogsTable() + " WHERE fill_id = @fill AND is_spacer = 1;"
+                + " IF @s IS NULL BREAK; END CONVERSATION @s;"
+                + " DELETE FROM " + n.dialogsTable() + " WHERE conversation_handle = @s; END;";
+    }
+
+    /**
+     * Drops a broken or errored dialog: ends our side (never WITH CLEANUP) and removes it from the pool.
+     * Parameter: the conversation handle.
+     */
+    public String discardDialog() {
+        return "DECLARE @h uniqueidentifier = ?; DELETE FROM " + n.dialogsTable()
+                + " WHERE conversation_handle = @h; END CONVERSATION @h;";
+    }
+
+    // ---- send ------------------------------------------------------------------------------------------
+
+    /**
+     * Sends one new message on a pooled dialog. The body is the envelope ({@link Envelope}): version
+     * byte, the id from the sequence, the database-clock enqueue time in ms since 1970, then the rest
+     * built by the adapter. Parameters: conversation handle, rest of the envelope. One row: message_id.
+     */
+    public String send(QueueName q) {
+        return "SET NOCOUNT ON; DECLARE @h uniqueidentifier = ?, @rest varbinary(max) = ?, @id bigint;"
+                + " SET @id = NEXT VALUE FOR " + n.idSequence() + ";"
+                + " DECLARE @body varbinary(max) = 0x01 + CAST(@id AS binary(8))"
+                + " + CAST(DATEDIFF_BIG(millisecond, " + EPOCH + ", SYSUTCDATETIME()) AS binary(8)) + @rest;"
+                + " SEND ON CONVERSATION (@h) MESSAGE TYPE " + quote(n.messageType(q)) + " (@body);"
+                + " SELECT @id AS message_id;";
+    }
+
+    /** Sends a complete envelope again (same id). Parameters: conversation handle, body. */
+    public String resend(QueueName q) {
+        return "DECLARE @h uniqueidentifier = ?, @body varbinary(max) = ?; SEND ON CONVERSATION (@h) MESSAGE TYPE "
+                + quote(n.messageType(q)) + " (@body);";
+    }
+
+    // ---- receive ---------------------------------------------------------------------------------------
+
+    /**
+     * Waits up to the time-out for messages of one conversation group and removes them inside the
+     * caller's open transaction. Parameters: how many (TOP), time-out in ms. Columns are returned as
+     * stored; nothing is cast.
+     */
+    public String receive(QueueName q) {
+        return "WAITFOR (RECEIVE TOP (?) conversation_group_id, conversation_handle, message_sequence_number,"
+                + " message_type_name, message_body FROM " + n.qualified(n.queue(q)) + "), TIMEOUT ?";
+    }
+
+    /** Receives from the initiator queue without waiting (EndDialog, Error, DialogTimer). Parameter: TOP. */
+    public String receiveInitiator(QueueName q) {
+        return "RECEIVE TOP (?) conversation_handle, message_type_name, message_body FROM "
+                + n.qualified(n.initiatorQueue(q));
+    }
+
+    /** Purge: receives without waiting. Parameter: TOP. */
+    public String receiveForPurge(QueueName q) {
+        return "RECEIVE TOP (?) conversation_handle, message_type_name FROM " + n.qualified(n.queue(q));
+    }
+
+    /** Ends our side of a conversation (never WITH CLEANUP). Parameter: conversation handle. */
+    public String endConversation() {
+        return "DECLARE @h uniqueidentifier = ?; END CONVERSATION @h;";
+    }
+
+    /** Removes an ended dialog from the pool. Parameter: conversation handle. */
+    public String forgetDialog() {
+        return "DELETE FROM " + n.dialogsTable() + " WHERE conversation_handle = ?";
+    }
+
+    // ---- attempts and dead letters --------------------------------------------------------------------
+
+    /** Parameters: queue name, then {@code count} message ids. Result: message_id, attempts. */
+    public String attemptsOf(int count) {
+        if (count < 1) {
+            throw new IllegalArgumentException("count must be at least 1");
+        }
+        return "SELECT message_id, attempts FROM " + n.attemptsTable() + " WHERE queue_name = ? AND message_id IN ("
+                + String.join(", ", Collections.nCopies(count, "?")) + ")";
+    }
+
+    /** Raises a message's attempt count. Parameters: queue name, message id, last error. */
+    public String raiseAttempts() {
+        return "DECLARE @q nvarchar(48) = ?, @id bigint = ?, @err nvarchar(4000) = ?;"
+                + " UPDATE " + n.attemptsTable() + " SET attempts = attempts + 1, last_error = @err,"
+                + " updated_at = SYSUTCDATETIME() WHERE queue_name = @q AND message_id = @id;"
+                + " IF @@ROWCOUNT = 0 INSERT INTO " + n.attemptsTable()
+                + " (queue_name, message_id, attempts, last_error) VALUES (@q, @id, 1, @err);";
+    }
+
+    /** Parameters: queue name, message id. */
+    public String clearAttempts() {
+        return "DELETE FROM " + n.attemptsTable() + " WHERE queue_name = ? AND message_id = ?";
+    }
+
+    /**
+     * Parameters: queue name, message id, payload, headers text, attempts, reason, enqueue time in ms
+     * since 1970 (database clock, from the envelope) or null when unknown.
+     */
+    public String insertDeadLetter() {
+        return "DECLARE @q nvarchar(48) = ?, @id bigint = ?, @p varbinary(max) = ?, @hd nvarchar(max) = ?,"
+                + " @a int = ?, @r nvarchar(4000) = ?, @ms bigint = ?; INSERT INTO " + n.deadTable()
+                + " (queue_name, message_id, payload, headers, attempts, reason, enqueued_at) VALUES (@q, @id, @p, @hd, @a, @r,"
+                + " DATEADD(millisecond, CAST(@ms % 86400000 AS int), DATEADD(day, CAST(@ms / 86400000 AS int), " + EPOCH + ")));";
+    }
+
+    /** Parameters: limit, queue name. Oldest first. */
+    public String listDeadLetters() {
+        return "SELECT TOP (?) dead_id, message_id, payload, headers, attempts, reason,"
+                + " DATEDIFF_BIG(millisecond, " + EPOCH + ", enqueued_at) AS enqueued_ms,"
+                + " DATEDIFF_BIG(millisecond, " + EPOCH + ", dead_at) AS dead_ms FROM " + n.deadTable()
+                + " WHERE queue_name = ? ORDER BY dead_id";
+    }
+
+    /** Parameter: dead_id. */
+    public String deleteDeadLetter() {
+        return "DELETE FROM " + n.deadTable() + " WHERE dead_id = ?";
+    }
+
+    /** Parameter: queue name. */
+    public String purgeDeadLetters() {
+        return "DELETE FROM " + n.deadTable() + " WHERE queue_name = ?";
+    }
+
+    /** Parameter: queue name. */
+    public String clearQueueAttempts() {
+        return "DELETE FROM " + n.attemptsTable() + " WHERE queue_name = ?";
+    }
+
+    // ---- statistics --------------------------------------------------------------------------------
+
+    /**
+     * One row: queue_rows (rows of the queue's internal table from sys.partitions: every message,
+     * system messages included), dead, oldest_ms (age of the oldest data message by the queue's
+     * message_enqueue_time), transmission (rows of sys.transmission_queue for the target service).
+     * Parameter: queue name.
+     */
+    public String stats(QueueName q) {
+        return "SELECT (SELECT COALESCE(SUM(p.rows), 0) FROM sys.internal_tables AS it JOIN sys.partitions AS p"
+                + " ON p.object_id = it.object_id AND p.index_id = 1 WHERE it.parent_object_id = OBJECT_ID("
+                + literal(n.qualified(n.queue(q))) + ")) AS queue_rows,"
+                + " (SELECT COUNT_BIG(*) FROM " + n.deadTable() + " WHERE queue_name = ?) AS dead,"
+                + " (SELECT COALESCE(DATEDIFF_BIG(millisecond, MIN(message_enqueue_time), SYSDATETIMEOFFSET()), 0) FROM "
+                + n.qualified(n.queue(q)) + " WITH (NOLOCK) WHERE message_type_name = " + literal(n.messageType(q))
+                + ") AS oldest_ms,"
+                + " (SELECT COUNT_BIG(*) FROM sys.transmission_queue WHERE to_service_name = " + literal(n.service(q))
+                + ") AS transmission";
+    }
+
+    /** Rows: state_desc, conversations; both sides of the queue's dialogs. */
+    public String conversationsByState(QueueName q) {
+        return "SELECT ce.state_desc, COUNT_BIG(*) AS conversations FROM sys.conversation_endpoints AS ce"
+                + " JOIN sys.services AS s ON s.service_id = ce.service_id WHERE s.name IN ("
+                + literal(n.service(q)) + ", " + literal(n.initiatorService(q)) + ") GROUP BY ce.state_desc";
+    }
+
+    /**
+     * Rows: wait_type, waiting_tasks_count, wait_time_ms for PAGELATCH_EX and PAGELATCH_SH, server-wide
+     * since the last restart or clear (needs VIEW SERVER STATE). The send benchmark prints the change.
+     */
+    public static String pageLatchWaits() {
+        return "SELECT wait_type, waiting_tasks_count, wait_time_ms FROM sys.dm_os_wait_stats"
+                + " WHERE wait_type IN (N'PAGELATCH_EX', N'PAGELATCH_SH') ORDER BY wait_type";
+    }
+
+    /** One row: is_receive_enabled, is_enqueue_enabled of the target queue. */
+    public String queueStatus(QueueName q) {
+        return "SELECT is_receive_enabled, is_enqueue_enabled FROM sys.service_queues WHERE object_id = OBJECT_ID("
+                + literal(n.qualified(n.queue(q))) + ")";
+    }
+}

@@ -1,0 +1,425 @@
+package dev.sqlqueue.sqlserver.broker;
+
+import dev.sqlqueue.Capabilities;
+import dev.sqlqueue.Capability;
+import dev.sqlqueue.ClaimMode;
+import dev.sqlqueue.ConsumeRequest;
+import dev.sqlqueue.DeadLetter;
+import dev.sqlqueue.Delivery;
+import dev.sqlqueue.HistoryEntry;
+import dev.sqlqueue.InvalidInputException;
+import dev.sqlqueue.LeaseLostException;
+import dev.sqlqueue.Message;
+import dev.sqlqueue.Ordering;
+import dev.sqlqueue.QueueConfig;
+import dev.sqlqueue.QueueName;
+import dev.sqlqueue.QueueStats;
+import dev.sqlqueue.Receipt;
+import dev.sqlqueue.UnsupportedCapabilityException;
+import dev.sqlqueue.spi.QueueBackend;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.EnumSet;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@code sqlserver-broker} backend: queues are Service Broker queues; enqueue is SEND on pooled
+ * dialogs ({@link DialogPool}, {@link BrokerSender}); consume is {@code WAITFOR (RECEIVE ...)} in a
+ * transaction ({@link BrokerReceiver}, {@link BrokerClaim}); poison messages go to a dead-letter table
+ * at the adapter's own attempt limit; an initiator-side sweeper ({@link BrokerSweeper}) ends dialogs
+ * the target ended or that failed. Every statement is in {@link BrokerStatements}.
+ *
+ * <p>Capabilities: transactional claim mode only (no lease mode, so no lease extension); ordering
+ * {@link Ordering#PER_GROUP} (in order within one conversation; a pool spreads a queue over several);
+ * server-side wait; dropping its own schema objects; payloads up to {@value #MAX_PAYLOAD_BYTES} bytes; claims of up to
+ * {@value #MAX_CLAIM_BATCH} messages. Not offered: delayed delivery and nack delays (a conversation
+ * timer is one per conversation and fires on the side that set it, so it cannot delay single messages
+ * on shared dialogs), priority, message groups, enqueue in the caller's transaction, history.
+ *
+ * <p>Thread-safe. Nothing here has been run against a SQL Server.
+ */
+public final class ServiceBrokerBackend implements QueueBackend {
+    private static final Logger LOG = LoggerFactory.getLogger(ServiceBrokerBackend.class);
+    public static final String NAME = "sqlserver-broker";
+    public static final int MAX_PAYLOAD_BYTES = 1 << 20;
+    public static final int MAX_CLAIM_BATCH = 100;
+    private static final int PURGE_BATCH = 500;
+
+    private final DataSource ds;
+    private final AutoCloseable ownedPool;
+    private final BrokerStatements sql;
+    private final BrokerOptions options;
+    private final BrokerProvisioner provisioner;
+    private final Map<QueueName, DialogPool> pools = BrokerSender.newStore();
+    private final Function<QueueName, DialogPool> poolOf;
+    private final BrokerSender sender;
+    private final BrokerReceiver receiver;
+    private final BrokerSweeper sweeper;
+    private final DeadLetterStore dead;
+    private final String owner = UUID.randomUUID().toString();
+    private final ScheduledExecutorService scheduler;
+    private volatile boolean schemaDropped;
+
+    /**
+     * @param ds where connections come from
+     * @param ownedPool closed on {@link #close()} (the backend's own pool), or null for a caller's pool
+     * @param startSweeper whether to run the initiator-queue sweeper in the background
+     */
+    public ServiceBrokerBackend(DataSource ds, AutoCloseable ownedPool, QueueConfig config, BrokerOptions options,
+                                boolean startSweeper) {
+        this.ds = ds;
+        this.ownedPool = ownedPool;
+        this.options = options;
+        this.sql = new BrokerStatements(new BrokerNames(config.tablePrefix()));
+        this.provisioner = new BrokerProvisioner(sql, options);
+        this.poolOf = BrokerSender.poolsOf(ds, sql, options, owner, pools);
+        this.sender = new BrokerSender(ds, sql, poolOf);
+        this.receiver = new BrokerReceiver(ds, sql, options, sender);
+        this.sweeper = new BrokerSweeper(ds, sql, poolOf);
+        this.dead = new DeadLetterStore(ds, sql, sender);
+        if (startSweeper) {
+            scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "sqlqueue-broker-sweeper");
+                t.setDaemon(true);
+                return t;
+            });
+            scheduler.scheduleWithFixedDelay(this::sweepAll, options.sweepIntervalMillis(), options.sweepIntervalMillis(),
+                    TimeUnit.MILLISECONDS);
+        } else {
+            scheduler = null;
+        }
+    }
+
+    /** The statements this backend runs (for tests and tools). */
+    public BrokerStatements statements() {
+        return sql;
+    }
+
+    /** Runs the sweeper once over every queue of the prefix. Errors are logged, never thrown. */
+    public void sweepAll() {
+        try {
+            for (QueueName q : queues()) {
+                try {
+                    sweeper.sweep(q);
+                } catch (SQLException e) {
+                    LOG.warn("sweeping the initiator queue of '{}' failed: {}", q, e.toString());
+                }
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("sweeper could not list queues: {}", e.toString());
+        }
+    }
+
+    @Override
+    public Capabilities capabilities() {
+        return new Capabilities(NAME, EnumSet.of(ClaimMode.TRANSACTIONAL), EnumSet.of(Capability.SERVER_SIDE_WAIT, Capability.DROP_SCHEMA),
+                Ordering.PER_GROUP, MAX_PAYLOAD_BYTES, MAX_CLAIM_BATCH);
+    }
+
+    @Override
+    public boolean waitsInConsume() {
+        return true;
+    }
+
+    @Override
+    public String serverVersion() {
+        try (Connection c = ds.getConnection()) {
+            Object[] r = Sql.query(c, sql.serverVersion()).get(0);
+            return "Microsoft SQL Server " + r[0] + " (" + r[1] + ")";
+        } catch (SQLException e) {
+            throw BrokerErrors.translate(e, "reading the server version");
+        }
+    }
+
+    // ---- producer ---------------------------------------------------------------------------------
+
+    @Override
+    public long enqueue(QueueName queue, Message message) {
+        return sender.send(queue, List.of(message)).get(0);
+    }
+
+    @Override
+    public List<Long> enqueueAll(QueueName queue, List<Message> messages) {
+        return sender.send(queue, messages);
+    }
+
+    @Override
+    public long enqueue(Connection connection, QueueName queue, Message message) {
+        throw new UnsupportedCapabilityException(Capability.TRANSACTIONAL_ENQUEUE, NAME);
+    }
+
+    // ---- consumer and acknowledger ------------------------------------------------------------------
+
+    @Override
+    public List<Delivery> consume(QueueName queue, ConsumeRequest request) {
+        if (request.mode() != ClaimMode.TRANSACTIONAL) {
+            throw new InvalidInputException("consume.mode", "backend '" + NAME + "' offers only the transactional claim mode");
+        }
+        return receiver.consume(queue, request);
+    }
+
+    @Override
+    public void ack(Receipt receipt) {
+        receiver.claim(receipt).settle(receipt.messageId(), BrokerClaim.State.ACKED, null);
+    }
+
+    /** As {@link #ack(Receipt)}; the detail is not kept (no history). */
+    @Override
+    public void ack(Receipt receipt, String detail) {
+        ack(receipt);
+    }
+
+    @Override
+    public Set<Receipt> ackAll(Collection<Receipt> receipts) {
+        Set<Receipt> lost = new HashSet<>();
+        for (Receipt r : receipts) {
+            try {
+                ack(r);
+            } catch (LeaseLostException e) {
+                lost.add(r);
+            }
+        }
+        return lost;
+    }
+
+    /** @throws UnsupportedCapabilityException for a delay other than zero */
+    @Override
+    public void nack(Receipt receipt, Duration delay, String error) {
+        if (!delay.isZero()) {
+            throw new UnsupportedCapabilityException(Capability.NACK_DELAY, NAME);
+        }
+        receiver.claim(receipt).settle(receipt.messageId(), BrokerClaim.State.NACKED, error);
+    }
+
+    @Override
+    public void extend(Receipt receipt, Duration lease) {
+        throw new UnsupportedCapabilityException(Capability.LEASE_EXTENSION, NAME);
+    }
+
+    @Override
+    public void deadLetter(Receipt receipt, String reason) {
+        receiver.claim(receipt).settle(receipt.messageId(), BrokerClaim.State.DEAD, reason);
+    }
+
+    @Override
+    public void release(Receipt receipt) {
+        receiver.claim(receipt).settle(receipt.messageId(), BrokerClaim.State.RELEASED, null);
+    }
+
+    // ---- admin ----------------------------------------------------------------------------------------
+
+    private interface Job<T> {
+        T run(Connection c) throws SQLException;
+    }
+
+    private <T> T withConnection(String what, Job<T> job) {
+        try (Connection c = ds.getConnection()) {
+            return job.run(c);
+        } catch (SQLException e) {
+            throw BrokerErrors.translate(e, what);
+        }
+    }
+
+    @Override
+    public void migrate() {
+        withConnection("provisioning", c -> {
+            provisioner.migrate(c);
+            return null;
+        });
+    }
+
+    @Override
+    public void createQueue(QueueName queue) {
+        withConnection("creating queue '" + queue + "'", c -> {
+            provisioner.createQueue(c, queue);
+            return null;
+        });
+    }
+
+    @Override
+    public void dropQueue(QueueName queue) {
+        withConnection("dropping queue '" + queue + "'", c -> {
+            provisioner.dropQueue(c, queue);
+            return null;
+        });
+        pools.remove(queue);
+    }
+
+    /** Receives every message without waiting and commits in batches; returns the data messages removed. */
+    @Override
+    public long purge(QueueName queue) {
+        return withConnection("purging queue '" + queue + "'", c -> {
+            boolean auto = c.getAutoCommit();
+            c.setAutoCommit(false);
+            long n = 0;
+            try {
+                while (true) {
+                    List<Object[]> rows = Sql.query(c, sql.receiveForPurge(queue), PURGE_BATCH);
+                    Set<String> ended = new HashSet<>();
+                    for (Object[] r : rows) {
+                        String type = String.valueOf(r[1]);
+                        if (type.equals(sql.names().messageType(queue))) {
+                            n++;
+                        } else if (!type.equals(BrokerStatements.DIALOG_TIMER) && ended.add(String.valueOf(r[0]))) {
+                            Sql.update(c, sql.endConversation(), String.valueOf(r[0]));
+                        }
+                    }
+                    if (rows.size() < PURGE_BATCH) {
+                        Sql.update(c, sql.clearQueueAttempts(), queue.value());
+                        c.commit();
+                        return n;
+                    }
+                    c.commit();
+                }
+            } catch (SQLException e) {
+                BrokerSender.rollbackQuietly(c, e);
+                throw e;
+            } finally {
+                c.setAutoCommit(auto);
+            }
+        });
+    }
+
+    /**
+     * Removes everything this backend created under its prefix: every registered queue (as
+     * {@link #dropQueue}: services, queues, contract, message types, rows), then the per-prefix tables
+     * and sequence. Other prefixes are untouched.
+     */
+    @Override
+    public void dropSchema() {
+        boolean tables = withConnection("checking the queue registry",
+                c -> Sql.asLong(Sql.query(c, sql.registryExists()).get(0)[0]) == 1);
+        if (tables) {
+            for (QueueName q : queues()) {
+                dropQueue(q);
+            }
+        }
+        withConnection("dropping the prefix's tables", c -> {
+            for (String s : sql.dropPrefixObjects()) {
+                Sql.update(c, s);
+            }
+            return null;
+        });
+        pools.clear();
+        schemaDropped = true;
+    }
+
+    @Override
+    public List<QueueName> queues() {
+        return withConnection("listing queues", c -> Sql.query(c, sql.listQueues()).stream()
+                .map(r -> QueueName.of(String.valueOf(r[0]))).toList());
+    }
+
+    /**
+     * ready = rows of the queue's internal table (every message on the queue, system messages
+     * included); inFlight and delayed are 0 (received but uncommitted messages are not visible in the
+     * catalog, and there is no delayed delivery); dead from the dead-letter table; oldest age from
+     * message_enqueue_time; processed 0 (no history).
+     */
+    @Override
+    public QueueStats stats(QueueName queue) {
+        BrokerStatistics s = statistics(queue);
+        return new QueueStats(queue, s.queueRows(), 0, 0, s.dead(), s.oldestMillis(), 0);
+    }
+
+    /** The Service Broker figures of a queue: depth, dead letters, oldest age, transmission queue, conversations by state. */
+    public BrokerStatistics statistics(QueueName queue) {
+        return withConnection("reading statistics of '" + queue + "'", c -> {
+            Object[] r = Sql.query(c, sql.stats(queue), queue.value()).get(0);
+            Map<String, Long> states = new LinkedHashMap<>();
+            for (Object[] row : Sql.query(c, sql.conversationsByState(queue))) {
+                states.put(String.valueOf(row[0]), Sql.asLong(row[1]));
+            }
+            List<Object[]> status = Sql.query(c, sql.queueStatus(queue));
+            boolean receiving = !status.isEmpty() && truthy(status.get(0)[0]);
+            return new BrokerStatistics(queue, Sql.asLong(r[0]), Sql.asLong(r[1]), Sql.asLong(r[2]), Sql.asLong(r[3]), states,
+                    receiving);
+        });
+    }
+
+    private static boolean truthy(Object o) {
+        return o instanceof Boolean b ? b : Sql.asLong(o) != 0;
+    }
+
+    /**
+     * Fails unless the broker is enabled in the database (sys.databases.is_broker_enabled).
+     *
+     * @throws dev.sqlqueue.SqlQueueException naming the database and how to enable the broker
+     */
+    public void requireBrokerEnabled() {
+        withConnection("checking that Service Broker is enabled", c -> {
+            provisioner.requireBrokerEnabled(c);
+            return null;
+        });
+    }
+
+    @Override
+    public List<DeadLetter> deadLetters(QueueName queue, int limit) {
+        try {
+            return dead.list(queue, limit);
+        } catch (SQLException e) {
+            throw BrokerErrors.translate(e, "listing dead letters of '" + queue + "'");
+        }
+    }
+
+    @Override
+    public long requeueDeadLetters(QueueName queue, List<Long> messageIds) {
+        try {
+            return dead.requeue(queue, messageIds);
+        } catch (SQLException e) {
+            throw BrokerErrors.translate(e, "requeueing dead letters of '" + queue + "'");
+        }
+    }
+
+    @Override
+    public long purgeDeadLetters(QueueName queue) {
+        try {
+            return dead.purge(queue);
+        } catch (SQLException e) {
+            throw BrokerErrors.translate(e, "purging dead letters of '" + queue + "'");
+        }
+    }
+
+    /** Always empty: this backend keeps no history. */
+    @Override
+    public List<HistoryEntry> history(QueueName queue, int limit) {
+        return List.of();
+    }
+
+    /** Rolls back open claims, gives this process's pooled dialogs back to the table, closes its own pool. */
+    @Override
+    public void close() {
+        if (scheduler != null) {
+            scheduler.shutdownNow();
+        }
+        receiver.abandonAll();
+        if (!schemaDropped) {
+            try (Connection c = ds.getConnection()) {
+                DialogPool.releaseOwned(c, sql, owner);
+            } catch (SQLException e) {
+                LOG.warn("could not give pooled dialogs back to the table: {}", e.toString());
+            }
+        }
+        if (ownedPool != null) {
+            try {
+                ownedPool.close();
+            } catch (Exception e) {
+                LOG.warn("closing the connection pool failed: {}", e.toString());
+            }
+        }
+    }
+}

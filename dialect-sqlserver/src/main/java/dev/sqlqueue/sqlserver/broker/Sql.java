@@ -1,0 +1,96 @@
+package dev.sqlqueue.sqlserver.broker;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Minimal JDBC helpers: prepare, bind in order, run, read every row as an {@code Object[]}. Parameters
+ * are bound with {@code setObject}, typed nulls ({@link Null}) with {@code setNull}. A result is read up
+ * to the first result set of the batch (statements run with {@code SET NOCOUNT ON}). Stateless.
+ */
+final class Sql {
+    private Sql() {
+    }
+
+    /** A null of a {@link java.sql.Types} type. */
+    record Null(int sqlType) {
+    }
+
+    static void bind(PreparedStatement ps, Object... params) throws SQLException {
+        for (int i = 0; i < params.length; i++) {
+            Object p = params[i];
+            if (p instanceof Null n) {
+                ps.setNull(i + 1, n.sqlType());
+            } else {
+                ps.setObject(i + 1, p);
+            }
+        }
+    }
+
+    /** Runs a statement that returns no rows; the update count of the first result, or -1. */
+    static int update(Connection c, String sql, Object... params) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            bind(ps, params);
+            return ps.executeUpdate();
+        }
+    }
+
+    /** Runs a statement and reads the rows of its first result set. */
+    static List<Object[]> query(Connection c, String sql, Object... params) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            bind(ps, params);
+            boolean isResult = ps.execute();
+            while (!isResult) {
+                if (ps.getUpdateCount() == -1) {
+                    return List.of();
+                }
+                isResult = ps.getMoreResults();
+            }
+            try (ResultSet rs = ps.getResultSet()) {
+                ResultSetMetaData md = rs.getMetaData();
+                int cols = md.getColumnCount();
+                List<Object[]> rows = new ArrayList<>();
+                while (rs.next()) {
+                    Object[] row = new Object[cols];
+                    for (int i = 0; i < cols; i++) {
+                        row[i] = rs.getObject(i + 1);
+                    }
+                    rows.add(row);
+                }
+                return rows;
+            }
+        }
+    }
+
+    static long asLong(Object o) {
+        return o == null ? 0L : ((Number) o).longValue();
+    }
+
+    static java.util.UUID asUuid(Object o) {
+        return java.util.UUID.fromString(String.valueOf(o));
+    }
+
+    /** Rolls back and closes, keeping the first error. Never throws. */
+    static void abandon(Connection c) {
+        if (c == null) {
+            return;
+        }
+        try {
+            if (!c.getAutoCommit()) {
+                c.rollback();
+            }
+        } catch (SQLException ignored) {
+            // the connection is closed below; the server rolls back what is left
+        }
+        try {
+            c.close();
+        } catch (SQLException ignored) {
+            // nothing more to do
+        }
+    }
+}

@@ -1,0 +1,48 @@
+package dev.sqlqueue.sqlserver;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sqlqueue.SqlQueueException;
+import dev.sqlqueue.TransientBackendException;
+import java.sql.SQLException;
+import org.junit.jupiter.api.Test;
+
+class SqlServerErrorsTest {
+    @Test
+    void deadlockAndLockTimeoutAreRetryableAlsoWhenChained() {
+        assertTrue(SqlServerErrors.isRetryable(new SQLException("x", "40001", 1205)));
+        assertTrue(SqlServerErrors.isRetryable(new SQLException("x", "HY000", 1222)));
+        SQLException chained = new SQLException("statement terminated", "HY000", 3621);
+        chained.setNextException(new SQLException("deadlock", "40001", 1205));
+        assertTrue(SqlServerErrors.isRetryable(chained));
+        assertFalse(SqlServerErrors.isRetryable(new SQLException("pk violation", "23000", 2627)));
+    }
+
+    @Test
+    void connectionFailuresAreTransient() {
+        assertInstanceOf(TransientBackendException.class, SqlServerErrors.map("op", new SQLException("reset", "08S01", 0)));
+        assertInstanceOf(TransientBackendException.class, SqlServerErrors.map("op", new SQLException("killed", null, 596)));
+        SqlQueueException other = SqlServerErrors.map("op", new SQLException("pk violation", "23000", 2627));
+        assertFalse(other instanceof TransientBackendException);
+        assertTrue(other.getMessage().contains("2627"));
+    }
+
+    @Test
+    void error650NamesTheSetting() {
+        SqlQueueException e = SqlServerErrors.map("claim", new SQLException("READPAST", "S0001", 650));
+        assertFalse(e instanceof TransientBackendException);
+        assertTrue(e.getMessage().contains("READ COMMITTED") && e.getMessage().contains("SNAPSHOT")
+                && e.getMessage().contains("SERIALIZABLE") && e.getMessage().contains("650"));
+    }
+
+    @Test
+    void backoffCapGrowsThenStops() {
+        assertEquals(20, Backoff.capMillis(1));
+        assertEquals(40, Backoff.capMillis(2));
+        assertEquals(1000, Backoff.capMillis(7));
+        assertEquals(1000, Backoff.capMillis(30));
+    }
+}

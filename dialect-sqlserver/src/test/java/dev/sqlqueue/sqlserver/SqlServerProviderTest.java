@@ -1,0 +1,79 @@
+package dev.sqlqueue.sqlserver;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sqlqueue.Capability;
+import dev.sqlqueue.ClaimMode;
+import dev.sqlqueue.InvalidInputException;
+import dev.sqlqueue.Ordering;
+import dev.sqlqueue.QueueConfig;
+import dev.sqlqueue.sqlserver.SqlServerOptions.ClaimOrder;
+import dev.sqlqueue.spi.BackendDiscovery;
+import dev.sqlqueue.spi.QueueBackend;
+import java.sql.SQLException;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class SqlServerProviderTest {
+    private final SqlServerProvider provider = new SqlServerProvider();
+
+    @Test
+    void selectedBySqlServerUrlsThroughServiceLoader() {
+        assertTrue(provider.acceptsUrl("jdbc:sqlserver://db:1433;databaseName=q"));
+        assertTrue(provider.acceptsUrl("JDBC:SQLSERVER://db"));
+        assertFalse(provider.acceptsUrl("jdbc:postgresql://db/q"));
+        assertFalse(provider.acceptsUrl(null));
+        assertEquals("sqlserver", BackendDiscovery.find(QueueConfig.ofUrl("jdbc:sqlserver://db:1433")).name());
+    }
+
+    @Test
+    void capabilitiesFollowTheOrdering() {
+        var fifo = SqlServerQueueBackend.capabilities(ClaimOrder.FIFO);
+        assertTrue(fifo.supports(ClaimMode.LEASE) && fifo.supports(ClaimMode.TRANSACTIONAL));
+        assertFalse(fifo.has(Capability.PRIORITY));
+        assertEquals(Ordering.FIFO_APPROXIMATE, fifo.ordering());
+        assertEquals(500, fifo.maxClaimBatch());
+        assertTrue(SqlServerQueueBackend.capabilities(ClaimOrder.PRIORITY_FIRST).has(Capability.PRIORITY));
+        assertEquals(Ordering.NONE, SqlServerQueueBackend.capabilities(ClaimOrder.LIFO).ordering());
+    }
+
+    @Test
+    void storedOrderingWinsUnlessAnExplicitOptionContradictsIt() {
+        QueueConfig plain = QueueConfig.builder().url("jdbc:sqlserver://h").build();
+        assertEquals(ClaimOrder.LIFO, SqlServerProvider.resolve(plain, SqlServerOptions.from(plain), Map.of("ordering", "lifo")));
+        assertEquals(ClaimOrder.FIFO, SqlServerProvider.resolve(plain, SqlServerOptions.from(plain), Map.of()));
+        QueueConfig explicit = QueueConfig.builder().url("jdbc:sqlserver://h").option("ordering", "priority-first").build();
+        InvalidInputException e = assertThrows(InvalidInputException.class,
+                () -> SqlServerProvider.resolve(explicit, SqlServerOptions.from(explicit), Map.of("ordering", "fifo")));
+        assertEquals("option.ordering", e.rule());
+        QueueConfig heap = QueueConfig.builder().url("jdbc:sqlserver://h").option("layout", "heap").build();
+        assertEquals("option.layout", assertThrows(InvalidInputException.class,
+                () -> SqlServerProvider.resolve(heap, SqlServerOptions.from(heap), Map.of("layout", "clustered"))).rule());
+    }
+
+    @Test
+    void openWithACallersPoolReadsTheStoredSettingsAndNeverClosesThePool() {
+        SqlServerStatements sql = new SqlServerStatements("sqlq_", "dbo", ClaimOrder.FIFO);
+        RecordingJdbc jdbc = new RecordingJdbc(sql);
+        jdbc.rows(RecordingJdbc.row("name", "ordering", "value", "priority-first"), RecordingJdbc.row("name", "layout", "value", "heap"));
+        QueueConfig config = QueueConfig.builder().backend("sqlserver").dataSource(jdbc.dataSource()).migrate(false).build();
+        QueueBackend b = provider.open(config);
+        assertTrue(b.capabilities().has(Capability.PRIORITY), "tables built for priority-first");
+        b.close();
+        assertTrue(jdbc.sequence().contains("prepare readSettings"));
+        assertEquals(1, jdbc.connections.size());
+    }
+
+    @Test
+    void missingTablesWithoutMigrationKeepTheConfiguredOrdering() {
+        SqlServerStatements sql = new SqlServerStatements("sqlq_", "dbo", ClaimOrder.FIFO);
+        RecordingJdbc jdbc = new RecordingJdbc(sql);
+        jdbc.failOn("executeQuery", new SQLException("Invalid object name 'dbo.sqlq_settings'.", "S0002", 208));
+        QueueConfig config = QueueConfig.builder().backend("sqlserver").dataSource(jdbc.dataSource()).migrate(false)
+                .option("ordering", "lifo").build();
+        assertEquals(Ordering.NONE, provider.open(config).capabilities().ordering());
+    }
+}

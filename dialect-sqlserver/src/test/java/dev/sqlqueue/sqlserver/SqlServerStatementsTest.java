@@ -1,0 +1,195 @@
+package dev.sqlqueue.sqlserver;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sqlqueue.sqlserver.SqlServerOptions.ClaimOrder;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Pins the exact text of every statement of the sqlserver backend (prefix {@code sqlq_}, schema
+ * {@code dbo}, fifo). Only the text is verified here: no statement has been run against SQL Server.
+ */
+class SqlServerStatementsTest {
+    private final SqlServerStatements sql = new SqlServerStatements("sqlq_", "dbo", ClaimOrder.FIFO);
+
+    @Test
+    void everyStatementTextIsPinned() {
+        Map<String, String> expected = new LinkedHashMap<>();
+        expected.put("claim",
+                "SET NOCOUNT ON; SET XACT_ABORT ON; WITH [claim] AS (SELECT TOP (?) [id], [priority], [enqueued_at], "
+                + "[visible_at], [attempts], [claim_count], [lease_token], [started_at], [payload], [headers] FROM "
+                + "[dbo].[sqlq_messages] WITH (ROWLOCK, READPAST, UPDLOCK, READCOMMITTEDLOCK) WHERE [queue_name] = ? "
+                + "AND [visible_at] <= SYSUTCDATETIME() ORDER BY [visible_at], [id]) UPDATE [claim] SET [attempts] = "
+                + "[attempts] + 1, [claim_count] = [claim_count] + 1, [lease_token] = [claim_count] + 1, [visible_at] = "
+                + "DATEADD(millisecond, ?, SYSUTCDATETIME()), [started_at] = SYSUTCDATETIME() OUTPUT inserted.[id], "
+                + "inserted.[lease_token], inserted.[attempts], inserted.[priority], inserted.[enqueued_at], "
+                + "deleted.[visible_at] AS [prior_visible_at], inserted.[payload], inserted.[headers];");
+        expected.put("enqueue",
+                "SET NOCOUNT ON; SET XACT_ABORT ON; INSERT INTO [dbo].[sqlq_messages] ([queue_name], [priority], "
+                + "[visible_at], [enqueued_at], [payload], [headers]) OUTPUT inserted.[id] SELECT [q].[name], ?, "
+                + "DATEADD(second, ?, DATEADD(millisecond, ?, SYSUTCDATETIME())), SYSUTCDATETIME(), ?, ? FROM "
+                + "[dbo].[sqlq_queues] AS [q] WITH (ROWLOCK, REPEATABLEREAD) WHERE [q].[name] = ?;");
+        expected.put("enqueueJoined",
+                "SET NOCOUNT ON; INSERT INTO [dbo].[sqlq_messages] ([queue_name], [priority], [visible_at], "
+                + "[enqueued_at], [payload], [headers]) OUTPUT inserted.[id] SELECT [q].[name], ?, DATEADD(second, ?, "
+                + "DATEADD(millisecond, ?, SYSUTCDATETIME())), SYSUTCDATETIME(), ?, ? FROM [dbo].[sqlq_queues] AS [q] "
+                + "WITH (ROWLOCK, REPEATABLEREAD) WHERE [q].[name] = ?;");
+        expected.put("ack",
+                "SET NOCOUNT ON; SET XACT_ABORT ON; DELETE FROM [dbo].[sqlq_messages] WITH (ROWLOCK) WHERE [id] = ? "
+                + "AND [queue_name] = ? AND [lease_token] = ?; SELECT @@ROWCOUNT AS [n];");
+        expected.put("ackToHistory",
+                "SET NOCOUNT ON; SET XACT_ABORT ON; DELETE FROM [dbo].[sqlq_messages] WITH (ROWLOCK) OUTPUT "
+                + "deleted.[id], deleted.[queue_name], deleted.[enqueued_at], deleted.[started_at], SYSUTCDATETIME(), "
+                + "deleted.[attempts], N'acked', ? INTO [dbo].[sqlq_history] ([message_id], [queue_name], "
+                + "[enqueued_at], [started_at], [finished_at], [attempts], [outcome], [detail]) WHERE [id] = ? AND "
+                + "[queue_name] = ? AND [lease_token] = ?; SELECT @@ROWCOUNT AS [n];");
+        expected.put("nack",
+                "SET NOCOUNT ON; SET XACT_ABORT ON; UPDATE [dbo].[sqlq_messages] WITH (ROWLOCK) SET [visible_at] = "
+                + "DATEADD(second, ?, DATEADD(millisecond, ?, SYSUTCDATETIME())), [lease_token] = NULL, [last_error] = "
+                + "? WHERE [id] = ? AND [queue_name] = ? AND [lease_token] = ?; SELECT @@ROWCOUNT AS [n];");
+        expected.put("extend",
+                "SET NOCOUNT ON; SET XACT_ABORT ON; UPDATE [dbo].[sqlq_messages] WITH (ROWLOCK) SET [visible_at] = "
+                + "DATEADD(millisecond, ?, SYSUTCDATETIME()) WHERE [id] = ? AND [queue_name] = ? AND [lease_token] = ?; "
+                + "SELECT @@ROWCOUNT AS [n];");
+        expected.put("release",
+                "SET NOCOUNT ON; SET XACT_ABORT ON; UPDATE [dbo].[sqlq_messages] WITH (ROWLOCK) SET [visible_at] = "
+                + "SYSUTCDATETIME(), [lease_token] = NULL, [attempts] = [attempts] - 1 WHERE [id] = ? AND [queue_name] "
+                + "= ? AND [lease_token] = ?; SELECT @@ROWCOUNT AS [n];");
+        expected.put("releaseRestore",
+                "SET NOCOUNT ON; SET XACT_ABORT ON; UPDATE [dbo].[sqlq_messages] WITH (ROWLOCK) SET [visible_at] = ?, "
+                + "[lease_token] = NULL, [attempts] = [attempts] - 1 WHERE [id] = ? AND [queue_name] = ? AND "
+                + "[lease_token] = ?; SELECT @@ROWCOUNT AS [n];");
+        expected.put("deadLetter",
+                "SET NOCOUNT ON; SET XACT_ABORT ON; DELETE FROM [dbo].[sqlq_messages] WITH (ROWLOCK) OUTPUT "
+                + "deleted.[id], deleted.[queue_name], deleted.[priority], deleted.[payload], deleted.[headers], "
+                + "deleted.[attempts], ?, deleted.[enqueued_at], deleted.[started_at], SYSUTCDATETIME() INTO "
+                + "[dbo].[sqlq_dead_letters] ([message_id], [queue_name], [priority], [payload], [headers], [attempts], "
+                + "[reason], [enqueued_at], [started_at], [dead_at]) WHERE [id] = ? AND [queue_name] = ? AND "
+                + "[lease_token] = ?; SELECT @@ROWCOUNT AS [n];");
+        expected.put("historyFromDeadLetter",
+                "SET NOCOUNT ON; SET XACT_ABORT ON; INSERT INTO [dbo].[sqlq_history] ([message_id], [queue_name], "
+                + "[enqueued_at], [started_at], [finished_at], [attempts], [outcome], [detail]) SELECT [message_id], "
+                + "[queue_name], [enqueued_at], [started_at], [dead_at], [attempts], N'dead-lettered', [reason] FROM "
+                + "[dbo].[sqlq_dead_letters] WITH (ROWLOCK) WHERE [message_id] = ? AND [queue_name] = ?;");
+        expected.put("createQueue",
+                "SET NOCOUNT ON; SET XACT_ABORT ON; INSERT INTO [dbo].[sqlq_queues] ([name], [created_at]) SELECT ?, "
+                + "SYSUTCDATETIME() WHERE NOT EXISTS (SELECT 1 FROM [dbo].[sqlq_queues] WITH (UPDLOCK, HOLDLOCK) WHERE "
+                + "[name] = ?);");
+        expected.put("deleteQueue",
+                "SET NOCOUNT ON; SET XACT_ABORT ON; DELETE FROM [dbo].[sqlq_queues] WITH (ROWLOCK) WHERE [name] = ?; "
+                + "SELECT @@ROWCOUNT AS [n];");
+        expected.put("listQueues",
+                "SET NOCOUNT ON; SET XACT_ABORT ON; SELECT [name] FROM [dbo].[sqlq_queues];");
+        expected.put("purgeBatch",
+                "SET NOCOUNT ON; SET XACT_ABORT ON; DELETE TOP (?) FROM [dbo].[sqlq_messages] WITH (ROWLOCK) WHERE "
+                + "[queue_name] = ?; SELECT @@ROWCOUNT AS [n];");
+        expected.put("purgeDeadLettersBatch",
+                "SET NOCOUNT ON; SET XACT_ABORT ON; DELETE TOP (?) FROM [dbo].[sqlq_dead_letters] WITH (ROWLOCK) "
+                + "WHERE [queue_name] = ?; SELECT @@ROWCOUNT AS [n];");
+        expected.put("purgeHistoryBatch",
+                "SET NOCOUNT ON; SET XACT_ABORT ON; DELETE TOP (?) FROM [dbo].[sqlq_history] WITH (ROWLOCK) WHERE "
+                + "[queue_name] = ?; SELECT @@ROWCOUNT AS [n];");
+        expected.put("stats",
+                "SET NOCOUNT ON; SET XACT_ABORT ON; DECLARE @q nvarchar(48) = ?; DECLARE @now datetime2(7) = "
+                + "SYSUTCDATETIME(); SELECT (SELECT COUNT_BIG(*) FROM [dbo].[sqlq_messages] WITH (NOLOCK) WHERE "
+                + "[queue_name] = @q AND [visible_at] <= @now) AS [ready], (SELECT COUNT_BIG(*) FROM "
+                + "[dbo].[sqlq_messages] WITH (NOLOCK) WHERE [queue_name] = @q AND [visible_at] > @now AND "
+                + "[lease_token] IS NOT NULL) AS [in_flight], (SELECT COUNT_BIG(*) FROM [dbo].[sqlq_messages] WITH "
+                + "(NOLOCK) WHERE [queue_name] = @q AND [visible_at] > @now AND [lease_token] IS NULL) AS [delayed], "
+                + "(SELECT COUNT_BIG(*) FROM [dbo].[sqlq_dead_letters] WITH (NOLOCK) WHERE [queue_name] = @q) AS "
+                + "[dead], (SELECT COALESCE(DATEDIFF_BIG(millisecond, MIN([enqueued_at]), @now), 0) FROM "
+                + "[dbo].[sqlq_messages] WITH (NOLOCK) WHERE [queue_name] = @q AND [visible_at] <= @now) AS "
+                + "[oldest_ms], (SELECT COUNT_BIG(*) FROM [dbo].[sqlq_history] WITH (NOLOCK) WHERE [queue_name] = @q) "
+                + "AS [processed];");
+        expected.put("listDeadLetters",
+                "SET NOCOUNT ON; SET XACT_ABORT ON; SELECT TOP (?) [message_id], [payload], [headers], [attempts], "
+                + "[reason], [enqueued_at], [dead_at] FROM [dbo].[sqlq_dead_letters] WHERE [queue_name] = ? ORDER BY "
+                + "[dead_at], [message_id];");
+        expected.put("requeueDeadLetter",
+                "SET NOCOUNT ON; SET XACT_ABORT ON; DELETE FROM [dbo].[sqlq_dead_letters] WITH (ROWLOCK) OUTPUT "
+                + "deleted.[queue_name], deleted.[priority], SYSUTCDATETIME(), deleted.[enqueued_at], 0, "
+                + "deleted.[payload], deleted.[headers] INTO [dbo].[sqlq_messages] ([queue_name], [priority], "
+                + "[visible_at], [enqueued_at], [attempts], [payload], [headers]) WHERE [message_id] = ? AND "
+                + "[queue_name] = ?; SELECT @@ROWCOUNT AS [n];");
+        expected.put("requeueDeadLettersBatch",
+                "SET NOCOUNT ON; SET XACT_ABORT ON; DELETE TOP (?) FROM [dbo].[sqlq_dead_letters] WITH (ROWLOCK) "
+                + "OUTPUT deleted.[queue_name], deleted.[priority], SYSUTCDATETIME(), deleted.[enqueued_at], 0, "
+                + "deleted.[payload], deleted.[headers] INTO [dbo].[sqlq_messages] ([queue_name], [priority], "
+                + "[visible_at], [enqueued_at], [attempts], [payload], [headers]) WHERE [queue_name] = ?; SELECT "
+                + "@@ROWCOUNT AS [n];");
+        expected.put("listHistory",
+                "SET NOCOUNT ON; SET XACT_ABORT ON; SELECT TOP (?) [message_id], [enqueued_at], [started_at], "
+                + "[finished_at], [duration_ms], [attempts], [outcome], [detail] FROM [dbo].[sqlq_history] WHERE "
+                + "[queue_name] = ? ORDER BY [finished_at] DESC, [id] DESC;");
+        expected.put("dropSchema",
+                "SET NOCOUNT ON; SET XACT_ABORT ON; DROP TABLE IF EXISTS [dbo].[sqlq_messages]; "
+                + "DROP TABLE IF EXISTS [dbo].[sqlq_dead_letters]; DROP TABLE IF EXISTS [dbo].[sqlq_history]; "
+                + "DROP TABLE IF EXISTS [dbo].[sqlq_queues]; DROP TABLE IF EXISTS [dbo].[sqlq_settings]; "
+                + "DROP TABLE IF EXISTS [dbo].[sqlq_schema_history];");
+        expected.put("readSettings",
+                "SET NOCOUNT ON; SET XACT_ABORT ON; SELECT [name], [value] FROM [dbo].[sqlq_settings];");
+        expected.put("serverVersion",
+                "SELECT CAST(SERVERPROPERTY('ProductVersion') AS nvarchar(128)) AS [version], "
+                + "CAST(SERVERPROPERTY('Edition') AS nvarchar(128)) AS [edition];");
+        assertEquals(expected.keySet(), sql.all().keySet(), "every statement is pinned, none unpinned");
+        expected.forEach((name, text) -> assertEquals(text, sql.get(name), "statement " + name));
+    }
+
+    @Test
+    void claimOrderByFollowsTheOrderingOption() {
+        assertTrue(new SqlServerStatements("sqlq_", "dbo", ClaimOrder.LIFO).get("claim")
+                .contains(" ORDER BY [visible_at] DESC, [id] DESC) UPDATE [claim] SET"));
+        assertTrue(new SqlServerStatements("sqlq_", "dbo", ClaimOrder.PRIORITY_FIRST).get("claim")
+                .contains(" ORDER BY [priority] DESC, [visible_at], [id]) UPDATE [claim] SET"));
+    }
+
+    @Test
+    void everyStatementButTheVersionProbeStartsWithNocountAndXactAbort() {
+        sql.all().forEach((name, text) -> {
+            if (name.equals("enqueueJoined")) {
+                assertTrue(text.startsWith("SET NOCOUNT ON; INSERT"), "joined enqueue leaves XACT_ABORT to the caller");
+            } else if (!name.equals("serverVersion")) {
+                assertTrue(text.startsWith("SET NOCOUNT ON; SET XACT_ABORT ON; "), name);
+            }
+        });
+    }
+
+    @Test
+    void queueTableStatementsKeepRowlockAndClaimHasAllFourHints() {
+        sql.all().forEach((name, text) -> {
+            boolean writes = text.contains("DELETE ") || text.contains("UPDATE ");
+            if (writes && text.contains("[dbo].[sqlq_messages]") && !name.equals("requeueDeadLetter")
+                    && !name.equals("requeueDeadLettersBatch")) {
+                assertTrue(text.contains("ROWLOCK"), name + " touches the message table with ROWLOCK");
+            }
+        });
+        assertTrue(sql.get("claim").contains("WITH (ROWLOCK, READPAST, UPDLOCK, READCOMMITTEDLOCK)"));
+    }
+
+    @Test
+    void reservedWordAndBracketNamesAreQuotedEverywhere() {
+        SqlServerStatements odd = new SqlServerStatements("order_", "select", ClaimOrder.FIFO);
+        assertTrue(odd.get("ack").contains("DELETE FROM [select].[order_messages] WITH (ROWLOCK)"));
+        assertEquals("[select].[order_messages]", odd.placeholders(SqlServerOptions.Layout.HEAP).get("messages"));
+    }
+
+    @Test
+    void nameOfMapsTextBackToItsName() {
+        assertEquals("purgeBatch", sql.nameOf(sql.get("purgeBatch")));
+        assertNull(sql.nameOf("SELECT 1"));
+    }
+
+    @Test
+    void placeholdersCarryPrefixedQuotedNamesAndLayout() {
+        Map<String, String> p = sql.placeholders(SqlServerOptions.Layout.HEAP);
+        assertEquals("[dbo].[sqlq_messages]", p.get("messages"));
+        assertEquals("[sqlq_messages_claim]", p.get("claim_index"));
+        assertEquals("NONCLUSTERED", p.get("pk_kind"));
+        assertEquals("[visible_at], [id]", p.get("claim_key"));
+        assertEquals("sqlq_schema_history", sql.flywayTable());
+    }
+}

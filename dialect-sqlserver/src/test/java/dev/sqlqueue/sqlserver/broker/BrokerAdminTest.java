@@ -1,0 +1,152 @@
+package dev.sqlqueue.sqlserver.broker;
+
+import static dev.sqlqueue.sqlserver.broker.Fixture.H1;
+import static dev.sqlqueue.sqlserver.broker.Fixture.H2;
+import static dev.sqlqueue.sqlserver.broker.Fixture.H3;
+import static dev.sqlqueue.sqlserver.broker.Fixture.Q;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sqlqueue.DeadLetter;
+import dev.sqlqueue.QueueName;
+import dev.sqlqueue.QueueStats;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/** Call sequences of the sweeper, statistics, purge and dead-letter operations on the {@link RecordingJdbc} double. */
+class BrokerAdminTest {
+    @Test
+    void sweeperEndsDialogsTheTargetEndedOrThatFailedAndThePoolDropsThem() throws Exception {
+        Fixture f = new Fixture("broker.dialogPoolSize", "2");
+        DialogPool pool = new DialogPool(Q, f.jdbc.dataSource(), f.sql, f.options, "me");
+        f.jdbc.rows(f.sql.fillDialogs(Q, f.options.dialogLifetimeSeconds()), new Object[] {H1}, new Object[] {H2});
+        pool.acquire(); // fills both; the first handed out is H2 (last in)
+        f.jdbc.rows(f.sql.receiveInitiator(Q), new Object[] {H1, BrokerStatements.ERROR, null},
+                new Object[] {H3, BrokerStatements.END_DIALOG, null});
+        BrokerSweeper sweeper = new BrokerSweeper(f.jdbc.dataSource(), f.sql, q -> pool);
+        assertEquals(2, sweeper.sweep(Q));
+        List<String> c2 = f.jdbc.callsContaining("c2 ");
+        assertEquals(List.of("c2 autoCommit=false", "c2 exec " + f.sql.receiveInitiator(Q) + " <-- [100]",
+                "c2 exec DECLARE @h uniqueidentifier = ?; END CONVERSATION @h; <-- [" + H1 + "]", "c2 exec " + f.sql.forgetDialog() + " <-- [" + H1 + "]",
+                "c2 exec DECLARE @h uniqueidentifier = ?; END CONVERSATION @h; <-- [" + H3 + "]", "c2 exec " + f.sql.forgetDialog() + " <-- [" + H3 + "]",
+                "c2 commit", "c2 autoCommit=true", "c2 close"), c2);
+        assertEquals(1, pool.open(), "the errored idle dialog left the pool");
+        f.jdbc.rows(f.sql.fillDialogs(Q, f.options.dialogLifetimeSeconds()), new Object[] {H3});
+        assertNotEquals(UUID.fromString(H1), pool.acquire().handle(), "an errored dialog is never lent again");
+    }
+
+    @Test
+    void statsComeFromTheCatalogQuery() {
+        Fixture f = new Fixture();
+        f.jdbc.rows(f.sql.stats(Q), new Object[] {12L, 3L, 4500L, 2L});
+        f.jdbc.rows(f.sql.conversationsByState(Q), new Object[] {"CONVERSING", 20L}, new Object[] {"DISCONNECTED_INBOUND", 1L});
+        QueueStats s = f.backend().stats(Q);
+        assertEquals(new QueueStats(Q, 12, 0, 0, 3, 4500, 0), s);
+        f.jdbc.rows(f.sql.queueStatus(Q), new Object[] {false, true});
+        BrokerStatistics b = f.backend().statistics(Q);
+        assertEquals(false, b.receiveEnabled(), "a disabled queue shows in the statistics");
+        assertEquals(2L, b.transmissionQueue());
+        assertEquals(Map.of("CONVERSING", 20L, "DISCONNECTED_INBOUND", 1L), b.conversationsByState());
+        assertEquals(List.of("c1 exec " + f.sql.stats(Q) + " <-- [jobs]"), f.jdbc.callsContaining("c1 exec " + f.sql.stats(Q)));
+    }
+
+    @Test
+    void purgeReceivesEverythingEndsConversationsAndCountsDataMessages() {
+        Fixture f = new Fixture();
+        f.jdbc.rows(f.sql.receiveForPurge(Q), new Object[] {H1, "sqlq_bk:jobs:msg"}, new Object[] {H1, "sqlq_bk:jobs:msg"},
+                new Object[] {H1, "sqlq_bk:jobs:eos"});
+        assertEquals(2, f.backend().purge(Q));
+        assertEquals(List.of(f.sql.receiveForPurge(Q), f.sql.endConversation(), f.sql.clearQueueAttempts()), f.jdbc.executedSql());
+        assertEquals(List.of("c1 commit"), f.jdbc.callsContaining("commit"));
+    }
+
+    @Test
+    void deadLettersAreListedWithRawHeadersAndTimes() {
+        Fixture f = new Fixture();
+        f.jdbc.rows(f.sql.listDeadLetters(), new Object[] {1L, 5L, new byte[] {1, 2}, "k=v", 3, "boom", 1000L, 2000L},
+                new Object[] {2L, 0L, new byte[] {9}, "broken", 1, "undecodable", null, 3000L});
+        List<DeadLetter> dl = f.backend().deadLetters(Q, 50);
+        assertEquals(List.of("c1 exec " + f.sql.listDeadLetters() + " <-- [50, jobs]"), f.jdbc.callsContaining("exec"));
+        assertEquals(Map.of("k", "v"), dl.get(0).headers());
+        assertEquals(Instant.ofEpochMilli(1000), dl.get(0).enqueuedAt());
+        assertEquals(Map.of(), dl.get(1).headers(), "malformed headers are kept raw only");
+        assertEquals("broken", dl.get(1).rawHeaders());
+        assertArrayEquals(new byte[] {9}, dl.get(1).payload());
+    }
+
+    @Test
+    void requeueSendsAgainAndDeletesInOneTransaction() {
+        Fixture f = new Fixture("broker.dialogPoolSize", "1");
+        f.jdbc.rows(f.sql.listDeadLetters(), new Object[] {1L, 5L, new byte[] {1, 2}, "k=v", 3, "boom", 1000L, 2000L},
+                new Object[] {2L, 6L, new byte[] {3}, "", 1, "x", 1500L, 2500L});
+        f.jdbc.rows(f.sql.fillDialogs(Q, f.options.dialogLifetimeSeconds()), new Object[] {H1});
+        assertEquals(1, f.backend().requeueDeadLetters(Q, List.of(6L)));
+        List<String> c1 = f.jdbc.callsContaining("c1 ");
+        byte[] body = new Envelope(6L, 1500L, "", new byte[] {3}).encode();
+        assertTrue(c1.contains("c1 exec " + f.sql.resend(Q) + " <-- [" + H1 + ", bytes" + java.util.Arrays.toString(body) + "]"), c1.toString());
+        assertTrue(c1.contains("c1 exec " + f.sql.deleteDeadLetter() + " <-- [2]"));
+        assertTrue(c1.contains("c1 exec " + f.sql.clearAttempts() + " <-- [jobs, 6]"), "attempts reset");
+        assertEquals("c1 commit", c1.get(c1.size() - 3));
+        assertEquals(1, f.jdbc.callsContaining(f.sql.resend(Q)).size(), "only the id asked for");
+    }
+
+    @Test
+    void dropSchemaDropsEveryQueueThenThePrefixTables() {
+        Fixture f = new Fixture();
+        f.jdbc.rows(f.sql.registryExists(), new Object[] {1});
+        f.jdbc.rows(f.sql.listQueues(), new Object[] {"jobs"});
+        f.jdbc.rows(f.sql.brokerEnabled(), new Object[] {"appdb", true});
+        f.jdbc.rows(f.sql.provisioningLock(), new Object[] {0});
+        f.backend().dropSchema();
+        List<String> ran = f.jdbc.executedSql();
+        assertEquals(f.sql.dropQueueObjects(Q), ran.subList(4, 11));
+        assertEquals(f.sql.dropPrefixObjects(), ran.subList(ran.size() - 5, ran.size()));
+        f.backend().close();
+        assertTrue(f.jdbc.callsContaining(f.sql.releaseOwnedDialogs()).isEmpty(), "no statement on dropped tables");
+    }
+
+    @Test
+    void purgeDeadLettersDeletesTheQueuesRows() {
+        Fixture f = new Fixture();
+        f.jdbc.rows(f.sql.purgeDeadLetters(), new Object[] {1}, new Object[] {1});
+        assertEquals(2, f.backend().purgeDeadLetters(Q));
+        assertEquals(List.of("c1 exec " + f.sql.purgeDeadLetters() + " <-- [jobs]"), f.jdbc.callsContaining("exec"));
+    }
+
+    @Test
+    void serverVersionIsReadFromServerProperties() {
+        Fixture f = new Fixture();
+        f.jdbc.rows(f.sql.serverVersion(), new Object[] {"16.0.4135.4", "Developer Edition (64-bit)"});
+        assertEquals("Microsoft SQL Server 16.0.4135.4 (Developer Edition (64-bit))", f.backend().serverVersion());
+    }
+
+    @Test
+    void requireBrokerEnabledReadsSysDatabases() {
+        Fixture f = new Fixture();
+        f.jdbc.rows(f.sql.brokerEnabled(), new Object[] {"appdb", 0});
+        assertThrows(dev.sqlqueue.SqlQueueException.class, () -> f.backend().requireBrokerEnabled());
+        assertEquals(List.of(f.sql.brokerEnabled()), f.jdbc.executedSql());
+    }
+
+    @Test
+    void historyIsEmptyAndTransactionalEnqueueIsRefused() throws Exception {
+        Fixture f = new Fixture();
+        assertEquals(List.of(), f.backend().history(Q, 10));
+        assertThrows(dev.sqlqueue.UnsupportedCapabilityException.class,
+                () -> f.backend().enqueue(f.jdbc.dataSource().getConnection(), Q, dev.sqlqueue.Message.ofText("x")));
+        assertTrue(f.jdbc.executedSql().isEmpty());
+    }
+
+    @Test
+    void queuesAreReadFromTheRegistry() {
+        Fixture f = new Fixture();
+        f.jdbc.rows(f.sql.listQueues(), new Object[] {"a"}, new Object[] {"jobs"});
+        assertEquals(List.of(QueueName.of("a"), Q), f.backend().queues());
+    }
+}

@@ -1,0 +1,46 @@
+package dev.sqlqueue.sqlserver.broker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sqlqueue.InvalidInputException;
+import org.junit.jupiter.api.Test;
+
+class BrokerOptionsTest {
+    @Test
+    void defaults() {
+        BrokerOptions o = new Fixture().options;
+        assertEquals(4, o.dialogPoolSize(), "the connection pool size");
+        assertEquals(1, o.spreadFactor(), "the 150 trick is off by default");
+        assertEquals(604_800, o.dialogLifetimeSeconds());
+        assertEquals(3600, o.dialogMaxAgeSeconds());
+        assertEquals(100_000, o.dialogMaxMessages());
+        assertEquals(10, o.maxAttempts());
+        assertNull(o.activationProcedure());
+        assertEquals("OWNER", o.activationExecuteAs());
+    }
+
+    @Test
+    void spreadFactorAndActivation() {
+        BrokerOptions o = new Fixture("broker.spreadFactor", "150", "broker.activationProcedure", "ops.run_task",
+                "broker.maxQueueReaders", "5", "broker.activationExecuteAs", "self").options;
+        assertEquals(150, o.spreadFactor());
+        assertEquals("ops.run_task", o.activationProcedure());
+        assertEquals(5, o.maxQueueReaders());
+        assertEquals("SELF", o.activationExecuteAs());
+    }
+
+    @Test
+    void badValuesNameTheOption() {
+        for (String[] bad : new String[][] {{"broker.spreadFactor", "0"}, {"broker.spreadFactor", "x"},
+                {"broker.dialogPoolSize", "1001"}, {"broker.maxAttempts", "0"},
+                {"broker.activationProcedure", "run_task"}, {"broker.activationProcedure", "dbo.x;DROP TABLE t"},
+                {"broker.activationExecuteAs", "CALLER"}, {"broker.dialogLifetimeSeconds", "3600"}}) {
+            InvalidInputException e = assertThrows(InvalidInputException.class, () -> BrokerOptions.from(new Fixture().config.toBuilder().option(bad[0], bad[1]).build()), bad[0] + "=" + bad[1]);
+            assertEquals("broker.option", e.rule());
+            assertTrue(e.getMessage().contains(bad[0]), e.getMessage());
+        }
+    }
+}

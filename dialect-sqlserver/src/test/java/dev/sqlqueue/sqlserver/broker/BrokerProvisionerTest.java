@@ -1,0 +1,103 @@
+package dev.sqlqueue.sqlserver.broker;
+
+import static dev.sqlqueue.sqlserver.broker.Fixture.Q;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sqlqueue.SqlQueueException;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Call sequences of provisioning on the {@link RecordingJdbc} double (no database semantics). */
+class BrokerProvisionerTest {
+    private static Fixture enabled(String... options) {
+        Fixture f = new Fixture(options);
+        f.jdbc.rows(f.sql.brokerEnabled(), new Object[] {"appdb", true});
+        f.jdbc.rows(f.sql.provisioningLock(), new Object[] {0});
+        return f;
+    }
+
+    @Test
+    void migrateTakesTheLockThenCreatesEveryTableInOneTransaction() {
+        Fixture f = enabled();
+        f.backend().migrate();
+        BrokerStatements s = f.sql;
+        assertEquals(List.of(
+                "c1 exec " + s.brokerEnabled() + " <-- []",
+                "c1 autoCommit=false",
+                "c1 exec " + s.provisioningLock() + " <-- [60000]",
+                "c1 exec " + s.createQueuesTable() + " <-- []",
+                "c1 exec " + s.createDialogsTable() + " <-- []",
+                "c1 exec " + s.createAttemptsTable() + " <-- []",
+                "c1 exec " + s.createDeadTable() + " <-- []",
+                "c1 exec " + s.createIdSequence() + " <-- []",
+                "c1 commit",
+                "c1 autoCommit=true",
+                "c1 close"), f.jdbc.calls());
+    }
+
+    @Test
+    void disabledBrokerFailsClearlyAndCreatesNothing() {
+        Fixture f = new Fixture();
+        f.jdbc.rows(f.sql.brokerEnabled(), new Object[] {"appdb", false});
+        SqlQueueException e = assertThrows(SqlQueueException.class, () -> f.backend().createQueue(Q));
+        assertTrue(e.getMessage().contains("Service Broker is disabled in database 'appdb'"), e.getMessage());
+        assertTrue(e.getMessage().contains("is_broker_enabled = 0"), e.getMessage());
+        assertTrue(e.getMessage().contains("ALTER DATABASE [appdb] SET ENABLE_BROKER"), e.getMessage());
+        assertEquals(List.of(f.sql.brokerEnabled()), f.jdbc.executedSql());
+    }
+
+    @Test
+    void refusedLockRollsBackWithoutCreating() {
+        Fixture f = new Fixture();
+        f.jdbc.rows(f.sql.brokerEnabled(), new Object[] {"appdb", 1});
+        f.jdbc.rows(f.sql.provisioningLock(), new Object[] {-1});
+        SqlQueueException e = assertThrows(SqlQueueException.class, () -> f.backend().migrate());
+        assertTrue(e.getMessage().contains("sp_getapplock returned -1"), e.getMessage());
+        assertEquals(List.of(f.sql.brokerEnabled(), f.sql.provisioningLock()), f.jdbc.executedSql());
+        assertEquals(1, f.jdbc.callsContaining("rollback").size());
+        assertTrue(f.jdbc.callsContaining("commit").isEmpty());
+    }
+
+    @Test
+    void createQueueCreatesEveryObjectThenRegistersIt() {
+        Fixture f = enabled("broker.activationProcedure", "ops.run_task", "broker.maxQueueReaders", "5");
+        f.backend().createQueue(Q);
+        BrokerStatements s = f.sql;
+        assertEquals(List.of(s.brokerEnabled(), s.provisioningLock(), s.createMessageType(Q), s.createEndOfStreamType(Q),
+                s.createContract(Q), s.createQueue(Q), s.createInitiatorQueue(Q), s.createService(Q),
+                s.createInitiatorService(Q), s.attachActivation(Q, "ops.run_task", 5, "OWNER"), s.registerQueue()),
+                f.jdbc.executedSql());
+        assertEquals(List.of("c1 exec " + s.registerQueue() + " <-- [jobs, jobs]"), f.jdbc.callsContaining(s.registerQueue()));
+        assertEquals(List.of("c1 commit"), f.jdbc.callsContaining("commit"));
+    }
+
+    @Test
+    void noActivationUnlessConfigured() {
+        Fixture f = enabled();
+        f.backend().createQueue(Q);
+        assertFalse(f.jdbc.executedSql().stream().anyMatch(x -> x.startsWith("ALTER QUEUE")));
+    }
+
+    @Test
+    void failingStatementRollsBackEverything() {
+        Fixture f = enabled();
+        f.jdbc.fail(f.sql.createContract(Q), 15151, "S0001");
+        assertThrows(SqlQueueException.class, () -> f.backend().createQueue(Q));
+        assertTrue(f.jdbc.callsContaining("commit").isEmpty());
+        assertEquals(List.of("c1 rollback"), f.jdbc.callsContaining("rollback"));
+        assertFalse(f.jdbc.executedSql().contains(f.sql.createQueue(Q)), "nothing after the failure runs");
+    }
+
+    @Test
+    void dropRemovesObjectsThenRows() {
+        Fixture f = enabled();
+        f.backend().dropQueue(Q);
+        List<String> ran = f.jdbc.executedSql();
+        assertEquals(f.sql.dropQueueObjects(Q), ran.subList(2, 9));
+        assertEquals(f.sql.deleteQueueRows(), ran.get(9));
+        assertEquals(List.of("c1 commit"), f.jdbc.callsContaining("commit"));
+    }
+}

@@ -1,0 +1,253 @@
+package dev.sqlqueue.sqlserver.broker;
+
+import static dev.sqlqueue.sqlserver.broker.Fixture.H1;
+import static dev.sqlqueue.sqlserver.broker.Fixture.H2;
+import static dev.sqlqueue.sqlserver.broker.Fixture.H3;
+import static dev.sqlqueue.sqlserver.broker.Fixture.Q;
+import static dev.sqlqueue.sqlserver.broker.Fixture.data;
+import static dev.sqlqueue.sqlserver.broker.Fixture.other;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sqlqueue.ClaimMode;
+import dev.sqlqueue.ConsumeRequest;
+import dev.sqlqueue.Delivery;
+import dev.sqlqueue.InvalidInputException;
+import dev.sqlqueue.LeaseLostException;
+import dev.sqlqueue.UnsupportedCapabilityException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Call sequences of consume and settlement on the {@link RecordingJdbc} double (no database semantics). */
+class BrokerReceiverTest {
+    private static final ConsumeRequest TX = new ConsumeRequest(10, Duration.ofSeconds(30), Duration.ZERO, ClaimMode.TRANSACTIONAL);
+
+    private static String fill(Fixture f) {
+        return f.sql.fillDialogs(Q, f.options.dialogLifetimeSeconds());
+    }
+
+    @Test
+    void receiveReturnsDeliveriesAndKeepsTheTransactionOpenUntilAck() {
+        Fixture f = new Fixture();
+        f.jdbc.rows(f.sql.receive(Q), data(H1, 1, 5L, "hello", Map.of("k", "v")));
+        List<Delivery> got = f.backend().consume(Q, TX.withWait(Duration.ofMillis(1500)));
+        assertEquals(1, got.size());
+        Delivery d = got.get(0);
+        assertEquals(5L, d.id());
+        assertEquals("hello", d.text());
+        assertEquals(Map.of("k", "v"), d.headers());
+        assertEquals(1, d.attempt());
+        assertEquals(Instant.ofEpochMilli(1_700_000_000_005L), d.enqueuedAt());
+        assertEquals(ClaimMode.TRANSACTIONAL, d.receipt().mode());
+        String receive = f.jdbc.callsContaining("exec " + f.sql.receive(Q)).get(0);
+        assertTrue(receive.startsWith("c1 exec " + f.sql.receive(Q) + " <-- [10, 1"), "TOP 10, timeout about 1500 ms: " + receive);
+        assertEquals(List.of("c1 exec " + f.sql.attemptsOf(1) + " <-- [jobs, 5]"), f.jdbc.callsContaining(f.sql.attemptsOf(1)));
+        assertTrue(f.jdbc.callsContaining("commit").isEmpty(), "open until settled");
+        assertTrue(f.jdbc.callsContaining("close").isEmpty());
+        f.backend().ack(d.receipt());
+        List<String> c1 = f.jdbc.callsContaining("c1 ");
+        assertEquals(List.of("c1 exec " + f.sql.clearAttempts() + " <-- [jobs, 5]", "c1 commit", "c1 autoCommit=true", "c1 close"),
+                c1.subList(c1.size() - 4, c1.size()));
+    }
+
+    @Test
+    void nackOfTheWholeClaimCountsTheAttemptElsewhereThenRollsBack() {
+        Fixture f = new Fixture();
+        f.jdbc.rows(f.sql.receive(Q), data(H1, 1, 5L, "x", Map.of()));
+        f.jdbc.rows(f.sql.attemptsOf(1), new Object[] {5L, 2});
+        Delivery d = f.backend().consume(Q, TX).get(0);
+        assertEquals(3, d.attempt(), "two recorded attempts before this one");
+        f.backend().nack(d.receipt(), Duration.ZERO, "boom");
+        List<String> calls = f.jdbc.calls();
+        int raise = calls.indexOf("c2 exec " + f.sql.raiseAttempts() + " <-- [jobs, 5, boom]");
+        int rollback = calls.indexOf("c1 rollback");
+        assertTrue(raise >= 0 && rollback > raise, calls.toString());
+        assertTrue(f.jdbc.callsContaining("c1 commit").isEmpty());
+        assertTrue(f.jdbc.callsContaining(f.sql.resend(Q)).isEmpty(), "rollback puts it back in place; nothing is re-sent");
+    }
+
+    @Test
+    void releaseOfTheWholeClaimRollsBackWithoutCounting() {
+        Fixture f = new Fixture();
+        f.jdbc.rows(f.sql.receive(Q), data(H1, 1, 5L, "x", Map.of()));
+        Delivery d = f.backend().consume(Q, TX).get(0);
+        f.backend().release(d.receipt());
+        assertEquals(List.of("c1 rollback"), f.jdbc.callsContaining("rollback"));
+        assertTrue(f.jdbc.callsContaining(f.sql.raiseAttempts()).isEmpty());
+        assertEquals(1, f.jdbc.connectionsOpened());
+    }
+
+    @Test
+    void mixedClaimCommitsAndSendsTheNackedMessageAgainWithItsId() throws Exception {
+        Fixture f = new Fixture("broker.dialogPoolSize", "1");
+        f.jdbc.rows(f.sql.receive(Q), data(H1, 1, 5L, "a", Map.of()), data(H1, 2, 6L, "b", Map.of("h", "1")));
+        f.jdbc.rows(fill(f), new Object[] {H3});
+        List<Delivery> got = f.backend().consume(Q, TX);
+        assertEquals(2, got.size());
+        f.backend().ack(got.get(0).receipt());
+        assertTrue(f.jdbc.callsContaining("commit").isEmpty(), "still one delivery pending");
+        f.backend().nack(got.get(1).receipt(), Duration.ZERO, "later");
+        List<String> c1 = f.jdbc.callsContaining("c1 ");
+        String resend = f.jdbc.callsContaining("c1 exec " + f.sql.resend(Q)).get(0);
+        assertTrue(resend.startsWith("c1 exec " + f.sql.resend(Q) + " <-- [" + H3 + ", bytes["), resend);
+        byte[] expected = new Envelope(6L, 1_700_000_000_006L, "h=1", "b".getBytes(StandardCharsets.UTF_8)).encode();
+        assertTrue(resend.endsWith("bytes" + java.util.Arrays.toString(expected) + "]"), "same id, enqueue time, headers, payload");
+        assertTrue(c1.contains("c1 exec " + f.sql.raiseAttempts() + " <-- [jobs, 6, later]"));
+        assertTrue(c1.contains("c1 exec " + f.sql.clearAttempts() + " <-- [jobs, 5]"));
+        assertTrue(c1.indexOf("c1 commit") > c1.indexOf(resend));
+        assertTrue(f.jdbc.callsContaining("rollback").isEmpty());
+    }
+
+    @Test
+    void deadLetterCopiesTheMessageAndCommits() {
+        Fixture f = new Fixture();
+        f.jdbc.rows(f.sql.receive(Q), data(H1, 1, 5L, "bad", Map.of("k", "v")));
+        Delivery d = f.backend().consume(Q, TX).get(0);
+        f.backend().deadLetter(d.receipt(), "handler gave up");
+        List<String> c1 = f.jdbc.callsContaining("c1 ");
+        String dl = "c1 exec " + f.sql.insertDeadLetter() + " <-- [jobs, 5, bytes[98, 97, 100], k=v, 1, handler gave up, 1700000000005]";
+        assertTrue(c1.indexOf(dl) >= 0, c1.toString());
+        assertTrue(c1.indexOf("c1 commit") > c1.indexOf(dl));
+    }
+
+    @Test
+    void messageAtTheAttemptLimitIsDeadLetteredOnReceiptAndNeverReturned() {
+        Fixture f = new Fixture("broker.maxAttempts", "3");
+        f.jdbc.rows(f.sql.receive(Q), data(H1, 1, 5L, "poison", Map.of())).rows(f.sql.receive(Q));
+        f.jdbc.rows(f.sql.attemptsOf(1), new Object[] {5L, 3});
+        List<Delivery> got = f.backend().consume(Q, TX);
+        assertTrue(got.isEmpty());
+        List<String> c1 = f.jdbc.callsContaining("c1 ");
+        int dl = c1.indexOf("c1 exec " + f.sql.insertDeadLetter()
+                + " <-- [jobs, 5, bytes[112, 111, 105, 115, 111, 110], , 3, poison message: 3 attempts reached broker.maxAttempts = 3, 1700000000005]");
+        assertTrue(dl > 0, c1.toString());
+        assertEquals("c1 exec " + f.sql.clearAttempts() + " <-- [jobs, 5]", c1.get(dl + 1));
+        assertEquals("c1 commit", c1.get(dl + 2), "the transaction commits: no rollback can count against the queue");
+        assertTrue(f.jdbc.callsContaining("rollback").isEmpty());
+    }
+
+    @Test
+    void undecodableBodyGoesToDeadLetterBytesIntact() {
+        Fixture f = new Fixture();
+        byte[] garbage = {9, 8, 7};
+        f.jdbc.rows(f.sql.receive(Q), other(H1, "sqlq_bk:jobs:msg", garbage)).rows(f.sql.receive(Q));
+        assertTrue(f.backend().consume(Q, TX).isEmpty());
+        String dl = f.jdbc.callsContaining(f.sql.insertDeadLetter()).get(0);
+        assertTrue(dl.endsWith(" <-- [jobs, 0, bytes[9, 8, 7], , 1, undecodable message: message body of 3 bytes is shorter than the 21-byte envelope header, null]"), dl);
+        assertEquals(List.of("c1 commit"), f.jdbc.callsContaining("commit"));
+    }
+
+    @Test
+    void malformedHeadersGoToDeadLetter() {
+        Fixture f = new Fixture();
+        byte[] body = new Envelope(8L, 1L, "no equals sign", new byte[] {1}).encode();
+        f.jdbc.rows(f.sql.receive(Q), other(H1, "sqlq_bk:jobs:msg", body)).rows(f.sql.receive(Q));
+        assertTrue(f.backend().consume(Q, TX).isEmpty());
+        String dl = f.jdbc.callsContaining(f.sql.insertDeadLetter()).get(0);
+        assertTrue(dl.contains(" <-- [jobs, 8, bytes" + java.util.Arrays.toString(body) + ", , 1, undecodable message: header line without '='"), dl);
+    }
+
+    @Test
+    void endOfStreamAndEndDialogEndTheTargetSide() {
+        Fixture f = new Fixture();
+        f.jdbc.rows(f.sql.receive(Q), other(H1, "sqlq_bk:jobs:eos", null), other(H2, BrokerStatements.END_DIALOG, null))
+                .rows(f.sql.receive(Q));
+        assertTrue(f.backend().consume(Q, TX).isEmpty());
+        assertEquals(List.of("c1 exec DECLARE @h uniqueidentifier = ?; END CONVERSATION @h; <-- [" + H1 + "]", "c1 exec DECLARE @h uniqueidentifier = ?; END CONVERSATION @h; <-- [" + H2 + "]"),
+                f.jdbc.callsContaining("END CONVERSATION"));
+        assertEquals(List.of("c1 commit"), f.jdbc.callsContaining("commit"));
+    }
+
+    @Test
+    void errorMessageEndsOurSideAndDataInTheSameBatchIsStillDelivered() {
+        Fixture f = new Fixture();
+        byte[] err = ("<Error xmlns=\"http://schemas.microsoft.com/SQL/ServiceBroker/Error\"><Code>-8489</Code>"
+                + "<Description>The dialog has exceeded the specified LIFETIME.</Description></Error>").getBytes(StandardCharsets.UTF_16LE);
+        f.jdbc.rows(f.sql.receive(Q), data(H2, 1, 5L, "x", Map.of()), other(H1, BrokerStatements.ERROR, err));
+        assertEquals(1, f.backend().consume(Q, TX).size());
+        assertEquals(List.of("c1 exec DECLARE @h uniqueidentifier = ?; END CONVERSATION @h; <-- [" + H1 + "]"), f.jdbc.callsContaining("END CONVERSATION"));
+        assertEquals("code -8489: The dialog has exceeded the specified LIFETIME.", SystemMessages.describeError(err));
+    }
+
+    @Test
+    void dialogTimerIsDroppedWithoutEndingTheConversation() {
+        Fixture f = new Fixture();
+        f.jdbc.rows(f.sql.receive(Q), other(H1, BrokerStatements.DIALOG_TIMER, null)).rows(f.sql.receive(Q));
+        assertTrue(f.backend().consume(Q, TX).isEmpty());
+        assertTrue(f.jdbc.callsContaining("END CONVERSATION").isEmpty());
+    }
+
+    @Test
+    void disabledQueueIsReportedAndNotAskedAgainDuringTheQuietPeriod() {
+        Fixture f = new Fixture();
+        f.jdbc.fail(f.sql.receive(Q), 9617, "S0001");
+        QueueDisabledException e = assertThrows(QueueDisabledException.class, () -> f.backend().consume(Q, TX));
+        assertTrue(e.getMessage().contains("is disabled (error 9617)"), e.getMessage());
+        assertTrue(e.getMessage().contains("ALTER QUEUE [dbo].[sqlq_bk:jobs:queue] WITH STATUS = ON"), e.getMessage());
+        int opened = f.jdbc.connectionsOpened();
+        long t0 = System.nanoTime();
+        assertThrows(QueueDisabledException.class, () -> f.backend().consume(Q, TX.withWait(Duration.ofMillis(200))));
+        assertTrue(System.nanoTime() - t0 >= 150_000_000L, "waits out maxWait instead of spinning");
+        assertEquals(opened, f.jdbc.connectionsOpened(), "no new connection, no statement");
+        assertEquals(List.of("c1 rollback"), f.jdbc.callsContaining("rollback"));
+    }
+
+    @Test
+    void ackAllCommitsOnceAndReportsLostReceipts() {
+        Fixture f = new Fixture();
+        f.jdbc.rows(f.sql.receive(Q), data(H1, 1, 5L, "a", Map.of()), data(H1, 2, 6L, "b", Map.of()));
+        List<Delivery> got = f.backend().consume(Q, TX);
+        dev.sqlqueue.Receipt stale = new dev.sqlqueue.Receipt(Q, 99L, 12345L, ClaimMode.TRANSACTIONAL);
+        var lost = f.backend().ackAll(List.of(got.get(0).receipt(), stale, got.get(1).receipt()));
+        assertEquals(java.util.Set.of(stale), lost);
+        assertEquals(List.of("c1 commit"), f.jdbc.callsContaining("commit"));
+    }
+
+    @Test
+    void settledOrUnknownReceiptsAreLeaseLost() {
+        Fixture f = new Fixture();
+        f.jdbc.rows(f.sql.receive(Q), data(H1, 1, 5L, "x", Map.of()));
+        Delivery d = f.backend().consume(Q, TX).get(0);
+        f.backend().ack(d.receipt());
+        assertThrows(LeaseLostException.class, () -> f.backend().ack(d.receipt()));
+        assertThrows(LeaseLostException.class, () -> f.backend().nack(d.receipt(), Duration.ZERO, "late"));
+        assertEquals(1, f.jdbc.callsContaining("commit").size(), "nothing ran for the late calls");
+    }
+
+    @Test
+    void unsupportedModesAndOptionsAreRefused() {
+        Fixture f = new Fixture();
+        assertThrows(InvalidInputException.class, () -> f.backend().consume(Q, TX.withMode(ClaimMode.LEASE)));
+        f.jdbc.rows(f.sql.receive(Q), data(H1, 1, 5L, "x", Map.of()));
+        Delivery d = f.backend().consume(Q, TX).get(0);
+        assertThrows(UnsupportedCapabilityException.class, () -> f.backend().nack(d.receipt(), Duration.ofSeconds(1), "e"));
+        assertThrows(UnsupportedCapabilityException.class, () -> f.backend().extend(d.receipt(), Duration.ofSeconds(1)));
+        f.backend().release(d.receipt());
+    }
+
+    @Test
+    void emptyWaitCommitsAndReturnsTheConnection() {
+        Fixture f = new Fixture();
+        assertTrue(f.backend().consume(Q, TX).isEmpty());
+        assertEquals(List.of("c1 autoCommit=false", "c1 exec " + f.sql.receive(Q) + " <-- [10, 0]", "c1 commit",
+                "c1 autoCommit=true", "c1 close"), f.jdbc.calls());
+    }
+
+    @Test
+    void closeRollsBackOpenClaims() {
+        Fixture f = new Fixture();
+        f.jdbc.rows(f.sql.receive(Q), data(H1, 1, 5L, "x", Map.of()));
+        Delivery d = f.backend().consume(Q, TX).get(0);
+        f.backend().close();
+        assertEquals(List.of("c1 rollback"), f.jdbc.callsContaining("c1 rollback"));
+        assertTrue(f.jdbc.calls().contains("c1 close"));
+        assertThrows(LeaseLostException.class, () -> f.backend().ack(d.receipt()));
+        assertArrayEquals(new byte[] {'x'}, d.payload());
+    }
+}

@@ -1,0 +1,156 @@
+package dev.sqlqueue.sqlserver.broker;
+
+import static dev.sqlqueue.sqlserver.broker.Fixture.H1;
+import static dev.sqlqueue.sqlserver.broker.Fixture.H2;
+import static dev.sqlqueue.sqlserver.broker.Fixture.Q;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sqlqueue.Message;
+import dev.sqlqueue.TransientBackendException;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Call sequences of enqueue and the dialog pool on the {@link RecordingJdbc} double (no database semantics). */
+class BrokerSenderTest {
+    private static Fixture fixture(String... options) {
+        Fixture f = new Fixture(options);
+        f.jdbc.rows(f.sql.send(Q), new Object[] {41L}).rows(f.sql.send(Q), new Object[] {42L});
+        return f;
+    }
+
+    private static String fill(Fixture f) {
+        return f.sql.fillDialogs(Q, f.options.dialogLifetimeSeconds());
+    }
+
+    @Test
+    void firstSendFillsThePoolThenSendsAndCommits() {
+        Fixture f = fixture("broker.dialogPoolSize", "2");
+        f.jdbc.rows(fill(f), new Object[] {H1}, new Object[] {H2});
+        long id = f.backend().enqueue(Q, Message.ofText("hi"));
+        assertEquals(41L, id);
+        List<String> calls = f.jdbc.calls();
+        assertTrue(calls.get(1).startsWith("c1 exec " + f.sql.adoptDialogs() + " <-- [2, "), calls.get(1));
+        assertTrue(calls.get(1).endsWith(", jobs]"), "adopts for this queue: " + calls.get(1));
+        assertTrue(calls.get(2).startsWith("c1 exec " + fill(f) + " <-- [2, 1, jobs, "), "want 2, spread 1: " + calls.get(2));
+        List<String> c2 = f.jdbc.callsContaining("c2 ");
+        assertEquals("c2 autoCommit=false", c2.get(0));
+        assertTrue(c2.get(1).startsWith("c2 exec " + f.sql.send(Q) + " <-- [" + H2 + ", bytes["), c2.get(1));
+        assertEquals(List.of("c2 commit", "c2 autoCommit=true", "c2 close"), c2.subList(2, 5));
+    }
+
+    @Test
+    void dialogsAreReusedAcrossSends() {
+        Fixture f = fixture("broker.dialogPoolSize", "1");
+        f.jdbc.rows(fill(f), new Object[] {H1});
+        for (int i = 0; i < 3; i++) {
+            f.backend().enqueue(Q, Message.ofText("m" + i));
+        }
+        assertEquals(1, f.jdbc.callsContaining(fill(f)).size(), "one fill for three sends");
+        assertEquals(3, f.jdbc.callsContaining("exec " + f.sql.send(Q) + " <-- [" + H1).size());
+    }
+
+    @Test
+    void spreadFactorIsPassedToTheFill() {
+        Fixture f = fixture("broker.dialogPoolSize", "3", "broker.spreadFactor", "150");
+        f.jdbc.rows(fill(f), new Object[] {H1});
+        f.backend().enqueue(Q, Message.ofText("x"));
+        assertTrue(f.jdbc.callsContaining(fill(f)).get(0).contains(" <-- [3, 150, jobs, "));
+    }
+
+    @Test
+    void adoptedDialogsAreUsedBeforeNewOnesAreBegun() {
+        Fixture f = fixture("broker.dialogPoolSize", "1");
+        f.jdbc.rows(f.sql.adoptDialogs(), new Object[] {H1, 5_000L});
+        f.backend().enqueue(Q, Message.ofText("x"));
+        assertTrue(f.jdbc.callsContaining(fill(f)).isEmpty());
+        assertEquals(1, f.jdbc.callsContaining("exec " + f.sql.send(Q) + " <-- [" + H1).size());
+    }
+
+    @Test
+    void concurrentSendersGetDifferentDialogs() throws Exception {
+        Fixture f = fixture("broker.dialogPoolSize", "2");
+        f.jdbc.rows(fill(f), new Object[] {H1}, new Object[] {H2});
+        f.backend();
+        DialogPool pool = new DialogPool(Q, f.jdbc.dataSource(), f.sql, f.options, "owner");
+        f.jdbc.rows(fill(f), new Object[] {H1}, new Object[] {H2});
+        DialogPool.Dialog a = pool.acquire();
+        DialogPool.Dialog b = pool.acquire();
+        assertNotEquals(a.handle(), b.handle());
+        assertEquals(2, pool.open());
+    }
+
+    @Test
+    void exhaustedPoolFailsTransientlyAfterTheWait() throws Exception {
+        Fixture f = fixture("broker.dialogPoolSize", "1", "broker.sendWaitMillis", "20");
+        f.jdbc.rows(fill(f), new Object[] {H1});
+        DialogPool pool = new DialogPool(Q, f.jdbc.dataSource(), f.sql, f.options, "owner");
+        pool.acquire();
+        assertThrows(TransientBackendException.class, pool::acquire);
+    }
+
+    @Test
+    void dialogAtItsMessageLimitIsRecycledWithEndOfStreamInTheSameTransaction() {
+        Fixture f = fixture("broker.dialogPoolSize", "1", "broker.dialogMaxMessages", "2");
+        f.jdbc.rows(fill(f), new Object[] {H1}).rows(fill(f), new Object[] {H2});
+        f.backend().enqueue(Q, Message.ofText("1"));
+        assertTrue(f.jdbc.callsContaining(f.sql.retireDialog(Q)).isEmpty(), "not due after one send");
+        f.backend().enqueue(Q, Message.ofText("2"));
+        List<String> c3 = f.jdbc.callsContaining("c3 ");
+        assertTrue(c3.get(1).startsWith("c3 exec " + f.sql.send(Q) + " <-- [" + H1));
+        assertEquals("c3 exec " + f.sql.retireDialog(Q) + " <-- [" + H1 + "]", c3.get(2));
+        assertEquals("c3 commit", c3.get(3));
+        f.backend().enqueue(Q, Message.ofText("3"));
+        assertEquals(2, f.jdbc.callsContaining(fill(f)).size(), "a new dialog replaces the recycled one");
+        assertEquals(1, f.jdbc.callsContaining("exec " + f.sql.send(Q) + " <-- [" + H2).size());
+    }
+
+    @Test
+    void brokenDialogIsDiscardedAndTheSendRetriedOnAnother() {
+        Fixture f = new Fixture("broker.dialogPoolSize", "1");
+        f.jdbc.rows(fill(f), new Object[] {H1}).rows(fill(f), new Object[] {H2});
+        f.jdbc.fail(f.sql.send(Q), 8429, "S0001").rows(f.sql.send(Q), new Object[] {7L});
+        assertEquals(7L, f.backend().enqueue(Q, Message.ofText("x")));
+        List<String> ran = f.jdbc.calls();
+        int failed = ran.indexOf(f.jdbc.callsContaining("exec " + f.sql.send(Q) + " <-- [" + H1).get(0));
+        assertTrue(ran.get(failed + 1).endsWith(" rollback"), ran.get(failed + 1));
+        assertEquals(1, f.jdbc.callsContaining("exec " + f.sql.discardDialog() + " <-- [" + H1 + "]").size());
+        assertEquals(1, f.jdbc.callsContaining("exec " + f.sql.send(Q) + " <-- [" + H2).size());
+        assertEquals(1, f.jdbc.callsContaining(" commit").size());
+    }
+
+    @Test
+    void deadlockIsTransientAndKeepsTheDialog() {
+        Fixture f = new Fixture("broker.dialogPoolSize", "1");
+        f.jdbc.rows(fill(f), new Object[] {H1});
+        f.jdbc.fail(f.sql.send(Q), 1205, "40001").rows(f.sql.send(Q), new Object[] {9L});
+        assertThrows(TransientBackendException.class, () -> f.backend().enqueue(Q, Message.ofText("x")));
+        assertTrue(f.jdbc.callsContaining(f.sql.discardDialog()).isEmpty());
+        assertEquals(9L, f.backend().enqueue(Q, Message.ofText("y")));
+        assertEquals(2, f.jdbc.callsContaining("exec " + f.sql.send(Q) + " <-- [" + H1).size());
+    }
+
+    @Test
+    void enqueueAllSendsEveryMessageInOneTransaction() {
+        Fixture f = fixture("broker.dialogPoolSize", "1");
+        f.jdbc.rows(fill(f), new Object[] {H1});
+        assertEquals(List.of(41L, 42L), f.backend().enqueueAll(Q, List.of(Message.ofText("a"), Message.ofText("b"))));
+        List<String> c2 = f.jdbc.callsContaining("c2 ");
+        assertEquals(2, f.jdbc.callsContaining("c2 exec " + f.sql.send(Q)).size());
+        assertEquals(List.of("c2 commit"), f.jdbc.callsContaining("c2 commit"));
+        assertTrue(c2.indexOf("c2 commit") > c2.lastIndexOf(f.jdbc.callsContaining("c2 exec").get(1)));
+    }
+
+    @Test
+    void closeGivesOwnedDialogsBack() {
+        Fixture f = fixture("broker.dialogPoolSize", "1");
+        f.jdbc.rows(fill(f), new Object[] {H1});
+        f.backend().enqueue(Q, Message.ofText("x"));
+        f.backend().close();
+        String fillCall = f.jdbc.callsContaining(fill(f)).get(0);
+        String owner = fillCall.substring(fillCall.lastIndexOf(", ") + 2, fillCall.length() - 1);
+        assertEquals(1, f.jdbc.callsContaining("exec " + f.sql.releaseOwnedDialogs() + " <-- [" + owner + "]").size());
+    }
+}

@@ -1,0 +1,386 @@
+package dev.sqlqueue.sqlserver.broker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import dev.sqlqueue.QueueName;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Pins the exact text of every statement of {@link BrokerStatements} for prefix {@code sqlq_} and queue
+ * {@code jobs}. These tests show only that the text is what was reviewed against the SQL Server
+ * documentation; none of it has been run against a SQL Server.
+ */
+class BrokerStatementsTest {
+    private final BrokerStatements s = new BrokerStatements(new BrokerNames("sqlq_"));
+    private final QueueName q = QueueName.of("jobs");
+
+    @Test
+    void textBrokerEnabled() {
+        assertEquals("SELECT DB_NAME() AS database_name, is_broker_enabled FROM sys.databases WHERE database_id = DB_ID()",
+                s.brokerEnabled());
+    }
+
+    @Test
+    void textServerVersion() {
+        assertEquals("SELECT CAST(SERVERPROPERTY('ProductVersion') AS nvarchar(128)) AS version, CAST(SERVERPROPERTY('Edit"
+                + "ion') AS nvarchar(128)) AS edition",
+                s.serverVersion());
+    }
+
+    @Test
+    void textProvisioningLock() {
+        assertEquals("SET NOCOUNT ON; DECLARE @r int; EXEC @r = sys.sp_getapplock @Resource = N'sqlq_bk:provisioning', @Lo"
+                + "ckMode = N'Exclusive', @LockOwner = N'Transaction', @LockTimeout = ?; SELECT @r AS result;",
+                s.provisioningLock());
+    }
+
+    @Test
+    void textCreateQueuesTable() {
+        assertEquals("IF OBJECT_ID(N'dbo.sqlq_bk_queues', N'U') IS NULL CREATE TABLE [dbo].[sqlq_bk_queues] (queue_name nv"
+                + "archar(48) NOT NULL PRIMARY KEY, created_at datetime2(3) NOT NULL DEFAULT SYSUTCDATETIME())",
+                s.createQueuesTable());
+    }
+
+    @Test
+    void textCreateDialogsTable() {
+        assertEquals("IF OBJECT_ID(N'dbo.sqlq_bk_dialogs', N'U') IS NULL CREATE TABLE [dbo].[sqlq_bk_dialogs] (conversatio"
+                + "n_handle uniqueidentifier NOT NULL PRIMARY KEY, queue_name nvarchar(48) NOT NULL, fill_id bigint NOT"
+                + " NULL, is_spacer bit NOT NULL, owner_id uniqueidentifier NULL, created_at datetime2(3) NOT NULL DEFA"
+                + "ULT SYSUTCDATETIME())",
+                s.createDialogsTable());
+    }
+
+    @Test
+    void textCreateAttemptsTable() {
+        assertEquals("IF OBJECT_ID(N'dbo.sqlq_bk_attempts', N'U') IS NULL CREATE TABLE [dbo].[sqlq_bk_attempts] (queue_nam"
+                + "e nvarchar(48) NOT NULL, message_id bigint NOT NULL, attempts int NOT NULL, last_error nvarchar(4000"
+                + ") NULL, updated_at datetime2(3) NOT NULL DEFAULT SYSUTCDATETIME(), PRIMARY KEY (queue_name, message_"
+                + "id))",
+                s.createAttemptsTable());
+    }
+
+    @Test
+    void textCreateDeadTable() {
+        assertEquals("IF OBJECT_ID(N'dbo.sqlq_bk_dead', N'U') IS NULL CREATE TABLE [dbo].[sqlq_bk_dead] (dead_id bigint ID"
+                + "ENTITY(1,1) NOT NULL PRIMARY KEY, queue_name nvarchar(48) NOT NULL, message_id bigint NOT NULL, payl"
+                + "oad varbinary(max) NOT NULL, headers nvarchar(max) NOT NULL, attempts int NOT NULL, reason nvarchar("
+                + "4000) NOT NULL, enqueued_at datetime2(3) NULL, dead_at datetime2(3) NOT NULL DEFAULT SYSUTCDATETIME("
+                + "))",
+                s.createDeadTable());
+    }
+
+    @Test
+    void textCreateIdSequence() {
+        assertEquals("IF OBJECT_ID(N'dbo.sqlq_bk_ids', N'SO') IS NULL CREATE SEQUENCE [dbo].[sqlq_bk_ids] AS bigint START "
+                + "WITH 1 INCREMENT BY 1 CACHE 100",
+                s.createIdSequence());
+    }
+
+    @Test
+    void textCreateMessageType() {
+        assertEquals("IF NOT EXISTS (SELECT 1 FROM sys.service_message_types WHERE name = N'sqlq_bk:jobs:msg') CREATE MESS"
+                + "AGE TYPE [sqlq_bk:jobs:msg] VALIDATION = NONE",
+                s.createMessageType(q));
+    }
+
+    @Test
+    void textCreateEndOfStreamType() {
+        assertEquals("IF NOT EXISTS (SELECT 1 FROM sys.service_message_types WHERE name = N'sqlq_bk:jobs:eos') CREATE MESS"
+                + "AGE TYPE [sqlq_bk:jobs:eos] VALIDATION = EMPTY",
+                s.createEndOfStreamType(q));
+    }
+
+    @Test
+    void textCreateContract() {
+        assertEquals("IF NOT EXISTS (SELECT 1 FROM sys.service_contracts WHERE name = N'sqlq_bk:jobs:contract') CREATE CON"
+                + "TRACT [sqlq_bk:jobs:contract] ([sqlq_bk:jobs:msg] SENT BY INITIATOR, [sqlq_bk:jobs:eos] SENT BY INIT"
+                + "IATOR)",
+                s.createContract(q));
+    }
+
+    @Test
+    void textCreateQueue() {
+        assertEquals("IF OBJECT_ID(N'[dbo].[sqlq_bk:jobs:queue]', N'SQ') IS NULL CREATE QUEUE [dbo].[sqlq_bk:jobs:queue] W"
+                + "ITH STATUS = ON, RETENTION = OFF, POISON_MESSAGE_HANDLING (STATUS = OFF)",
+                s.createQueue(q));
+    }
+
+    @Test
+    void textCreateInitiatorQueue() {
+        assertEquals("IF OBJECT_ID(N'[dbo].[sqlq_bk:jobs:iqueue]', N'SQ') IS NULL CREATE QUEUE [dbo].[sqlq_bk:jobs:iqueue]"
+                + " WITH STATUS = ON, RETENTION = OFF, POISON_MESSAGE_HANDLING (STATUS = OFF)",
+                s.createInitiatorQueue(q));
+    }
+
+    @Test
+    void textCreateService() {
+        assertEquals("IF NOT EXISTS (SELECT 1 FROM sys.services WHERE name = N'sqlq_bk:jobs:service') CREATE SERVICE [sqlq"
+                + "_bk:jobs:service] ON QUEUE [dbo].[sqlq_bk:jobs:queue] ([sqlq_bk:jobs:contract])",
+                s.createService(q));
+    }
+
+    @Test
+    void textCreateInitiatorService() {
+        assertEquals("IF NOT EXISTS (SELECT 1 FROM sys.services WHERE name = N'sqlq_bk:jobs:iservice') CREATE SERVICE [sql"
+                + "q_bk:jobs:iservice] ON QUEUE [dbo].[sqlq_bk:jobs:iqueue]",
+                s.createInitiatorService(q));
+    }
+
+    @Test
+    void textRegisterQueue() {
+        assertEquals("IF NOT EXISTS (SELECT 1 FROM [dbo].[sqlq_bk_queues] WHERE queue_name = ?) INSERT INTO [dbo].[sqlq_bk"
+                + "_queues] (queue_name) VALUES (?)",
+                s.registerQueue());
+    }
+
+    @Test
+    void textAttachActivation() {
+        assertEquals("ALTER QUEUE [dbo].[sqlq_bk:jobs:queue] WITH ACTIVATION (STATUS = ON, PROCEDURE_NAME = [dbo].[run_tas"
+                + "k], MAX_QUEUE_READERS = 5, EXECUTE AS OWNER)",
+                s.attachActivation(q, "dbo.run_task", 5, "OWNER"));
+    }
+
+    @Test
+    void textDeleteQueueRows() {
+        assertEquals("DECLARE @q nvarchar(48) = ?; DELETE FROM [dbo].[sqlq_bk_dialogs] WHERE queue_name = @q; DELETE FROM "
+                + "[dbo].[sqlq_bk_attempts] WHERE queue_name = @q; DELETE FROM [dbo].[sqlq_bk_dead] WHERE queue_name = "
+                + "@q; DELETE FROM [dbo].[sqlq_bk_queues] WHERE queue_name = @q;",
+                s.deleteQueueRows());
+    }
+
+    @Test
+    void textListQueues() {
+        assertEquals("SELECT queue_name FROM [dbo].[sqlq_bk_queues] ORDER BY queue_name",
+                s.listQueues());
+    }
+
+    @Test
+    void textFillDialogs() {
+        assertEquals("SET NOCOUNT ON; DECLARE @want int = ?, @spread int = ?, @queue nvarchar(48) = ?, @owner uniqueidenti"
+                + "fier = ?, @i int = 1, @h uniqueidentifier, @fill bigint; DECLARE @kept TABLE (conversation_handle un"
+                + "iqueidentifier NOT NULL); SET @fill = NEXT VALUE FOR [dbo].[sqlq_bk_ids]; WHILE @i <= @want * @sprea"
+                + "d BEGIN BEGIN DIALOG CONVERSATION @h FROM SERVICE [sqlq_bk:jobs:iservice] TO SERVICE N'sqlq_bk:jobs:"
+                + "service', N'CURRENT DATABASE' ON CONTRACT [sqlq_bk:jobs:contract] WITH LIFETIME = 604800, ENCRYPTION"
+                + " = OFF; INSERT INTO [dbo].[sqlq_bk_dialogs] (conversation_handle, queue_name, fill_id, is_spacer, ow"
+                + "ner_id) VALUES (@h, @queue, @fill, CASE WHEN @i % @spread = 0 THEN 0 ELSE 1 END, CASE WHEN @i % @spr"
+                + "ead = 0 THEN @owner ELSE NULL END); IF @i % @spread = 0 INSERT INTO @kept (conversation_handle) VALU"
+                + "ES (@h); SET @i += 1; END; SELECT conversation_handle FROM @kept;",
+                s.fillDialogs(q, 604800));
+    }
+
+    @Test
+    void textAdoptDialogs() {
+        assertEquals("UPDATE TOP (?) [dbo].[sqlq_bk_dialogs] WITH (ROWLOCK, READPAST) SET owner_id = ? OUTPUT inserted.con"
+                + "versation_handle, DATEDIFF_BIG(millisecond, inserted.created_at, SYSUTCDATETIME()) AS age_ms WHERE q"
+                + "ueue_name = ? AND owner_id IS NULL AND is_spacer = 0",
+                s.adoptDialogs());
+    }
+
+    @Test
+    void textReleaseOwnedDialogs() {
+        assertEquals("UPDATE [dbo].[sqlq_bk_dialogs] SET owner_id = NULL WHERE owner_id = ?",
+                s.releaseOwnedDialogs());
+    }
+
+    @Test
+    void textRetireDialog() {
+        assertEquals("SET NOCOUNT ON; DECLARE @h uniqueidentifier = ?, @fill bigint, @s uniqueidentifier; SELECT @fill = f"
+                + "ill_id FROM [dbo].[sqlq_bk_dialogs] WHERE conversation_handle = @h; SEND ON CONVERSATION (@h) MESSAG"
+                + "E TYPE [sqlq_bk:jobs:eos]; DELETE FROM [dbo].[sqlq_bk_dialogs] WHERE conversation_handle = @h; IF NO"
+                + "T EXISTS (SELECT 1 FROM [dbo].[sqlq_bk_dialogs] WHERE fill_id = @fill AND is_spacer = 0) WHILE 1 = 1"
+                + " BEGIN SET @s = NULL; SELECT TOP (1) @s = conversation_handle FROM [dbo].[sqlq_bk_dialogs] WHERE fil"
+                + "l_id = @fill AND is_spacer = 1; IF @s IS NULL BREAK; END CONVERSATION @s; DELETE FROM [dbo].[sqlq_bk"
+                + "_dialogs] WHERE conversation_handle = @s; END;",
+                s.retireDialog(q));
+    }
+
+    @Test
+    void textDiscardDialog() {
+        assertEquals("DECLARE @h uniqueidentifier = ?; DELETE FROM [dbo].[sqlq_bk_dialogs] WHERE conversation_handle = @h;"
+                + " END CONVERSATION @h;",
+                s.discardDialog());
+    }
+
+    @Test
+    void textSend() {
+        assertEquals("SET NOCOUNT ON; DECLARE @h uniqueidentifier = ?, @rest varbinary(max) = ?, @id bigint; SET @id = NEX"
+                + "T VALUE FOR [dbo].[sqlq_bk_ids]; DECLARE @body varbinary(max) = 0x01 + CAST(@id AS binary(8)) + CAST"
+                + "(DATEDIFF_BIG(millisecond, CAST('19700101' AS datetime2(3)), SYSUTCDATETIME()) AS binary(8)) + @rest"
+                + "; SEND ON CONVERSATION (@h) MESSAGE TYPE [sqlq_bk:jobs:msg] (@body); SELECT @id AS message_id;",
+                s.send(q));
+    }
+
+    @Test
+    void textResend() {
+        assertEquals("DECLARE @h uniqueidentifier = ?, @body varbinary(max) = ?; SEND ON CONVERSATION (@h) MESSAGE TYPE [sqlq_bk:jobs:msg] (@body);",
+                s.resend(q));
+    }
+
+    @Test
+    void textReceive() {
+        assertEquals("WAITFOR (RECEIVE TOP (?) conversation_group_id, conversation_handle, message_sequence_number, messag"
+                + "e_type_name, message_body FROM [dbo].[sqlq_bk:jobs:queue]), TIMEOUT ?",
+                s.receive(q));
+    }
+
+    @Test
+    void textReceiveInitiator() {
+        assertEquals("RECEIVE TOP (?) conversation_handle, message_type_name, message_body FROM [dbo].[sqlq_bk:jobs:iqueue"
+                + "]",
+                s.receiveInitiator(q));
+    }
+
+    @Test
+    void textReceiveForPurge() {
+        assertEquals("RECEIVE TOP (?) conversation_handle, message_type_name FROM [dbo].[sqlq_bk:jobs:queue]",
+                s.receiveForPurge(q));
+    }
+
+    @Test
+    void textEndConversation() {
+        assertEquals("DECLARE @h uniqueidentifier = ?; END CONVERSATION @h;",
+                s.endConversation());
+    }
+
+    @Test
+    void textForgetDialog() {
+        assertEquals("DELETE FROM [dbo].[sqlq_bk_dialogs] WHERE conversation_handle = ?",
+                s.forgetDialog());
+    }
+
+    @Test
+    void textAttemptsOf3() {
+        assertEquals("SELECT message_id, attempts FROM [dbo].[sqlq_bk_attempts] WHERE queue_name = ? AND message_id IN (?,"
+                + " ?, ?)",
+                s.attemptsOf(3));
+    }
+
+    @Test
+    void textRaiseAttempts() {
+        assertEquals("DECLARE @q nvarchar(48) = ?, @id bigint = ?, @err nvarchar(4000) = ?; UPDATE [dbo].[sqlq_bk_attempts"
+                + "] SET attempts = attempts + 1, last_error = @err, updated_at = SYSUTCDATETIME() WHERE queue_name = @"
+                + "q AND message_id = @id; IF @@ROWCOUNT = 0 INSERT INTO [dbo].[sqlq_bk_attempts] (queue_name, message_"
+                + "id, attempts, last_error) VALUES (@q, @id, 1, @err);",
+                s.raiseAttempts());
+    }
+
+    @Test
+    void textClearAttempts() {
+        assertEquals("DELETE FROM [dbo].[sqlq_bk_attempts] WHERE queue_name = ? AND message_id = ?",
+                s.clearAttempts());
+    }
+
+    @Test
+    void textInsertDeadLetter() {
+        assertEquals("DECLARE @q nvarchar(48) = ?, @id bigint = ?, @p varbinary(max) = ?, @hd nvarchar(max) = ?, @a int = "
+                + "?, @r nvarchar(4000) = ?, @ms bigint = ?; INSERT INTO [dbo].[sqlq_bk_dead] (queue_name, message_id, "
+                + "payload, headers, attempts, reason, enqueued_at) VALUES (@q, @id, @p, @hd, @a, @r, DATEADD(milliseco"
+                + "nd, CAST(@ms % 86400000 AS int), DATEADD(day, CAST(@ms / 86400000 AS int), CAST('19700101' AS dateti"
+                + "me2(3)))));",
+                s.insertDeadLetter());
+    }
+
+    @Test
+    void textListDeadLetters() {
+        assertEquals("SELECT TOP (?) dead_id, message_id, payload, headers, attempts, reason, DATEDIFF_BIG(millisecond, CA"
+                + "ST('19700101' AS datetime2(3)), enqueued_at) AS enqueued_ms, DATEDIFF_BIG(millisecond, CAST('1970010"
+                + "1' AS datetime2(3)), dead_at) AS dead_ms FROM [dbo].[sqlq_bk_dead] WHERE queue_name = ? ORDER BY dea"
+                + "d_id",
+                s.listDeadLetters());
+    }
+
+    @Test
+    void textDeleteDeadLetter() {
+        assertEquals("DELETE FROM [dbo].[sqlq_bk_dead] WHERE dead_id = ?",
+                s.deleteDeadLetter());
+    }
+
+    @Test
+    void textPurgeDeadLetters() {
+        assertEquals("DELETE FROM [dbo].[sqlq_bk_dead] WHERE queue_name = ?",
+                s.purgeDeadLetters());
+    }
+
+    @Test
+    void textClearQueueAttempts() {
+        assertEquals("DELETE FROM [dbo].[sqlq_bk_attempts] WHERE queue_name = ?",
+                s.clearQueueAttempts());
+    }
+
+    @Test
+    void textStats() {
+        assertEquals("SELECT (SELECT COALESCE(SUM(p.rows), 0) FROM sys.internal_tables AS it JOIN sys.partitions AS p ON p"
+                + ".object_id = it.object_id AND p.index_id = 1 WHERE it.parent_object_id = OBJECT_ID(N'[dbo].[sqlq_bk:"
+                + "jobs:queue]')) AS queue_rows, (SELECT COUNT_BIG(*) FROM [dbo].[sqlq_bk_dead] WHERE queue_name = ?) A"
+                + "S dead, (SELECT COALESCE(DATEDIFF_BIG(millisecond, MIN(message_enqueue_time), SYSDATETIMEOFFSET()), "
+                + "0) FROM [dbo].[sqlq_bk:jobs:queue] WITH (NOLOCK) WHERE message_type_name = N'sqlq_bk:jobs:msg') AS o"
+                + "ldest_ms, (SELECT COUNT_BIG(*) FROM sys.transmission_queue WHERE to_service_name = N'sqlq_bk:jobs:se"
+                + "rvice') AS transmission",
+                s.stats(q));
+    }
+
+    @Test
+    void textConversationsByState() {
+        assertEquals("SELECT ce.state_desc, COUNT_BIG(*) AS conversations FROM sys.conversation_endpoints AS ce JOIN sys.s"
+                + "ervices AS s ON s.service_id = ce.service_id WHERE s.name IN (N'sqlq_bk:jobs:service', N'sqlq_bk:job"
+                + "s:iservice') GROUP BY ce.state_desc",
+                s.conversationsByState(q));
+    }
+
+    @Test
+    void textQueueStatus() {
+        assertEquals("SELECT is_receive_enabled, is_enqueue_enabled FROM sys.service_queues WHERE object_id = OBJECT_ID(N'"
+                + "[dbo].[sqlq_bk:jobs:queue]')",
+                s.queueStatus(q));
+    }
+
+    @Test
+    void textDropQueueObjects() {
+        assertEquals(List.of("IF EXISTS (SELECT 1 FROM sys.services WHERE name = N'sqlq_bk:jobs:service') DROP SERVICE [sqlq_bk:jobs:service]",
+                "IF EXISTS (SELECT 1 FROM sys.services WHERE name = N'sqlq_bk:jobs:iservice') DROP SERVICE [sqlq_bk:jobs:iservice]",
+                "IF OBJECT_ID(N'[dbo].[sqlq_bk:jobs:queue]', N'SQ') IS NOT NULL DROP QUEUE [dbo].[sqlq_bk:jobs:queue]",
+                "IF OBJECT_ID(N'[dbo].[sqlq_bk:jobs:iqueue]', N'SQ') IS NOT NULL DROP QUEUE [dbo].[sqlq_bk:jobs:iqueue]",
+                "IF EXISTS (SELECT 1 FROM sys.service_contracts WHERE name = N'sqlq_bk:jobs:contract') DROP CONTRACT [sqlq_bk:jobs:contract]",
+                "IF EXISTS (SELECT 1 FROM sys.service_message_types WHERE name = N'sqlq_bk:jobs:msg') DROP MESSAGE TYPE [sqlq_bk:jobs:msg]",
+                "IF EXISTS (SELECT 1 FROM sys.service_message_types WHERE name = N'sqlq_bk:jobs:eos') DROP MESSAGE TYPE [sqlq_bk:jobs:eos]"), s.dropQueueObjects(q));
+    }
+
+    @Test
+    void textRegistryExists() {
+        assertEquals("SELECT CASE WHEN OBJECT_ID(N'dbo.sqlq_bk_queues', N'U') IS NULL THEN 0 ELSE 1 END AS present",
+                s.registryExists());
+    }
+
+    @Test
+    void textDropPrefixObjects() {
+        assertEquals(List.of("DROP TABLE IF EXISTS [dbo].[sqlq_bk_dialogs]", "DROP TABLE IF EXISTS [dbo].[sqlq_bk_attempts]",
+                "DROP TABLE IF EXISTS [dbo].[sqlq_bk_dead]", "DROP TABLE IF EXISTS [dbo].[sqlq_bk_queues]",
+                "DROP SEQUENCE IF EXISTS [dbo].[sqlq_bk_ids]"), s.dropPrefixObjects());
+    }
+
+    @Test
+    void textEnableBroker() {
+        assertEquals("ALTER DATABASE [app db] SET ENABLE_BROKER WITH ROLLBACK IMMEDIATE", BrokerStatements.enableBroker("app db"));
+    }
+
+    @Test
+    void textPageLatchWaits() {
+        assertEquals("SELECT wait_type, waiting_tasks_count, wait_time_ms FROM sys.dm_os_wait_stats"
+                + " WHERE wait_type IN (N'PAGELATCH_EX', N'PAGELATCH_SH') ORDER BY wait_type", BrokerStatements.pageLatchWaits());
+    }
+
+    @Test
+    void inlinedNumbersAreChecked() {
+        assertThrows(IllegalArgumentException.class, () -> s.fillDialogs(q, 0));
+        assertThrows(IllegalArgumentException.class, () -> s.attemptsOf(0));
+    }
+
+    @Test
+    void constantsNameTheBrokerMessageTypes() {
+        assertEquals("http://schemas.microsoft.com/SQL/ServiceBroker/EndDialog", BrokerStatements.END_DIALOG);
+        assertEquals("http://schemas.microsoft.com/SQL/ServiceBroker/Error", BrokerStatements.ERROR);
+        assertEquals("http://schemas.microsoft.com/SQL/ServiceBroker/DialogTimer", BrokerStatements.DIALOG_TIMER);
+    }
+}

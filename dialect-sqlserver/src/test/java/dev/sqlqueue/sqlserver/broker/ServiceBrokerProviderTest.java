@@ -1,0 +1,59 @@
+package dev.sqlqueue.sqlserver.broker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sqlqueue.Capability;
+import dev.sqlqueue.ClaimMode;
+import dev.sqlqueue.InvalidInputException;
+import dev.sqlqueue.Ordering;
+import dev.sqlqueue.QueueConfig;
+import dev.sqlqueue.spi.BackendDiscovery;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.EnumSet;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class ServiceBrokerProviderTest {
+    private final ServiceBrokerProvider provider = new ServiceBrokerProvider();
+
+    @Test
+    void chosenByNameOnly() {
+        assertEquals("sqlserver-broker", provider.name());
+        assertFalse(provider.acceptsUrl("jdbc:sqlserver://db:1433;databaseName=app"));
+        assertFalse(provider.acceptsUrl("jdbc:h2:mem:x"));
+        QueueConfig byName = QueueConfig.builder().url("jdbc:sqlserver://db:1433").backend("sqlserver-broker").build();
+        assertEquals(ServiceBrokerProvider.class, BackendDiscovery.find(byName).getClass());
+    }
+
+    @Test
+    void servicesFileListsBothSqlServerProviders() throws Exception {
+        try (InputStream in = getClass().getResourceAsStream("/META-INF/services/dev.sqlqueue.spi.BackendProvider")) {
+            assertEquals(List.of("dev.sqlqueue.sqlserver.SqlServerProvider", "dev.sqlqueue.sqlserver.broker.ServiceBrokerProvider"),
+                    new String(in.readAllBytes(), StandardCharsets.UTF_8).trim().lines().toList());
+        }
+    }
+
+    @Test
+    void badOptionFailsBeforeAnyConnection() {
+        QueueConfig c = QueueConfig.builder().url("jdbc:sqlserver://127.0.0.1:1").backend("sqlserver-broker")
+                .option("broker.spreadFactor", "-5").build();
+        InvalidInputException e = assertThrows(InvalidInputException.class, () -> provider.open(c));
+        assertTrue(e.getMessage().contains("broker.spreadFactor"));
+    }
+
+    @Test
+    void capabilitiesAreDeclaredHonestly() {
+        var caps = new Fixture().backend().capabilities();
+        assertEquals(Set.of(ClaimMode.TRANSACTIONAL), caps.claimModes());
+        assertEquals(EnumSet.of(Capability.SERVER_SIDE_WAIT, Capability.DROP_SCHEMA), EnumSet.copyOf(caps.features()));
+        assertEquals(Ordering.PER_GROUP, caps.ordering());
+        assertEquals(1 << 20, caps.maxPayloadBytes());
+        assertEquals(100, caps.maxClaimBatch());
+        assertTrue(new Fixture().backend().waitsInConsume());
+    }
+}

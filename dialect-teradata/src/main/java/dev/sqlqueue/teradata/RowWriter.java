@@ -1,0 +1,86 @@
+package dev.sqlqueue.teradata;
+
+import dev.sqlqueue.spi.HeaderCodec;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Types;
+
+/**
+ * Writes a consumed row again: back to the queue (nack, release) or into the dead-letter table. Every
+ * write is one single-row INSERT in the caller's open transaction. Stateless.
+ */
+final class RowWriter {
+    private RowWriter() {
+    }
+
+    /** Nack: back to the tail with a new QITS and {@code attempts}. */
+    static void reinsert(Connection c, TeradataNames n, Consumed row, int attempts, String error) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(TeradataStatements.reinsert(n))) {
+            ps.setLong(1, row.id());
+            ps.setInt(2, attempts);
+            ps.setTimestamp(3, row.enqueuedAt());
+            text(ps, 4, cut(error));
+            ps.setString(5, row.headers());
+            ps.setBytes(6, row.payload());
+            ps.executeUpdate();
+        }
+    }
+
+    /** Release inside a claim that commits: back with the original QITS and attempt count. */
+    static void restore(Connection c, TeradataNames n, Consumed row) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(TeradataStatements.restore(n))) {
+            ps.setTimestamp(1, row.qits());
+            ps.setLong(2, row.id());
+            ps.setInt(3, row.attempts());
+            ps.setTimestamp(4, row.enqueuedAt());
+            text(ps, 5, row.lastError());
+            ps.setString(6, row.headers());
+            ps.setBytes(7, row.payload());
+            ps.executeUpdate();
+        }
+    }
+
+    /** Into the dead-letter table, bytes and raw headers intact. */
+    static void deadLetter(Connection c, TeradataNames n, Consumed row, int attempts, String reason) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(TeradataStatements.insertDeadLetter(n))) {
+            ps.setLong(1, row.id());
+            ps.setInt(2, attempts);
+            ps.setString(3, cut(reason == null ? "" : reason));
+            ps.setTimestamp(4, row.enqueuedAt());
+            ps.setString(5, row.headers());
+            ps.setBytes(6, row.payload());
+            ps.executeUpdate();
+        }
+    }
+
+    /** Why a row's headers cannot be decoded, or null when they can. */
+    static String malformedReason(Consumed row) {
+        try {
+            HeaderCodec.decode(row.headers());
+            return null;
+        } catch (HeaderCodec.MalformedHeadersException e) {
+            return "malformed headers: " + e.getMessage();
+        }
+    }
+
+    /** Cuts text to {@link TeradataStatements#MAX_REASON_CHARS} (ANSI mode rejects a longer string). */
+    static String cut(String s) {
+        if (s == null || s.length() <= TeradataStatements.MAX_REASON_CHARS) {
+            return s;
+        }
+        int end = TeradataStatements.MAX_REASON_CHARS;
+        if (Character.isHighSurrogate(s.charAt(end - 1))) {
+            end--;
+        }
+        return s.substring(0, end);
+    }
+
+    private static void text(PreparedStatement ps, int i, String s) throws SQLException {
+        if (s == null) {
+            ps.setNull(i, Types.VARCHAR);
+        } else {
+            ps.setString(i, s);
+        }
+    }
+}

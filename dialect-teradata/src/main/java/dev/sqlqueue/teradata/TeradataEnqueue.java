@@ -1,0 +1,121 @@
+package dev.sqlqueue.teradata;
+
+import dev.sqlqueue.Capability;
+import dev.sqlqueue.InvalidInputException;
+import dev.sqlqueue.Message;
+import dev.sqlqueue.UnsupportedCapabilityException;
+import dev.sqlqueue.spi.HeaderCodec;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Enqueue: every message is checked before anything is sent, then inserted in chunks of at most
+ * {@link TeradataOptions#insertBatchRows()} rows (4 by default) per iterated INSERT, all in one
+ * transaction. The manuals ask for at most 4 rows per iterated INSERT while a queue table is empty,
+ * freshly restarted, or being updated or deleted, to avoid deadlocks with the refresh of the queue
+ * cache (SQL Data Definition Language, CREATE TABLE (Queue Table Form), usage notes); the backend cannot
+ * know the queue's state, so it always chunks. Ids come from the identity column through
+ * auto-generated key retrieval. Thread-safe.
+ */
+final class TeradataEnqueue {
+    private final Sessions sessions;
+    private final int batchRows;
+
+    TeradataEnqueue(Sessions sessions, int batchRows) {
+        this.sessions = sessions;
+        this.batchRows = batchRows;
+    }
+
+    /**
+     * Checks one message against the table's limits.
+     *
+     * @return the encoded header text
+     * @throws InvalidInputException rule {@code payload.max-size} (over 64,000 bytes) or
+     *     {@code headers.max-length} (encoded headers over 8,000 characters)
+     * @throws UnsupportedCapabilityException for a delay, a priority or a group
+     */
+    static String check(Message m) {
+        if (m == null) {
+            throw new InvalidInputException("payload.null", "message must not be null");
+        }
+        if (m.payloadLength() > TeradataStatements.MAX_PAYLOAD_BYTES) {
+            throw new InvalidInputException("payload.max-size", "payload is " + m.payloadLength() + " bytes; the teradata"
+                    + " backend stores at most " + TeradataStatements.MAX_PAYLOAD_BYTES + " bytes (VARBYTE(64000),"
+                    + " LOBs are not allowed in queue tables); nothing was enqueued");
+        }
+        if (!m.delay().isZero()) {
+            throw new UnsupportedCapabilityException(Capability.DELAYED_DELIVERY, TeradataProvider.NAME);
+        }
+        if (m.priority() != 0) {
+            throw new UnsupportedCapabilityException(Capability.PRIORITY, TeradataProvider.NAME);
+        }
+        if (m.group() != null) {
+            throw new UnsupportedCapabilityException(Capability.MESSAGE_GROUPS, TeradataProvider.NAME);
+        }
+        String headers = HeaderCodec.encode(m.headers());
+        if (headers.length() > TeradataStatements.MAX_HEADER_CHARS) {
+            throw new InvalidInputException("headers.max-length", "encoded headers are " + headers.length()
+                    + " characters; the teradata backend stores at most " + TeradataStatements.MAX_HEADER_CHARS
+                    + "; nothing was enqueued");
+        }
+        return headers;
+    }
+
+    /** Inserts and commits; all or nothing. */
+    List<Long> enqueueAll(TeradataNames n, List<Message> messages) {
+        List<String> headers = messages.stream().map(TeradataEnqueue::check).toList();
+        return sessions.run("enqueue to '" + n.queue() + "'", s -> {
+            List<Long> ids = insert(s.connection(), n, messages, headers);
+            s.connection().commit();
+            return ids;
+        });
+    }
+
+    /** Inserts on the caller's connection without committing or touching its auto-commit mode. */
+    long enqueue(Connection caller, TeradataNames n, Message m) {
+        String headers = check(m);
+        try {
+            return insert(caller, n, List.of(m), List.of(headers)).get(0);
+        } catch (SQLException e) {
+            throw TeradataErrors.translate("enqueue to '" + n.queue() + "' in the caller's transaction", e,
+                    !Sessions.valid(caller));
+        }
+    }
+
+    private List<Long> insert(Connection c, TeradataNames n, List<Message> messages, List<String> headers)
+            throws SQLException {
+        List<Long> ids = new ArrayList<>(messages.size());
+        try (PreparedStatement ps = c.prepareStatement(TeradataStatements.insertMessage(n), new String[] {"seq"})) {
+            for (int from = 0; from < messages.size(); from += batchRows) {
+                int to = Math.min(from + batchRows, messages.size());
+                for (int i = from; i < to; i++) {
+                    ps.setString(1, headers.get(i));
+                    ps.setBytes(2, messages.get(i).payloadUnsafe());
+                    if (batchRows == 1) {
+                        ps.executeUpdate();
+                    } else {
+                        ps.addBatch();
+                    }
+                }
+                if (batchRows > 1) {
+                    ps.executeBatch();
+                }
+                int before = ids.size();
+                try (ResultSet keys = ps.getGeneratedKeys()) {
+                    while (keys.next()) {
+                        ids.add(keys.getLong(1));
+                    }
+                }
+                if (ids.size() - before != to - from) {
+                    throw new SQLException("the driver returned " + (ids.size() - before) + " generated ids for "
+                            + (to - from) + " inserted rows; set option teradata.insert-batch-rows=1");
+                }
+            }
+        }
+        return ids;
+    }
+}

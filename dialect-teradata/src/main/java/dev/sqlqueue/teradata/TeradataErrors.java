@@ -1,0 +1,101 @@
+package dev.sqlqueue.teradata;
+
+import dev.sqlqueue.SqlQueueException;
+import dev.sqlqueue.TransientBackendException;
+import java.sql.SQLException;
+import java.sql.SQLNonTransientConnectionException;
+import java.sql.SQLRecoverableException;
+import java.sql.SQLTransientConnectionException;
+import java.util.Set;
+
+/**
+ * Sorts Teradata errors into retry with back-off, surface, and connection lost. Teradata error numbers
+ * arrive as {@link SQLException#getErrorCode()} (Teradata JDBC Driver User Guide, "SQLException").
+ * Numbers and meanings from Analytics Database Messages (B035-1096). Stateless and thread-safe.
+ */
+public final class TeradataErrors {
+    /** 2631: transaction aborted by a deadlock; the whole transaction was rolled back. */
+    public static final int DEADLOCK = 2631;
+    /** 2639, 2641: too many simultaneous transactions / request aborted, retry. */
+    public static final int TOO_MANY_TRANSACTIONS = 2639;
+    public static final int RETRY_LATER = 2641;
+    /** 3111: the dispatcher timed out the transaction. */
+    public static final int DISPATCHER_TIMEOUT = 3111;
+    /** 3120: the request was aborted by recovery. */
+    public static final int ABORTED_BY_RECOVERY = 3120;
+    /** 3128: more than 20% of a PE's sessions are in the delay state of SELECT AND CONSUME. */
+    public static final int CONSUME_LIMIT = 3128;
+    /** 2826: the request completed but its output was lost: the outcome is unknown, not retried blindly. */
+    public static final int OUTPUT_LOST = 2826;
+    /** 3803: table already exists (a concurrent create won). */
+    public static final int TABLE_EXISTS = 3803;
+    /** 3807: object does not exist (a concurrent drop won). */
+    public static final int NO_SUCH_OBJECT = 3807;
+    /** 3933: the table's possible row length is over the limit (64,256 bytes without 1 MB rows). */
+    public static final int ROW_TOO_LONG = 3933;
+
+    private static final Set<Integer> RETRYABLE = Set.of(DEADLOCK, TOO_MANY_TRANSACTIONS, RETRY_LATER,
+            DISPATCHER_TIMEOUT, ABORTED_BY_RECOVERY, CONSUME_LIMIT);
+
+    private TeradataErrors() {
+    }
+
+    /** True for the error numbers that retrying after a pause may cure (the transaction was rolled back). */
+    public static boolean retryable(SQLException e) {
+        for (SQLException x = e; x != null; x = x.getNextException()) {
+            if (RETRYABLE.contains(x.getErrorCode())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * True when the exception says the session is gone: SQLState class 08, or one of JDBC's connection
+     * exception types. Which SQLState terajdbc gives a lost session is not documented (notes: VERIFY), so
+     * callers also treat a connection that fails {@code isValid} after an error as lost.
+     */
+    public static boolean connectionLost(SQLException e) {
+        for (SQLException x = e; x != null; x = x.getNextException()) {
+            String state = x.getSQLState();
+            if ((state != null && state.startsWith("08")) || x instanceof SQLNonTransientConnectionException
+                    || x instanceof SQLTransientConnectionException || x instanceof SQLRecoverableException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The error number, or 0 when none is set. */
+    public static int code(SQLException e) {
+        return e.getErrorCode();
+    }
+
+    /**
+     * The exception to throw for a failed operation.
+     *
+     * @param what what was being done, for the message
+     * @param lost whether the connection was found dead after the error
+     * @return {@link TransientBackendException} for connection loss and retryable numbers (after the
+     *     retries ran out); {@link SqlQueueException} otherwise, with a note for 2826 and 3933
+     */
+    public static SqlQueueException translate(String what, SQLException e, boolean lost) {
+        String base = what + " failed: [" + e.getErrorCode() + "/" + e.getSQLState() + "] " + e.getMessage();
+        if (lost || connectionLost(e)) {
+            return new TransientBackendException(base + " (connection lost; an open transaction is rolled back by"
+                    + " the server and its consumed messages are back in the queue)", e);
+        }
+        if (retryable(e)) {
+            return new TransientBackendException(base + " (retryable; retries exhausted)", e);
+        }
+        if (e.getErrorCode() == OUTPUT_LOST) {
+            return new SqlQueueException(base + " (error 2826: the request completed but its response was lost;"
+                    + " the outcome is unknown and the request is not retried)", e);
+        }
+        if (e.getErrorCode() == ROW_TOO_LONG) {
+            return new SqlQueueException(base + " (error 3933: the queue tables need the 1 MB Perm and Response"
+                    + " Rows feature; see docs/backends/teradata.md)", e);
+        }
+        return new SqlQueueException(base, e);
+    }
+}

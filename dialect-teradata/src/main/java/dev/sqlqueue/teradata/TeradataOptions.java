@@ -1,0 +1,57 @@
+package dev.sqlqueue.teradata;
+
+import dev.sqlqueue.InvalidInputException;
+import dev.sqlqueue.QueueConfig;
+
+/**
+ * The Teradata settings read from {@link QueueConfig#options()}. Immutable.
+ *
+ * @param database {@code teradata.database}: the database holding the queue tables; null means the
+ *     session's default database ({@code SELECT DATABASE})
+ * @param maxWaitingSessions {@code teradata.max-waiting-sessions}, 1..24, default 4: how many of this
+ *     backend's sessions may run a {@code SELECT AND CONSUME} at the same time (each may enter the delay
+ *     state if another consumer took the row it saw)
+ * @param retryAttempts {@code teradata.retry-attempts}, 0..10, default 3: extra tries after a retryable
+ *     error (2631, 2639, 2641, 3111, 3120, 3128)
+ * @param retryBackoffMillis {@code teradata.retry-backoff-ms}, 1..10000, default 50: first pause in ms,
+ *     doubled per try, with jitter
+ * @param insertBatchRows {@code teradata.insert-batch-rows}, 1..4, default 4: rows per iterated INSERT
+ * @param consumeCancelMillis {@code teradata.consume-cancel-ms}, 0..600000, default 2000: after this many
+ *     ms a still-running consume is cancelled with {@code Statement.cancel()} (best effort; 0 = never)
+ */
+public record TeradataOptions(String database, int maxWaitingSessions, int retryAttempts, long retryBackoffMillis,
+                              int insertBatchRows, long consumeCancelMillis) {
+
+    /** The defaults, with the session's default database. */
+    public static TeradataOptions defaults() {
+        return new TeradataOptions(null, 4, 3, 50, 4, 2000);
+    }
+
+    /** @throws InvalidInputException naming the option when a value is not a number in its range */
+    public static TeradataOptions from(QueueConfig config) {
+        String db = config.option("teradata.database", null);
+        return new TeradataOptions(db == null ? null : TeradataNames.checkDatabase(db),
+                (int) number(config, "teradata.max-waiting-sessions", 4, 1, 24),
+                (int) number(config, "teradata.retry-attempts", 3, 0, 10),
+                number(config, "teradata.retry-backoff-ms", 50, 1, 10_000),
+                (int) number(config, "teradata.insert-batch-rows", 4, 1, 4),
+                number(config, "teradata.consume-cancel-ms", 2000, 0, 600_000));
+    }
+
+    private static long number(QueueConfig config, String key, long def, long min, long max) {
+        String text = config.option(key, null);
+        if (text == null) {
+            return def;
+        }
+        try {
+            long v = Long.parseLong(text.trim());
+            if (v >= min && v <= max) {
+                return v;
+            }
+        } catch (NumberFormatException ignored) {
+            // reported below
+        }
+        throw new InvalidInputException(key, "option " + key + " must be a whole number " + min + ".." + max
+                + ", was '" + text + "'");
+    }
+}

@@ -1,0 +1,90 @@
+package dev.sqlqueue.teradata;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.pool.HikariPool;
+import dev.sqlqueue.QueueConfig;
+import dev.sqlqueue.SqlQueueException;
+import dev.sqlqueue.TransientBackendException;
+import dev.sqlqueue.spi.BackendDiscovery;
+import dev.sqlqueue.spi.BackendProvider;
+import dev.sqlqueue.spi.QueueBackend;
+
+/**
+ * The {@code teradata} backend provider, selected by name or by any {@code jdbc:teradata:} URL. The
+ * Teradata JDBC driver ({@code com.teradata.jdbc:terajdbc}) is not bundled (Teradata's licence): users
+ * put it on the class path. Thread-safe.
+ */
+public final class TeradataProvider implements BackendProvider {
+    /** The provider name. */
+    public static final String NAME = "teradata";
+    /** The driver class loaded when the backend opens its own pool. */
+    public static final String DRIVER_CLASS = "com.teradata.jdbc.TeraDriver";
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public boolean acceptsUrl(String jdbcUrl) {
+        return jdbcUrl != null && jdbcUrl.startsWith("jdbc:teradata:");
+    }
+
+    @Override
+    public String description() {
+        return "Teradata queue tables consumed with SELECT AND CONSUME TOP 1 (transactional claims; driver not bundled)";
+    }
+
+    /**
+     * Opens the backend. With {@link QueueConfig#dataSource()} the caller's pool is used and never closed;
+     * otherwise a HikariCP pool of {@link QueueConfig#poolSize()} connections with auto-commit off is opened.
+     *
+     * @throws SqlQueueException if the URL sets a TMODE other than ANSI, the driver is missing, or the
+     *     session is not in ANSI mode with a Unicode character set
+     * @throws TransientBackendException if the database cannot be reached
+     * @throws dev.sqlqueue.InvalidInputException if a {@code teradata.*} option is malformed
+     */
+    @Override
+    public QueueBackend open(QueueConfig config) {
+        TeradataOptions options = TeradataOptions.from(config);
+        if (config.url() != null) {
+            SessionMode.checkUrl(config.url());
+        }
+        if (config.dataSource() != null) {
+            return TeradataBackend.open(config, options, config.dataSource(), null);
+        }
+        HikariDataSource pool = pool(config);
+        try {
+            return TeradataBackend.open(config, options, pool, pool);
+        } catch (RuntimeException e) {
+            pool.close();
+            throw e;
+        }
+    }
+
+    private static HikariDataSource pool(QueueConfig config) {
+        ClassLoader cl = Thread.currentThread().getContextClassLoader();
+        try {
+            Class.forName(DRIVER_CLASS, true, cl != null ? cl : TeradataProvider.class.getClassLoader());
+        } catch (ClassNotFoundException e) {
+            throw new SqlQueueException("the Teradata JDBC driver (" + DRIVER_CLASS + ", Maven com.teradata.jdbc:terajdbc)"
+                    + " is not on the class path; sqlqueue does not bundle it (Teradata licence): download it and add"
+                    + " it, for example java -cp sqlqueue.jar:terajdbc.jar dev.sqlqueue.cli.Main ...", e);
+        }
+        HikariConfig hc = new HikariConfig();
+        hc.setJdbcUrl(config.url());
+        hc.setUsername(config.user());
+        hc.setPassword(config.password());
+        hc.setDriverClassName(DRIVER_CLASS);
+        hc.setAutoCommit(false);
+        hc.setMaximumPoolSize(config.poolSize());
+        hc.setPoolName("sqlqueue-teradata");
+        try {
+            return new HikariDataSource(hc);
+        } catch (HikariPool.PoolInitializationException e) {
+            throw new TransientBackendException("cannot connect to " + BackendDiscovery.redact(config.url()) + ": "
+                    + e.getMessage(), e);
+        }
+    }
+}

@@ -1,0 +1,190 @@
+package dev.sqlqueue.teradata;
+
+/**
+ * Every SQL statement the Teradata backend sends, in one place. Table names come from
+ * {@link TeradataNames} (validated, double-quoted); every value is a {@code ?} parameter, except the
+ * {@code TOP n} of {@link #listDeadLetters} which is a validated {@code int}.
+ *
+ * <p>Sources: SQL Data Definition Language, "CREATE TABLE (Queue Table Form)"; SQL Data Manipulation
+ * Language, "SELECT AND CONSUME"; SQL Request and Transaction Processing (B035-1142), "Locking Issues
+ * With Consume Mode SELECT Queries on a Queue Table". The text is written from those manuals; no
+ * Teradata system has run it in this project (see {@code docs/backends/teradata.md}).
+ *
+ * <p>Stateless and thread-safe.
+ */
+public final class TeradataStatements {
+    /** Longest header text, in characters (UNICODE, 2 bytes each). */
+    public static final int MAX_HEADER_CHARS = 8000;
+    /** Longest error or dead-letter reason kept, in characters; longer text is cut. */
+    public static final int MAX_REASON_CHARS = 2000;
+    /** Largest payload, in bytes: the VARBYTE limit (SQL Data Types and Literals, "VARBYTE"). */
+    public static final int MAX_PAYLOAD_BYTES = 64000;
+
+    /** Columns a consume returns, in this order (1-based indexes used by the reader). */
+    static final String CONSUMED_COLUMNS = "qits, seq, msg_id, attempts, enqueued_at, last_error, headers, payload";
+
+    private TeradataStatements() {
+    }
+
+    // ---- DDL ------------------------------------------------------------------------------
+
+    /**
+     * The queue table: MULTISET, QUEUE, QITS first (TIMESTAMP(6), default CURRENT_TIMESTAMP(6)), an
+     * identity sequence as unique primary index, a secondary index on QITS. {@code msg_id} is null for a
+     * first enqueue (the id is then {@code seq}) and carries the original id on re-inserts (nack,
+     * release, requeue), because an identity column cannot be given a value.
+     */
+    public static String createQueueTable(TeradataNames n) {
+        return "CREATE MULTISET TABLE " + n.queueTable() + ", QUEUE, NO FALLBACK (\n"
+                + "  qits TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),\n"
+                + "  seq BIGINT GENERATED ALWAYS AS IDENTITY (START WITH 1 INCREMENT BY 1 NO CYCLE),\n"
+                + "  msg_id BIGINT,\n"
+                + "  attempts INTEGER NOT NULL DEFAULT 0,\n"
+                + "  enqueued_at TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),\n"
+                + "  last_error VARCHAR(" + MAX_REASON_CHARS + ") CHARACTER SET UNICODE,\n"
+                + "  headers VARCHAR(" + MAX_HEADER_CHARS + ") CHARACTER SET UNICODE NOT NULL,\n"
+                + "  payload VARBYTE(" + MAX_PAYLOAD_BYTES + ") NOT NULL\n"
+                + ") UNIQUE PRIMARY INDEX (seq) INDEX (qits)";
+    }
+
+    /** The dead-letter table: a normal MULTISET table (not a queue table). */
+    public static String createDeadLetterTable(TeradataNames n) {
+        return "CREATE MULTISET TABLE " + n.deadLetterTable() + ", NO FALLBACK (\n"
+                + "  dl_seq BIGINT GENERATED ALWAYS AS IDENTITY (START WITH 1 INCREMENT BY 1 NO CYCLE),\n"
+                + "  msg_id BIGINT NOT NULL,\n"
+                + "  attempts INTEGER NOT NULL,\n"
+                + "  reason VARCHAR(" + MAX_REASON_CHARS + ") CHARACTER SET UNICODE NOT NULL,\n"
+                + "  enqueued_at TIMESTAMP(6) NOT NULL,\n"
+                + "  dead_at TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),\n"
+                + "  headers VARCHAR(" + MAX_HEADER_CHARS + ") CHARACTER SET UNICODE NOT NULL,\n"
+                + "  payload VARBYTE(" + MAX_PAYLOAD_BYTES + ") NOT NULL\n"
+                + ") UNIQUE PRIMARY INDEX (dl_seq)";
+    }
+
+    /** Drops one table of a queue ({@code quotedTable} from {@link TeradataNames}). */
+    public static String dropTable(String quotedTable) {
+        return "DROP TABLE " + quotedTable;
+    }
+
+    // ---- dictionary and session -----------------------------------------------------------
+
+    /** Parameters: database, table name. A row means the table exists. */
+    public static String tableExists() {
+        return "SELECT 1 FROM DBC.TablesV WHERE DatabaseName = ? AND TableName = ?";
+    }
+
+    /** Parameters: database, LIKE pattern (with {@code \} as escape). Returns TableName. */
+    public static String listTables() {
+        return "SELECT TableName FROM DBC.TablesV WHERE DatabaseName = ? AND TableName LIKE ? ESCAPE '\\' ORDER BY TableName";
+    }
+
+    /** The session's default database. */
+    public static String currentDatabase() {
+        return "SELECT DATABASE";
+    }
+
+    /** One row describing the session, including the columns "Transaction Semantics" and "Character Set". */
+    public static String helpSession() {
+        return "HELP SESSION";
+    }
+
+    /** The server version string. */
+    public static String serverVersion() {
+        return "SELECT InfoData FROM DBC.DBCInfoV WHERE InfoKey = 'VERSION'";
+    }
+
+    // ---- producer -------------------------------------------------------------------------
+
+    /** Parameters: headers, payload. QITS, seq, attempts (0) and enqueued_at come from defaults. */
+    public static String insertMessage(TeradataNames n) {
+        return "INSERT INTO " + n.queueTable() + " (headers, payload) VALUES (?, ?)";
+    }
+
+    // ---- consumer -------------------------------------------------------------------------
+
+    /**
+     * A browse that never waits: an ACCESS lock does not queue behind the row-hash WRITE locks of open
+     * consumes, and a plain SELECT never enters the delay state.
+     */
+    public static String peek(TeradataNames n) {
+        return "LOCKING TABLE " + n.queueTable() + " FOR ACCESS SELECT TOP 1 qits FROM " + n.queueTable();
+    }
+
+    /** Consumes the row with the oldest QITS; returns {@link #CONSUMED_COLUMNS}. */
+    public static String consume(TeradataNames n) {
+        return "SELECT AND CONSUME TOP 1 " + CONSUMED_COLUMNS + " FROM " + n.queueTable();
+    }
+
+    /**
+     * A nacked message goes back with a new QITS (to the tail). Parameters: msg_id, attempts,
+     * enqueued_at, last_error, headers, payload.
+     */
+    public static String reinsert(TeradataNames n) {
+        return "INSERT INTO " + n.queueTable()
+                + " (msg_id, attempts, enqueued_at, last_error, headers, payload) VALUES (?, ?, ?, ?, ?, ?)";
+    }
+
+    /**
+     * A released message of a partly committed claim goes back with its original QITS (an older
+     * explicit QITS keeps its place). Parameters: qits, msg_id, attempts, enqueued_at, last_error,
+     * headers, payload.
+     */
+    public static String restore(TeradataNames n) {
+        return "INSERT INTO " + n.queueTable()
+                + " (qits, msg_id, attempts, enqueued_at, last_error, headers, payload) VALUES (?, ?, ?, ?, ?, ?, ?)";
+    }
+
+    /** Parameters: msg_id, attempts, reason, enqueued_at, headers, payload; dead_at defaults to now. */
+    public static String insertDeadLetter(TeradataNames n) {
+        return "INSERT INTO " + n.deadLetterTable()
+                + " (msg_id, attempts, reason, enqueued_at, headers, payload) VALUES (?, ?, ?, ?, ?, ?)";
+    }
+
+    // ---- admin ----------------------------------------------------------------------------
+
+    /** Row count, oldest enqueue time and the database clock, read under an ACCESS lock. */
+    public static String queueStats(TeradataNames n) {
+        return "LOCKING TABLE " + n.queueTable() + " FOR ACCESS SELECT COUNT(*), MIN(enqueued_at), CURRENT_TIMESTAMP(6) FROM "
+                + n.queueTable();
+    }
+
+    /** Dead-letter count, read under an ACCESS lock. */
+    public static String deadLetterCount(TeradataNames n) {
+        return "LOCKING TABLE " + n.deadLetterTable() + " FOR ACCESS SELECT COUNT(*) FROM " + n.deadLetterTable();
+    }
+
+    /** Deletes every message (a full-table operation: it takes a table WRITE lock). */
+    public static String purge(TeradataNames n) {
+        return "DELETE FROM " + n.queueTable();
+    }
+
+    /** Oldest first; {@code limit} is a validated int 1..100000. */
+    public static String listDeadLetters(TeradataNames n, int limit) {
+        if (limit < 1 || limit > 100_000) {
+            throw new IllegalArgumentException("limit must be 1..100000, was " + limit);
+        }
+        return "SELECT TOP " + limit + " msg_id, attempts, reason, enqueued_at, dead_at, headers, payload FROM "
+                + n.deadLetterTable() + " ORDER BY dead_at, dl_seq";
+    }
+
+    /** Every dead-letter id of the queue, oldest first. */
+    public static String listDeadLetterIds(TeradataNames n) {
+        return "SELECT msg_id FROM " + n.deadLetterTable() + " ORDER BY dl_seq";
+    }
+
+    /** Parameter: msg_id. Puts the dead letter back with attempts 0 and its original enqueue time. */
+    public static String requeueDeadLetter(TeradataNames n) {
+        return "INSERT INTO " + n.queueTable() + " (msg_id, attempts, enqueued_at, headers, payload)"
+                + " SELECT msg_id, 0, enqueued_at, headers, payload FROM " + n.deadLetterTable() + " WHERE msg_id = ?";
+    }
+
+    /** Parameter: msg_id. */
+    public static String deleteDeadLetter(TeradataNames n) {
+        return "DELETE FROM " + n.deadLetterTable() + " WHERE msg_id = ?";
+    }
+
+    /** Deletes every dead letter of the queue. */
+    public static String purgeDeadLetters(TeradataNames n) {
+        return "DELETE FROM " + n.deadLetterTable();
+    }
+}

@@ -61,6 +61,15 @@ public final class ConnectionOptions {
         return b.build();
     }
 
+    /**
+     * The config for {@code url} with a connection pool large enough for {@code workers} consumer
+     * threads: one connection each (a transactional claim holds one while its handler runs) plus
+     * {@code extra} for the lease renewer, stats and producers; at least the default of 10.
+     */
+    public QueueConfig config(String jdbcUrl, boolean history, int workers, int extra) {
+        return config(jdbcUrl, history).toBuilder().poolSize(Math.min(1000, Math.max(10, workers + extra))).build();
+    }
+
     /** The config for {@link #effectiveUrl()}. */
     public QueueConfig config(boolean history) {
         return config(effectiveUrl(), history);

@@ -112,7 +112,7 @@ public final class WorkCommand implements Callable<Integer> {
         int code;
         // resources close in reverse order: the pool, then the database, then the guard lets a signal's exit go on
         try (ShutdownGuard guard = new ShutdownGuard(() -> stop(running.get(), err), grace.plusSeconds(15));
-             SqlQueue client = connection.open(history.orDefault(true))) {
+             SqlQueue client = SqlQueue.open(connection.config(connection.effectiveUrl(), history.orDefault(true), workers, 2))) {
             client.createQueue(queue);
             if (guard.signalled()) {
                 return guard.exitCode(ExitCodes.FAILURE);

@@ -22,7 +22,7 @@ public final class MariaDbProvider extends SkipLockedProvider {
      * fencing needs them (an ack in a batch must know whether its row was still leased).
      */
     @Override
-    void driverProperties(HikariConfig hc) {
+    void driverProperties(HikariConfig hc, dev.sqlqueue.QueueConfig config) {
         hc.addDataSourceProperty("useBulkStmts", "false");
     }
 

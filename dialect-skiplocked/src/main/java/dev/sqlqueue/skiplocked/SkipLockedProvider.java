@@ -29,7 +29,7 @@ abstract class SkipLockedProvider implements BackendProvider {
     }
 
     /** Driver properties this database needs on our own pool. */
-    void driverProperties(HikariConfig hc) {
+    void driverProperties(HikariConfig hc, QueueConfig config) {
     }
 
     @Override
@@ -48,7 +48,7 @@ abstract class SkipLockedProvider implements BackendProvider {
             hc.setPoolName("sqlqueue-" + name + "-" + config.tablePrefix());
             hc.setConnectionTimeout(10_000);
             hc.setExceptionOverrideClassName(EvictOnConnectionLoss.class.getName());
-            driverProperties(hc);
+            driverProperties(hc, config);
             HikariDataSource pool;
             try {
                 pool = new HikariDataSource(hc);

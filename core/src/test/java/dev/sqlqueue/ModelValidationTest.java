@@ -1,0 +1,69 @@
+package dev.sqlqueue;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sqlqueue.runtime.RetryPolicy;
+import dev.sqlqueue.spi.HeaderCodec;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ModelValidationTest {
+    @Test
+    void queueNamesFollowOnePattern() {
+        assertEquals("jobs-2_a", QueueName.of("jobs-2_a").value());
+        assertEquals("queue-name.pattern", assertThrows(InvalidInputException.class, () -> QueueName.of("1jobs")).rule());
+        assertEquals("queue-name.pattern", assertThrows(InvalidInputException.class, () -> QueueName.of("jobs]")).rule());
+        InvalidInputException lookAlike = assertThrows(InvalidInputException.class, () -> QueueName.of("j\u043Ebs"));
+        assertTrue(lookAlike.getMessage().contains("\\u043E"), "the look-alike is shown escaped: " + lookAlike.getMessage());
+        assertEquals("queue-name.max-length", assertThrows(InvalidInputException.class,
+                () -> QueueName.of("a".repeat(QueueName.MAX_LENGTH + 1))).rule());
+    }
+
+    @Test
+    void headersRoundTripThroughTheCodec() {
+        Map<String, String> h = new LinkedHashMap<>();
+        h.put("a=b", "x\ny\\z=w");
+        h.put("ünï", "");
+        h.put("k", "v\r");
+        assertEquals(h, HeaderCodec.decode(HeaderCodec.encode(h)));
+        assertEquals(Map.of(), HeaderCodec.decode(""));
+    }
+
+    @Test
+    void malformedHeadersAreRejected() {
+        assertThrows(HeaderCodec.MalformedHeadersException.class, () -> HeaderCodec.decode("no equals"));
+        assertThrows(HeaderCodec.MalformedHeadersException.class, () -> HeaderCodec.decode("a=1\na=2"));
+        assertThrows(HeaderCodec.MalformedHeadersException.class, () -> HeaderCodec.decode("a\\q=1"));
+        assertThrows(HeaderCodec.MalformedHeadersException.class, () -> HeaderCodec.decode("=1"));
+    }
+
+    @Test
+    void retryBackoffGrowsAndIsCapped() {
+        RetryPolicy p = new RetryPolicy(5, Duration.ofMillis(100), Duration.ofMillis(1000), 2.0, 0.0);
+        assertEquals(100, p.backoff(1).toMillis());
+        assertEquals(400, p.backoff(3).toMillis());
+        assertEquals(1000, p.backoff(10).toMillis());
+        assertTrue(p.exhausted(5));
+        RetryPolicy jittered = p.withBackoff(Duration.ofMillis(1000), Duration.ofMillis(1000));
+        RetryPolicy j = new RetryPolicy(5, Duration.ofMillis(1000), Duration.ofMillis(1000), 2.0, 0.2);
+        for (int i = 0; i < 100; i++) {
+            long ms = j.backoff(1).toMillis();
+            assertTrue(ms >= 800 && ms <= 1200, "jitter stays within 20%: " + ms);
+        }
+        assertEquals(1000, jittered.backoff(1).toMillis());
+    }
+
+    @Test
+    void messageOptionsAreValidated() {
+        assertEquals("priority.range", assertThrows(InvalidInputException.class,
+                () -> Message.builder(new byte[0]).priority(5000)).rule());
+        assertEquals("header.key", assertThrows(InvalidInputException.class,
+                () -> Message.builder(new byte[0]).header("", "x")).rule());
+        assertEquals("consume.lease", assertThrows(InvalidInputException.class,
+                () -> ConsumeRequest.of(1).withLease(Duration.ZERO)).rule());
+    }
+}

@@ -1,0 +1,111 @@
+package dev.sqlqueue.skiplocked;
+
+import dev.sqlqueue.ClaimMode;
+import dev.sqlqueue.QueueConfig;
+import dev.sqlqueue.conformance.ConformanceSuite;
+import dev.sqlqueue.conformance.ConformanceTarget;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Nested;
+
+/**
+ * The conformance suite on the PostgreSQL server of this machine (SQLQUEUE_PG_URL, _USER, _PASSWORD;
+ * default 127.0.0.1:5432/test as postgres), both claim modes. An unreachable server fails the cases:
+ * it is not skipped.
+ */
+class PostgresConformanceTest {
+    static final class PostgresTarget extends SkipLockedTarget {
+        PostgresTarget() {
+            super(SkipLockedDialect.POSTGRES,
+                    env("SQLQUEUE_PG_URL", "jdbc:postgresql://127.0.0.1:5432/test"),
+                    env("SQLQUEUE_PG_USER", "postgres"), env("SQLQUEUE_PG_PASSWORD", ""));
+        }
+
+        @Override
+        public String name() {
+            return "postgresql";
+        }
+
+        @Override
+        public Optional<String> killSessionsUnavailable() {
+            return Optional.empty();
+        }
+
+        /** pg_terminate_backend on the sessions of the backend's pool, found by application_name. */
+        @Override
+        public int killSessions(QueueConfig config) throws SQLException {
+            try (Connection c = DriverManager.getConnection(url, user, password);
+                 PreparedStatement ps = c.prepareStatement("SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) "
+                         + "FROM pg_stat_activity WHERE application_name = ? AND pid <> pg_backend_pid()")) {
+                ps.setString(1, "sqlqueue-" + config.tablePrefix());
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    return rs.getInt(1);
+                }
+            }
+        }
+
+        @Override
+        public Optional<String> restartUnavailable() {
+            if (!LocalServer.isLocal(url)) {
+                return Optional.of("the PostgreSQL server is not on this machine");
+            }
+            if (LocalServer.pgVersion() == null || !Files.isExecutable(Path.of("/usr/bin/pg_ctlcluster"))) {
+                return Optional.of("pg_ctlcluster is not installed");
+            }
+            return Optional.empty();
+        }
+
+        @Override
+        public void stopServer() throws Exception {
+            LocalServer.run(List.of("pg_ctlcluster", "--skip-systemctl-redirect", LocalServer.pgVersion(), "main", "stop", "-m", "immediate"));
+            LocalServer.awaitPort(5432, false);
+        }
+
+        @Override
+        public void startServer() throws Exception {
+            LocalServer.run(List.of("pg_ctlcluster", "--skip-systemctl-redirect", LocalServer.pgVersion(), "main", "start"));
+            LocalServer.awaitPort(5432, true);
+        }
+    }
+
+    static String env(String name, String def) {
+        String v = System.getenv(name);
+        return v == null || v.isBlank() ? def : v;
+    }
+
+    static final ConformanceTarget TARGET = new PostgresTarget();
+
+    @Nested
+    class Lease extends ConformanceSuite {
+        @Override
+        protected ConformanceTarget target() {
+            return TARGET;
+        }
+
+        @Override
+        protected ClaimMode mode() {
+            return ClaimMode.LEASE;
+        }
+    }
+
+    @Nested
+    class Transactional extends ConformanceSuite {
+        @Override
+        protected ConformanceTarget target() {
+            return TARGET;
+        }
+
+        @Override
+        protected ClaimMode mode() {
+            return ClaimMode.TRANSACTIONAL;
+        }
+    }
+}

@@ -145,8 +145,9 @@ public final class DemoCommand implements Callable<Integer> {
 
     /** Prints the summary; returns the number of messages lost (enqueued, never acked, not in the queue). */
     private long summary(PrintWriter out, DemoTracker t, Run run, QueueStats left) {
-        double enqSecs = Math.max(1e-9, (run.enqueueEnd.get() - run.start) / 1e9);
-        double procSecs = Math.max(1e-9, (Math.max(t.lastAckNanos(), run.start) - run.start) / 1e9);
+        long start = run.start;
+        double enqSecs = Math.max(1e-9, (run.enqueueEnd.get() - start) / 1e9);
+        double procSecs = Math.max(1e-9, (Math.max(t.lastAckNanos(), start) - start) / 1e9);
         long unacked = t.lost(run.enqueued.get());
         double[] lat = t.latencyMillis();
         out.printf("enqueued    %,d in %.2f s (%,.0f msg/s, batches of %,d, alongside the workers)%n",
@@ -169,13 +170,16 @@ public final class DemoCommand implements Callable<Integer> {
 
     /** The producer side of one run, and how to stop it. */
     private final class Run {
-        final long start = System.nanoTime();
+        /** When the producer began (after the database was opened and the workers started). */
+        volatile long start = System.nanoTime();
         final AtomicLong enqueued = new AtomicLong();
         final AtomicLong enqueueEnd = new AtomicLong(start);
         final AtomicReference<Exception> error = new AtomicReference<>();
         volatile boolean stopped;
 
         void produce(SqlQueue client, QueueName queue) {
+            start = System.nanoTime();
+            enqueueEnd.set(start);
             try {
                 for (int from = 0; from < messages && !stopped; from += ENQUEUE_BATCH) {
                     int to = Math.min(messages, from + ENQUEUE_BATCH);

@@ -60,6 +60,14 @@ public interface AdminCases extends SuiteContext {
         assertEquals("keep", kept.text());
         assertEquals(d.attempt(), kept.attempt(), "the rejected nack counted nothing");
         queue().ack(kept.receipt());
+        // reserved words in one database or another are ordinary queue names
+        for (String word : List.of("select", "user", "order", "KEY", "Group", "end", "value", "rowid", "qualify")) {
+            QueueName reserved = newQueue(word);
+            queue().enqueue(reserved, Message.ofText(word));
+            Delivery r = consumeOne(queue(), reserved, Duration.ofSeconds(5));
+            assertEquals(word, r.text(), "queue '" + word + "' works");
+            queue().ack(r.receipt());
+        }
     }
 
     @Test

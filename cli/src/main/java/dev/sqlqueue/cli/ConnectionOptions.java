@@ -1,0 +1,87 @@
+package dev.sqlqueue.cli;
+
+import dev.sqlqueue.QueueConfig;
+import dev.sqlqueue.SqlQueue;
+import java.nio.file.Path;
+import picocli.CommandLine.Option;
+
+/**
+ * Connection options shared by every command (a picocli mixin): {@code --url}, {@code --user},
+ * {@code --password} (or the environment variables {@code SQLQUEUE_URL}, {@code SQLQUEUE_USER},
+ * {@code SQLQUEUE_PASSWORD}), {@code --backend}, and {@code --table-prefix}.
+ *
+ * <p>Without a URL the command uses an H2 file database in {@code ./.sqlqueue/} of the current
+ * directory, opened with {@code AUTO_SERVER=TRUE} so several {@code sqlqueue} processes share it.
+ */
+public final class ConnectionOptions {
+    @Option(names = "--url", paramLabel = "JDBC_URL", defaultValue = "${env:SQLQUEUE_URL}",
+            description = "JDBC URL of the database (env SQLQUEUE_URL). Default: an H2 file database in "
+                    + "./.sqlqueue/ of the current directory.")
+    String url;
+
+    @Option(names = "--user", paramLabel = "USER", defaultValue = "${env:SQLQUEUE_USER}",
+            description = "Database user (env SQLQUEUE_USER).")
+    String user;
+
+    @Option(names = "--password", paramLabel = "PASSWORD", defaultValue = "${env:SQLQUEUE_PASSWORD}",
+            description = "Database password (env SQLQUEUE_PASSWORD; prefer the variable, a command line is visible to other users).")
+    String password;
+
+    @Option(names = "--backend", paramLabel = "NAME",
+            description = "Backend provider (see 'sqlqueue backends'); default: chosen by the URL.")
+    String backend;
+
+    @Option(names = "--table-prefix", paramLabel = "PREFIX",
+            description = "Prefix of every table sqlqueue creates, [a-z][a-z0-9_]*, up to 24 characters; default sqlq_.")
+    String tablePrefix;
+
+    /** The default database: {@code jdbc:h2:file:<cwd>/.sqlqueue/sqlqueue;AUTO_SERVER=TRUE}. */
+    public static String defaultUrl() {
+        Path file = Path.of("").toAbsolutePath().resolve(".sqlqueue").resolve("sqlqueue");
+        return "jdbc:h2:file:" + file + ";AUTO_SERVER=TRUE";
+    }
+
+    /** Whether a URL was given (option or environment). */
+    public boolean hasUrl() {
+        return url != null && !url.isBlank();
+    }
+
+    /** The URL given, or {@link #defaultUrl()}. */
+    public String effectiveUrl() {
+        return hasUrl() ? url : defaultUrl();
+    }
+
+    /** The config these options describe, for {@code url}, with {@code history} on or off. */
+    public QueueConfig config(String jdbcUrl, boolean history) {
+        QueueConfig.Builder b = QueueConfig.builder().url(jdbcUrl).user(user).password(password)
+                .backend(backend).history(history);
+        if (tablePrefix != null) {
+            b.tablePrefix(tablePrefix);
+        }
+        return b.build();
+    }
+
+    /**
+     * The config for {@code url} with a connection pool large enough for {@code workers} consumer
+     * threads: one connection each (a transactional claim holds one while its handler runs) plus
+     * {@code extra} for the lease renewer, stats and producers; at least the default of 10.
+     */
+    public QueueConfig config(String jdbcUrl, boolean history, int workers, int extra) {
+        return config(jdbcUrl, history).toBuilder().poolSize(Math.min(1000, Math.max(10, workers + extra))).build();
+    }
+
+    /** The config for {@link #effectiveUrl()}. */
+    public QueueConfig config(boolean history) {
+        return config(effectiveUrl(), history);
+    }
+
+    /**
+     * Open the database (creating or upgrading the schema).
+     *
+     * @throws dev.sqlqueue.InvalidInputException for an unknown backend or a bad prefix
+     * @throws dev.sqlqueue.TransientBackendException if the database cannot be reached
+     */
+    public SqlQueue open(boolean history) {
+        return SqlQueue.open(config(history));
+    }
+}

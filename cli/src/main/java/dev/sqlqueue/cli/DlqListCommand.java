@@ -1,0 +1,49 @@
+package dev.sqlqueue.cli;
+
+import dev.sqlqueue.DeadLetter;
+import dev.sqlqueue.SqlQueue;
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code sqlqueue dlq list}: id, attempts, reason and a payload preview of each dead letter, oldest first. */
+@Command(name = "list", description = "List dead letters, oldest first.")
+public final class DlqListCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    DlqCommand.QueueOption queue;
+
+    @Option(names = "--limit", paramLabel = "N", defaultValue = "100",
+            description = "Show at most N, 1..100000. Default: ${DEFAULT-VALUE}.")
+    int limit;
+
+    @Mixin
+    ConnectionOptions connection;
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        try (SqlQueue client = connection.open(false)) {
+            List<DeadLetter> dead = client.deadLetters(queue.queue, limit);
+            if (dead.isEmpty()) {
+                out.println("no dead letters in '" + queue.queue + "'");
+                out.flush();
+                return ExitCodes.OK;
+            }
+            TextTable t = new TextTable("ID", "ATTEMPTS", "REASON", "PAYLOAD");
+            for (DeadLetter d : dead) {
+                t.row(d.messageId(), d.attempts(), TextTable.preview(d.reason() == null ? "" : d.reason(), 80),
+                        TextTable.preview(ShellCommand.text(d.payload()), 40));
+            }
+            t.print(out);
+        }
+        return ExitCodes.OK;
+    }
+}

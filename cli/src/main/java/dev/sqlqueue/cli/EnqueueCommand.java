@@ -1,0 +1,159 @@
+package dev.sqlqueue.cli;
+
+import dev.sqlqueue.Capabilities;
+import dev.sqlqueue.Capability;
+import dev.sqlqueue.InvalidInputException;
+import dev.sqlqueue.Message;
+import dev.sqlqueue.QueueName;
+import dev.sqlqueue.SqlQueue;
+import dev.sqlqueue.UnsupportedCapabilityException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code sqlqueue enqueue}: one message per input line (a file, or standard input), in batches written
+ * with {@code enqueueAll}. The whole input and every option is validated before anything is written,
+ * so a bad line 5000 writes nothing; the error names the line and the rule broken.
+ */
+@Command(name = "enqueue", sortOptions = false,
+        description = "Enqueue one message per line of FILE or of standard input (empty lines are skipped).")
+public final class EnqueueCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = {"-q", "--queue"}, required = true, paramLabel = "QUEUE", converter = QueueNameConverter.class,
+            description = "Queue to enqueue to (created if missing).")
+    QueueName queue;
+
+    @Option(names = {"-f", "--file"}, paramLabel = "FILE", description = "Read messages from FILE; '-' is standard input.")
+    String file;
+
+    @Parameters(arity = "0..1", paramLabel = "FILE", description = "Same as --file; '-' or nothing reads standard input.")
+    String fileArgument;
+
+    @Option(names = "--delay", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "Keep the messages invisible for this long, e.g. 250ms, 30s, 5m.")
+    Duration delay;
+
+    @Option(names = "--priority", paramLabel = "N", defaultValue = "0",
+            description = "Priority -1000..1000; higher is consumed first. Default: ${DEFAULT-VALUE}.")
+    int priority;
+
+    @Option(names = "--header", paramLabel = "KEY=VALUE",
+            description = "A header on every message (repeatable).")
+    Map<String, String> headers = new LinkedHashMap<>();
+
+    @Option(names = "--batch", paramLabel = "N", defaultValue = "500",
+            description = "Messages per transaction, 1..10000. Default: ${DEFAULT-VALUE}.")
+    int batch;
+
+    @Mixin
+    ConnectionOptions connection;
+
+    @Mixin
+    HistoryOption history;
+
+    @Override
+    public Integer call() throws IOException {
+        if (file != null && fileArgument != null) {
+            throw new CliException(ExitCodes.USAGE, "give the input either as --file or as an argument, not both");
+        }
+        if (batch < 1 || batch > 10_000) {
+            throw new InvalidInputException("batch.range", "--batch must be 1..10000, was " + batch);
+        }
+        Message template = template(new byte[0]);
+        String source = file != null ? file : fileArgument;
+        List<LineReader.Line> lines = read(source);
+        try (SqlQueue client = connection.open(history.orDefault(false))) {
+            check(client.capabilities(), template, lines);
+            client.createQueue(queue);
+            long done = 0;
+            List<Message> chunk = new ArrayList<>(Math.min(batch, lines.size()));
+            for (LineReader.Line line : lines) {
+                chunk.add(template(line.bytes()));
+                if (chunk.size() == batch) {
+                    done += write(client, chunk, done, lines);
+                }
+            }
+            done += write(client, chunk, done, lines);
+            spec.commandLine().getOut().printf("enqueued %d message%s to '%s'%n", done, done == 1 ? "" : "s", queue);
+            spec.commandLine().getOut().flush();
+        }
+        return ExitCodes.OK;
+    }
+
+    private Message template(byte[] payload) {
+        Message.Builder b = Message.builder(payload).priority(priority).headers(headers);
+        if (delay != null) {
+            b.delay(delay);
+        }
+        return b.build();
+    }
+
+    private List<LineReader.Line> read(String source) throws IOException {
+        if (source == null || source.equals("-")) {
+            if (System.console() != null) {
+                spec.commandLine().getErr().println("sqlqueue: reading messages from the terminal, one per line; end with Ctrl-D");
+                spec.commandLine().getErr().flush();
+            }
+            return LineReader.readAll(System.in);
+        }
+        try (InputStream in = Files.newInputStream(Path.of(source))) {
+            return LineReader.readAll(in);
+        } catch (NoSuchFileException e) {
+            throw new CliException(ExitCodes.FAILURE, "cannot read '" + source + "': no such file");
+        } catch (IOException e) {
+            throw new CliException(ExitCodes.FAILURE, "cannot read '" + source + "': " + e.getMessage(), e);
+        }
+    }
+
+    /** Everything the backend would reject, checked for every line before anything is written. */
+    private static void check(Capabilities caps, Message template, List<LineReader.Line> lines) {
+        if (!template.delay().isZero() && !caps.has(Capability.DELAYED_DELIVERY)) {
+            throw new UnsupportedCapabilityException(Capability.DELAYED_DELIVERY, caps.backend());
+        }
+        if (template.priority() != 0 && !caps.has(Capability.PRIORITY)) {
+            throw new UnsupportedCapabilityException(Capability.PRIORITY, caps.backend());
+        }
+        for (LineReader.Line line : lines) {
+            if (line.bytes().length > caps.maxPayloadBytes()) {
+                throw new InvalidInputException("payload.max-size", "line " + line.number() + " is "
+                        + line.bytes().length + " bytes; backend '" + caps.backend() + "' accepts at most "
+                        + caps.maxPayloadBytes() + " bytes; nothing was enqueued");
+            }
+        }
+    }
+
+    private int write(SqlQueue client, List<Message> chunk, long done, List<LineReader.Line> lines) {
+        if (chunk.isEmpty()) {
+            return 0;
+        }
+        try {
+            int n = client.enqueueAll(queue, chunk).size();
+            chunk.clear();
+            return n;
+        } catch (RuntimeException e) {
+            if (done > 0) {
+                throw new CliException(ErrorHandler.exitCode(e), ErrorHandler.describe(e) + " (" + done + " of "
+                        + lines.size() + " messages, up to line " + lines.get((int) done - 1).number()
+                        + ", were enqueued before the failure)", e);
+            }
+            throw e;
+        }
+    }
+}

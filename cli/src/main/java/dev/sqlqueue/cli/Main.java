@@ -1,0 +1,44 @@
+package dev.sqlqueue.cli;
+
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import picocli.CommandLine;
+
+/**
+ * Entry point of the {@code sqlqueue} command (the main class of {@code cli/target/sqlqueue.jar}).
+ * Exit codes are listed in {@link ExitCodes}.
+ */
+public final class Main {
+    private Main() {
+    }
+
+    /** Run the command and exit the JVM with its exit code. */
+    public static void main(String[] args) {
+        if (Arrays.asList(args).contains("--verbose") || Arrays.asList(args).contains("-v")) {
+            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "info");
+        }
+        PrintWriter out = new PrintWriter(System.out, true, StandardCharsets.UTF_8);
+        PrintWriter err = new PrintWriter(System.err, true, StandardCharsets.UTF_8);
+        int code = commandLine(out, err).execute(args);
+        out.flush();
+        err.flush();
+        System.exit(code);
+    }
+
+    /**
+     * The configured command line, writing to {@code out} and {@code err}; {@code execute(args)} on it
+     * runs a command in-process and returns its exit code (tests use this).
+     */
+    public static CommandLine commandLine(PrintWriter out, PrintWriter err) {
+        ErrorHandler errors = new ErrorHandler();
+        CommandLine cl = new CommandLine(new SqlQueueCommand());
+        cl.setOut(out);
+        cl.setErr(err);
+        cl.setCaseInsensitiveEnumValuesAllowed(true);
+        cl.setExecutionExceptionHandler(errors);
+        cl.setParameterExceptionHandler(errors);
+        cl.setExitCodeExceptionMapper(ErrorHandler::exitCode);
+        return cl;
+    }
+}

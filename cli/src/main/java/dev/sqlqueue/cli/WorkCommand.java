@@ -1,0 +1,147 @@
+package dev.sqlqueue.cli;
+
+import dev.sqlqueue.ClaimMode;
+import dev.sqlqueue.QueueName;
+import dev.sqlqueue.SqlQueue;
+import dev.sqlqueue.runtime.RetryPolicy;
+import dev.sqlqueue.runtime.WorkerOptions;
+import dev.sqlqueue.runtime.WorkerPool;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicReference;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code sqlqueue work}: a durable, retrying {@code xargs -P}. N worker threads ({@link WorkerPool})
+ * claim messages and run each as a shell command ({@link ShellCommand}); exit 0 acks, anything else is
+ * retried with exponential back-off and dead-lettered after {@code --max-attempts}. Ctrl-C (SIGINT) or
+ * SIGTERM stops claiming, lets running commands finish within {@code --grace} and releases claimed
+ * messages not started. Prints a summary at the end.
+ */
+@Command(name = "work", sortOptions = false,
+        description = {
+            "Run every message of a queue as a shell command, N at a time, with retries.",
+            "CMD runs as: /bin/sh -c CMD sqlqueue MESSAGE, where each {} in CMD is replaced by \"$1\" "
+                + "(the message, never parsed as shell syntax); the message is also on standard input. "
+                + "Exit 0 acks; anything else retries with back-off, then dead-letters."
+        })
+public final class WorkCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = {"-q", "--queue"}, required = true, paramLabel = "QUEUE", converter = QueueNameConverter.class,
+            description = "Queue to work on.")
+    QueueName queue;
+
+    @Option(names = {"-e", "--exec"}, required = true, paramLabel = "CMD",
+            description = "Shell command per message; {} stands for the message.")
+    String exec;
+
+    @Option(names = {"-n", "--workers"}, paramLabel = "N", defaultValue = "4",
+            description = "Commands run at once (worker threads), 1..1024. Default: ${DEFAULT-VALUE}.")
+    int workers;
+
+    @Option(names = "--batch-size", paramLabel = "N", defaultValue = "1",
+            description = "Messages one worker claims at a time, 1..1000. Default: ${DEFAULT-VALUE}.")
+    int batchSize;
+
+    @Option(names = "--drain", description = "Exit once the queue has nothing ready, delayed or in flight.")
+    boolean drain;
+
+    @Option(names = "--timeout", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "Kill a command (and its child processes) running longer than this; counts as a failure.")
+    Duration timeout;
+
+    @Option(names = "--max-attempts", paramLabel = "N", defaultValue = "5",
+            description = "Deliveries before a failing message is dead-lettered, 1..1000. Default: ${DEFAULT-VALUE}.")
+    int maxAttempts;
+
+    @Option(names = "--backoff", paramLabel = "DURATION", defaultValue = "1s", converter = DurationConverter.class,
+            description = "Delay before the first retry, doubled for each further one (with 20%% jitter). Default: ${DEFAULT-VALUE}.")
+    Duration backoff;
+
+    @Option(names = "--max-backoff", paramLabel = "DURATION", defaultValue = "5m", converter = DurationConverter.class,
+            description = "Longest delay between retries. Default: ${DEFAULT-VALUE}.")
+    Duration maxBackoff;
+
+    @Option(names = "--lease", paramLabel = "DURATION", defaultValue = "30s", converter = DurationConverter.class,
+            description = "Lease of a claimed message, renewed while its command runs. Default: ${DEFAULT-VALUE}.")
+    Duration lease;
+
+    @Option(names = "--mode", paramLabel = "MODE", defaultValue = "lease",
+            description = "Claim mode: lease or transactional. Default: ${DEFAULT-VALUE}.")
+    ClaimMode mode;
+
+    @Option(names = "--grace", paramLabel = "DURATION", defaultValue = "30s", converter = DurationConverter.class,
+            description = "On Ctrl-C, how long running commands may finish before they are killed. Default: ${DEFAULT-VALUE}.")
+    Duration grace;
+
+    @Option(names = "--poll", paramLabel = "DURATION", defaultValue = "1s", converter = DurationConverter.class,
+            description = "Longest wait of one claim for a new message. Default: ${DEFAULT-VALUE}.")
+    Duration poll;
+
+    @Mixin
+    ConnectionOptions connection;
+
+    @Mixin
+    HistoryOption history;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        if (exec.isBlank()) {
+            throw new CliException(ExitCodes.USAGE, "--exec must not be empty");
+        }
+        if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
+            throw new CliException(ExitCodes.USAGE, "--timeout must be positive, was " + DurationConverter.format(timeout));
+        }
+        RetryPolicy retry = RetryPolicy.defaults().withMaxAttempts(maxAttempts).withBackoff(backoff, maxBackoff);
+        WorkerOptions options = WorkerOptions.defaults().withThreads(workers).withBatchSize(batchSize)
+                .withLease(lease).withMode(mode).withPollWait(poll).withRetry(retry)
+                .withShutdownGrace(grace).withStopWhenEmpty(drain);
+        ShellHandler handler = new ShellHandler(new ShellCommand(exec, timeout, 4096), timeout);
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        WorkCounters counters = new WorkCounters(err);
+        long started = System.nanoTime();
+        AtomicReference<WorkerPool> running = new AtomicReference<>();
+        int code;
+        // resources close in reverse order: the pool, then the database, then the guard lets a signal's exit go on
+        try (ShutdownGuard guard = new ShutdownGuard(() -> stop(running.get(), err), grace.plusSeconds(15));
+             SqlQueue client = SqlQueue.open(connection.config(connection.effectiveUrl(), history.orDefault(true), workers, 2))) {
+            client.createQueue(queue);
+            if (guard.signalled()) {
+                return guard.exitCode(ExitCodes.FAILURE);
+            }
+            try (WorkerPool pool = WorkerPool.start(client, queue, handler, options, counters)) {
+                running.set(pool);
+                if (guard.signalled()) {
+                    pool.stopClaiming();
+                }
+                pool.awaitTermination();
+            }
+            summary(out, counters, Duration.ofNanos(System.nanoTime() - started), guard.signalled());
+            code = guard.exitCode(counters.deadLettered() > 0 ? ExitCodes.INCOMPLETE : ExitCodes.OK);
+        }
+        return code;
+    }
+
+    private void stop(WorkerPool pool, PrintWriter err) {
+        if (pool != null) {
+            err.println("sqlqueue: stopping: no new claims; running commands may finish within "
+                    + DurationConverter.format(grace) + " (Ctrl-C again to exit at once)");
+            pool.close();
+        }
+    }
+
+    private void summary(PrintWriter out, WorkCounters c, Duration took, boolean signalled) {
+        out.printf("%s '%s' after %s: ok %d, retried %d, dead-lettered %d%s%n",
+                signalled || !drain ? "stopped" : "drained", queue, DurationConverter.format(took),
+                c.ok(), c.retried(), c.deadLettered(), c.leaseLost() > 0 ? ", lease lost " + c.leaseLost() : "");
+        out.flush();
+    }
+}

@@ -1,0 +1,56 @@
+package dev.sqlqueue.cli;
+
+import dev.sqlqueue.QueueConfig;
+import dev.sqlqueue.SqlQueue;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/** Runs the command in-process, as picocli executes it, with captured output. */
+final class Cli {
+    private final String url;
+
+    /** Commands against an H2 file database in {@code dir}. */
+    Cli(Path dir) {
+        this.url = "jdbc:h2:file:" + dir.resolve("db") + ";AUTO_SERVER=TRUE";
+    }
+
+    String url() {
+        return url;
+    }
+
+    /** What one run printed and returned. */
+    record Run(int code, String out, String err) {
+        List<String> errLines() {
+            return err.isEmpty() ? List.of() : Arrays.asList(err.split("\\R"));
+        }
+
+        @Override
+        public String toString() {
+            return "exit " + code + "\n--- out\n" + out + "--- err\n" + err;
+        }
+    }
+
+    /** Run {@code args} with {@code --url} of this database appended to the command. */
+    Run run(String... args) {
+        List<String> all = new ArrayList<>(Arrays.asList(args));
+        all.add("--url=" + url);
+        return raw(all.toArray(String[]::new));
+    }
+
+    /** Run exactly {@code args}. */
+    static Run raw(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = Main.commandLine(new PrintWriter(out, true), new PrintWriter(err, true)).execute(args);
+        return new Run(code, out.toString(), err.toString());
+    }
+
+    /** A client of the same database, for assertions through the public API. */
+    SqlQueue client() {
+        return SqlQueue.open(QueueConfig.builder().url(url).history(true).build());
+    }
+}

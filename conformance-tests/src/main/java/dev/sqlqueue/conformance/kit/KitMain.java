@@ -17,6 +17,10 @@ public final class KitMain {
                            [--restart-command CMD --start-command CMD]""";
 
     public static void main(String[] args) {
+        // the backends' pools and migrations log at INFO; the kit's own lines are what a user reads
+        if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
+            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+        }
         int rc;
         try {
             rc = KitRunner.run(parse(args));

@@ -130,6 +130,25 @@ public final class KitRunner {
                 + " also after a failure or Ctrl-C. Each prefix is written to " + ledger + " before it is used.");
 
         UrlTarget target = new UrlTarget(backend, o.url(), o.user(), o.password(), o.backend(), ledger);
+        CountDownLatch finished = new CountDownLatch(1);
+        Thread runner = Thread.currentThread();
+        Thread hook = new Thread(() -> onInterrupt(target, runner, finished, out), "sqlqueue-kit-cleanup");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            return runTarget(o, target, backend, redacted, t0, dir);
+        } finally {
+            finished.countDown();
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook is running or has run
+            }
+        }
+    }
+
+    private static int runTarget(KitOptions o, UrlTarget target, String backend, String redacted, Instant t0, Path dir) {
+        PrintStream out = o.console();
+        QueueConfig base = baseConfig(o);
         String probe = newPrefix();
         Capabilities caps;
         String server;
@@ -159,10 +178,6 @@ public final class KitRunner {
                 + "; cases: " + (o.cases().isEmpty() ? "all" : String.join(",", o.cases())));
 
         ResultCollector collector = new ResultCollector(out);
-        CountDownLatch finished = new CountDownLatch(1);
-        Thread runner = Thread.currentThread();
-        Thread hook = new Thread(() -> onInterrupt(target, runner, finished, out), "sqlqueue-kit-cleanup");
-        Runtime.getRuntime().addShutdownHook(hook);
         KitSession.begin(target);
         List<String> leftovers;
         try {
@@ -170,12 +185,6 @@ public final class KitRunner {
         } finally {
             KitSession.end();
             leftovers = sweep(target, out);
-            finished.countDown();
-            try {
-                Runtime.getRuntime().removeShutdownHook(hook);
-            } catch (IllegalStateException shuttingDown) {
-                // the hook is running or has run
-            }
         }
         List<CaseResult> results = collector.results();
         RunInfo info = new RunInfo(backend, server, driverAndDate[0], driverAndDate[1], redacted, names(modes), o.cases(),

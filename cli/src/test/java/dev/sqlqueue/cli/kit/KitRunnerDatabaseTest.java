@@ -63,14 +63,29 @@ class KitRunnerDatabaseTest {
     @Test
     void aRunOnAnH2FileDatabaseLeavesNothing(@TempDir Path dir) throws Exception {
         String url = "jdbc:h2:file:" + dir.resolve("db").toAbsolutePath();
-        run(KitOptions.builder().url(url).user("sa").password("").modes("lease").cases("C01,C13,C19"),
+        String out = run(KitOptions.builder().url(url).user("sa").password("").modes("lease").cases("C01,C13,C16,C19"),
                 dir.resolve("report"), KitRunner.OK);
         List<String> prefixes = KitDatabases.ledger(dir.resolve("report"));
-        assertEquals(4, prefixes.size(), "probe + 3 cases in one mode: " + prefixes);
+        assertEquals(5, prefixes.size(), "probe + 4 cases in one mode: " + prefixes);
         assertEquals(List.of(), KitDatabases.ktObjects(url, "sa", ""));
         String md = Files.readString(dir.resolve("report/conformance.md"));
         assertTrue(md.contains("| C13 crash in lease mode | lease | passed |"), md);
         assertTrue(md.contains("| claim modes | lease |"), md);
+        // the raw-row hook comes from the KitHooks extension registered in this module's test resources
+        assertTrue(out.contains("fault hooks: " + H2RawRowKitHooks.class.getName()), out);
+        assertTrue(md.contains("| C16 garbage rows | lease | passed |"), md);
+    }
+
+    @Test
+    void withoutAnExtensionTheRawRowCaseIsSkippedWithTheReason(@TempDir Path dir) throws Exception {
+        String out = run(KitOptions.builder().url(KitDatabases.PG_URL).user("postgres").password("").modes("lease")
+                .cases("C16,C17"), dir, KitRunner.OK);
+        String md = Files.readString(dir.resolve("conformance.md"));
+        assertTrue(md.contains("| C16 garbage rows | lease | skipped |"), md);
+        assertTrue(md.contains("missing fault hook: the kit has no raw-row hook for backend postgresql"), md);
+        assertTrue(md.contains("| C17 database outage | lease | skipped |"), md);
+        assertTrue(md.contains("needs --restart-command and --start-command"), md);
+        assertTrue(out.contains("It creates tables named kt<random>_*"), out);
     }
 
     @Test

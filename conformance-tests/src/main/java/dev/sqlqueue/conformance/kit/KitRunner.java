@@ -297,7 +297,18 @@ public final class KitRunner {
         List<String> left = new ArrayList<>();
         for (String p : target.prefixes()) {
             try {
-                left.addAll(target.objectsOf(p));
+                List<String> found = target.objectsOf(p);
+                if (!found.isEmpty()) {
+                    // its case's clean-up reported it clean, yet objects are listed now: drop them, say so
+                    out.println("sweep: prefix " + p + " still had " + found + " after its clean-up; dropping again");
+                    try {
+                        target.cleanUp(p);
+                    } catch (RuntimeException e) {
+                        out.println("clean-up of " + p + " failed: " + e.getMessage());
+                    }
+                    found = target.objectsOf(p);
+                }
+                left.addAll(found);
             } catch (SQLException e) {
                 left.add(p + "* (cannot list: " + e.getMessage() + ")");
             }

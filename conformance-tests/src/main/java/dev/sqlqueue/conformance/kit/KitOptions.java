@@ -33,6 +33,8 @@ import java.util.regex.Pattern;
  *       the same user and database when the kit cannot single out its own (dangerous on a shared server).</li>
  *   <li>{@code restartCommand}, {@code startCommand}: shell commands ({@code sh -c}) that take the
  *       database down and bring it back, for C17; both or neither.</li>
+ *   <li>{@code options}: backend options passed to every case's {@code QueueConfig.option(key, value)}
+ *       (for example {@code teradata.database=queues}, SQL Server's {@code ordering=priority-first}).</li>
  *   <li>{@code console}: where progress and the summary table go; default {@code System.out}.</li>
  * </ul>
  */
@@ -51,8 +53,10 @@ public final class KitOptions {
     private final String restartCommand;
     private final String startCommand;
     private final PrintStream console;
+    private final java.util.Map<String, String> backendOptions;
 
     private KitOptions(Builder b) {
+        this.backendOptions = Collections.unmodifiableMap(new java.util.LinkedHashMap<>(b.backendOptions));
         this.url = b.url;
         this.user = b.user;
         this.password = b.password;
@@ -88,6 +92,8 @@ public final class KitOptions {
     /** Shell command that brings the database back, or null. */
     public String startCommand() { return startCommand; }
     public PrintStream console() { return console; }
+    /** Backend options ({@code QueueConfig.option}) for every case, in the order given. */
+    public java.util.Map<String, String> backendOptions() { return backendOptions; }
 
     /** The claim modes asked for; {@code all} is every mode, narrowed later to the backend's. */
     Set<ClaimMode> requestedModes() {
@@ -112,6 +118,7 @@ public final class KitOptions {
         private String restartCommand;
         private String startCommand;
         private PrintStream console = System.out;
+        private final java.util.Map<String, String> backendOptions = new java.util.LinkedHashMap<>();
 
         public Builder url(String url) {
             if (url == null || !url.startsWith("jdbc:")) {
@@ -179,6 +186,16 @@ public final class KitOptions {
 
         public Builder console(PrintStream out) {
             this.console = Objects.requireNonNull(out, "console");
+            return this;
+        }
+
+        /** One backend option as {@code key=value}, for example {@code teradata.database=queues}. */
+        public Builder option(String keyEqualsValue) {
+            int eq = keyEqualsValue == null ? -1 : keyEqualsValue.indexOf('=');
+            if (eq <= 0) {
+                throw new IllegalArgumentException("option: '" + keyEqualsValue + "' is not key=value");
+            }
+            backendOptions.put(keyEqualsValue.substring(0, eq).trim(), keyEqualsValue.substring(eq + 1));
             return this;
         }
 

@@ -130,6 +130,7 @@ public final class KitRunner {
                 + " also after a failure or Ctrl-C. Each prefix is written to " + ledger + " before it is used.");
 
         UrlTarget target = new UrlTarget(backend, o.url(), o.user(), o.password(), o.backend(), ledger);
+        target.options(o.backendOptions());
         CountDownLatch finished = new CountDownLatch(1);
         Thread runner = Thread.currentThread();
         Thread hook = new Thread(() -> onInterrupt(target, runner, finished, out), "sqlqueue-kit-cleanup");
@@ -207,6 +208,7 @@ public final class KitRunner {
 
     private static QueueConfig baseConfig(KitOptions o) {
         QueueConfig.Builder b = QueueConfig.builder().url(o.url()).user(o.user()).password(o.password());
+        o.backendOptions().forEach(b::option);
         if (o.backend() != null) {
             b.backend(o.backend());
         }

@@ -44,6 +44,7 @@ public final class UrlTarget implements ConformanceTarget {
     private final Set<String> cleaned = new LinkedHashSet<>();
     private volatile FaultHooks faults = new FaultHooks() { };
     private volatile String stopReason;
+    private volatile java.util.Map<String, String> options = java.util.Map.of();
 
     /**
      * @param name display name (the backend's provider name)
@@ -57,6 +58,11 @@ public final class UrlTarget implements ConformanceTarget {
         this.password = password;
         this.backend = backend;
         this.ledger = ledger;
+    }
+
+    /** Backend options ({@code QueueConfig.option}) for every config this target builds. */
+    void options(java.util.Map<String, String> backendOptions) {
+        this.options = java.util.Map.copyOf(backendOptions);
     }
 
     void faults(FaultHooks hooks) {
@@ -86,6 +92,7 @@ public final class UrlTarget implements ConformanceTarget {
         record(uniquePrefix);
         QueueConfig.Builder b = QueueConfig.builder().url(KitUrls.tagged(url, uniquePrefix)).user(user).password(password)
                 .tablePrefix(uniquePrefix).poolSize(12);
+        options.forEach(b::option);
         if (backend != null) {
             b.backend(backend);
         }
@@ -125,6 +132,7 @@ public final class UrlTarget implements ConformanceTarget {
         RuntimeException dropFailure = null;
         QueueConfig.Builder b = QueueConfig.builder().url(url).user(user).password(password).tablePrefix(uniquePrefix)
                 .poolSize(2).migrate(false);
+        options.forEach(b::option);
         if (backend != null) {
             b.backend(backend);
         }

@@ -16,7 +16,8 @@ class KitOptionsTest {
         KitOptions o = KitMain.parse(new String[] {"--url", "jdbc:h2:mem:x", "--user", "sa", "--password", "",
                 "--backend", "h2", "--mode", "Lease", "--cases", "c01, C07", "--report", "out",
                 "--driver-path", "a.jar" + java.io.File.pathSeparator + "lib", "--allow-kill",
-                "--restart-command", "systemctl stop db", "--start-command", "systemctl start db"});
+                "--restart-command", "systemctl stop db", "--start-command", "systemctl start db",
+                "--option", "teradata.database=queues", "--option", "ordering=a=b"});
         assertEquals("jdbc:h2:mem:x", o.url());
         assertEquals("sa", o.user());
         assertEquals("h2", o.backend());
@@ -26,6 +27,7 @@ class KitOptionsTest {
         assertEquals(List.of(Path.of("a.jar"), Path.of("lib")), o.driverPath());
         assertTrue(o.allowKill());
         assertEquals("systemctl stop db", o.restartCommand());
+        assertEquals(java.util.Map.of("teradata.database", "queues", "ordering", "a=b"), o.backendOptions());
     }
 
     @Test
@@ -46,6 +48,8 @@ class KitOptionsTest {
                 .getMessage().startsWith("cases:"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> KitOptions.builder().url("jdbc:h2:mem:x")
                 .restartCommand("stop").build()).getMessage().startsWith("restart:"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> KitOptions.builder().option("=x"))
+                .getMessage().startsWith("option:"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> KitOptions.builder().build())
                 .getMessage().startsWith("url:"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> KitMain.parse(new String[] {"--url"}))

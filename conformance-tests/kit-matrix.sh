@@ -7,7 +7,8 @@ set -e
 cd "$(dirname "$0")/.."
 out=target/kit-matrix
 mkdir -p "$out"
-mvn -B -q -pl cli -am compile dependency:build-classpath -Dmdep.outputFile="$out/cp.txt" -Dmdep.includeScope=runtime
+# each module of the reactor writes the file (an absolute path, so the same one); cli comes last
+mvn -B -q -pl cli -am compile dependency:build-classpath -Dmdep.outputFile="$PWD/$out/cp.txt" -Dmdep.includeScope=runtime
 cp="$(cat "$out/cp.txt")"
 rm -rf "$out/h2" "$out/h2db"* "$out/postgresql" "$out/mariadb"
 rc=0

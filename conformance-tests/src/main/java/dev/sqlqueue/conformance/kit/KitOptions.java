@@ -1,0 +1,216 @@
+package dev.sqlqueue.conformance.kit;
+
+import dev.sqlqueue.ClaimMode;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * What one kit run does. Immutable; build with {@link #builder()}. Setters validate at once and throw
+ * {@link IllegalArgumentException} naming the rule broken.
+ *
+ * <ul>
+ *   <li>{@code url} (required): the JDBC URL of the database under test.</li>
+ *   <li>{@code user}, {@code password}: credentials, may be null.</li>
+ *   <li>{@code backend}: a provider name ({@code h2}, {@code postgresql}, {@code mariadb}, {@code sqlserver},
+ *       {@code sqlserver-broker}, {@code teradata}); null chooses by URL.</li>
+ *   <li>{@code modes}: {@code lease}, {@code transactional} or {@code all} (default): {@code all} runs
+ *       every claim mode the backend declares.</li>
+ *   <li>{@code cases}: case ids such as {@code C01,C07}; empty runs every case.</li>
+ *   <li>{@code reportDir}: where {@code conformance.md}, the JUnit XML and {@code prefixes.log} go;
+ *       default {@code conformance-report}.</li>
+ *   <li>{@code driverPath}: jar files (or directories of jars) holding a JDBC driver, or a dialect, that
+ *       is not on the class path (the Teradata driver is never bundled).</li>
+ *   <li>{@code allowKill}: lets the MariaDB/MySQL and H2 server-mode hooks kill every other session of
+ *       the same user and database when the kit cannot single out its own (dangerous on a shared server).</li>
+ *   <li>{@code restartCommand}, {@code startCommand}: shell commands ({@code sh -c}) that take the
+ *       database down and bring it back, for C17; both or neither.</li>
+ *   <li>{@code options}: backend options passed to every case's {@code QueueConfig.option(key, value)}
+ *       (for example {@code teradata.database=queues}, SQL Server's {@code ordering=priority-first}).</li>
+ *   <li>{@code console}: where progress and the summary table go; default {@code System.out}.</li>
+ * </ul>
+ */
+public final class KitOptions {
+    private static final Pattern CASE_ID = Pattern.compile("C\\d\\d");
+
+    private final String url;
+    private final String user;
+    private final String password;
+    private final String backend;
+    private final String modes;
+    private final List<String> cases;
+    private final Path reportDir;
+    private final List<Path> driverPath;
+    private final boolean allowKill;
+    private final String restartCommand;
+    private final String startCommand;
+    private final PrintStream console;
+    private final java.util.Map<String, String> backendOptions;
+
+    private KitOptions(Builder b) {
+        this.backendOptions = Collections.unmodifiableMap(new java.util.LinkedHashMap<>(b.backendOptions));
+        this.url = b.url;
+        this.user = b.user;
+        this.password = b.password;
+        this.backend = b.backend;
+        this.modes = b.modes;
+        this.cases = Collections.unmodifiableList(new ArrayList<>(b.cases));
+        this.reportDir = b.reportDir;
+        this.driverPath = Collections.unmodifiableList(new ArrayList<>(b.driverPath));
+        this.allowKill = b.allowKill;
+        this.restartCommand = b.restartCommand;
+        this.startCommand = b.startCommand;
+        this.console = b.console;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public String url() { return url; }
+    public String user() { return user; }
+    public String password() { return password; }
+    /** Provider name asked for, or null to choose by URL. */
+    public String backend() { return backend; }
+    /** {@code lease}, {@code transactional} or {@code all}. */
+    public String modes() { return modes; }
+    /** Case ids to run (e.g. {@code C01}); empty means all. */
+    public List<String> cases() { return cases; }
+    public Path reportDir() { return reportDir; }
+    public List<Path> driverPath() { return driverPath; }
+    public boolean allowKill() { return allowKill; }
+    /** Shell command that takes the database down, or null. */
+    public String restartCommand() { return restartCommand; }
+    /** Shell command that brings the database back, or null. */
+    public String startCommand() { return startCommand; }
+    public PrintStream console() { return console; }
+    /** Backend options ({@code QueueConfig.option}) for every case, in the order given. */
+    public java.util.Map<String, String> backendOptions() { return backendOptions; }
+
+    /** The claim modes asked for; {@code all} is every mode, narrowed later to the backend's. */
+    Set<ClaimMode> requestedModes() {
+        return switch (modes) {
+            case "lease" -> EnumSet.of(ClaimMode.LEASE);
+            case "transactional" -> EnumSet.of(ClaimMode.TRANSACTIONAL);
+            default -> EnumSet.allOf(ClaimMode.class);
+        };
+    }
+
+    /** Builder. */
+    public static final class Builder {
+        private String url;
+        private String user;
+        private String password;
+        private String backend;
+        private String modes = "all";
+        private final List<String> cases = new ArrayList<>();
+        private Path reportDir = Path.of("conformance-report");
+        private final List<Path> driverPath = new ArrayList<>();
+        private boolean allowKill;
+        private String restartCommand;
+        private String startCommand;
+        private PrintStream console = System.out;
+        private final java.util.Map<String, String> backendOptions = new java.util.LinkedHashMap<>();
+
+        public Builder url(String url) {
+            if (url == null || !url.startsWith("jdbc:")) {
+                throw new IllegalArgumentException("url: '" + url + "' is not a JDBC URL (it must start with jdbc:)");
+            }
+            this.url = url;
+            return this;
+        }
+
+        public Builder user(String user) { this.user = user; return this; }
+
+        public Builder password(String password) { this.password = password; return this; }
+
+        public Builder backend(String backend) {
+            this.backend = backend == null || backend.isBlank() ? null : backend.trim();
+            return this;
+        }
+
+        /** {@code lease}, {@code transactional} or {@code all} (case-insensitive); null means all. */
+        public Builder modes(String modes) {
+            String m = modes == null ? "all" : modes.trim().toLowerCase(Locale.ROOT);
+            if (!m.equals("lease") && !m.equals("transactional") && !m.equals("all")) {
+                throw new IllegalArgumentException("mode: must be lease, transactional or all, was '" + modes + "'");
+            }
+            this.modes = m;
+            return this;
+        }
+
+        /** Case ids separated by commas, for example {@code C01,C07}; null or blank means every case. */
+        public Builder cases(String commaSeparated) {
+            cases.clear();
+            if (commaSeparated == null || commaSeparated.isBlank()) {
+                return this;
+            }
+            for (String c : commaSeparated.split(",")) {
+                String id = c.trim().toUpperCase(Locale.ROOT);
+                if (!CASE_ID.matcher(id).matches()) {
+                    throw new IllegalArgumentException("cases: '" + c.trim() + "' is not a case id such as C01");
+                }
+                cases.add(id);
+            }
+            return this;
+        }
+
+        public Builder reportDir(Path dir) {
+            this.reportDir = Objects.requireNonNull(dir, "reportDir");
+            return this;
+        }
+
+        /** Jar files or directories of jars, separated by the platform path separator ({@code :} or {@code ;}). */
+        public Builder driverPath(String pathList) {
+            driverPath.clear();
+            if (pathList != null && !pathList.isBlank()) {
+                Arrays.stream(pathList.split(java.io.File.pathSeparator)).filter(s -> !s.isBlank())
+                        .map(Path::of).forEach(driverPath::add);
+            }
+            return this;
+        }
+
+        public Builder allowKill(boolean allow) { this.allowKill = allow; return this; }
+
+        public Builder restartCommand(String cmd) { this.restartCommand = blankToNull(cmd); return this; }
+
+        public Builder startCommand(String cmd) { this.startCommand = blankToNull(cmd); return this; }
+
+        public Builder console(PrintStream out) {
+            this.console = Objects.requireNonNull(out, "console");
+            return this;
+        }
+
+        /** One backend option as {@code key=value}, for example {@code teradata.database=queues}. */
+        public Builder option(String keyEqualsValue) {
+            int eq = keyEqualsValue == null ? -1 : keyEqualsValue.indexOf('=');
+            if (eq <= 0) {
+                throw new IllegalArgumentException("option: '" + keyEqualsValue + "' is not key=value");
+            }
+            backendOptions.put(keyEqualsValue.substring(0, eq).trim(), keyEqualsValue.substring(eq + 1));
+            return this;
+        }
+
+        public KitOptions build() {
+            if (url == null) {
+                throw new IllegalArgumentException("url: required");
+            }
+            if ((restartCommand == null) != (startCommand == null)) {
+                throw new IllegalArgumentException("restart: --restart-command and --start-command go together");
+            }
+            return new KitOptions(this);
+        }
+
+        private static String blankToNull(String s) {
+            return s == null || s.isBlank() ? null : s;
+        }
+    }
+}

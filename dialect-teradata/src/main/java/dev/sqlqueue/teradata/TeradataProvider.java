@@ -69,7 +69,12 @@ public final class TeradataProvider implements BackendProvider {
      */
     @Override
     public java.util.List<String> ddl(QueueConfig config, dev.sqlqueue.QueueName queue) {
-        return TeradataDdl.forQueue(config.tablePrefix(), TeradataOptions.from(config).database(), queue.value());
+        String database = TeradataOptions.from(config).database();
+        if (database == null) {
+            throw new dev.sqlqueue.InvalidInputException("teradata.database",
+                    "the DDL names the database that holds the queue tables: give the option teradata.database=NAME");
+        }
+        return TeradataDdl.forQueue(config.tablePrefix(), database, queue.value());
     }
 
     private static HikariDataSource pool(QueueConfig config) {

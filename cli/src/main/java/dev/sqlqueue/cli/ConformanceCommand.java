@@ -1,0 +1,84 @@
+package dev.sqlqueue.cli;
+
+import dev.sqlqueue.conformance.kit.KitOptions;
+import dev.sqlqueue.conformance.kit.KitRunner;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code sqlqueue conformance}: the shared conformance suite against any server, through the JUnit
+ * Platform launcher inside this jar; writes {@code DIR/conformance.md} and JUnit XML. Exit 0 when no
+ * case failed, 1 when one did (or kit objects were left), 2 on a setup error.
+ */
+@Command(name = "conformance", description = {
+    "Run the conformance suite against a database and write a report.",
+    "Creates only tables named kt<random>_* (one prefix per case) and drops every one afterwards,",
+    "also after a failure or Ctrl-C."})
+public final class ConformanceCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--url", required = true, paramLabel = "JDBC_URL", defaultValue = "${env:SQLQUEUE_URL}",
+            description = "The database to test (required; or SQLQUEUE_URL).")
+    String url;
+
+    @Option(names = "--user", paramLabel = "USER", defaultValue = "${env:SQLQUEUE_USER}")
+    String user;
+
+    @Option(names = "--password", paramLabel = "PASSWORD", defaultValue = "${env:SQLQUEUE_PASSWORD}")
+    String password;
+
+    @Option(names = "--backend", paramLabel = "NAME", description = "Backend name (default: chosen by the URL).")
+    String backend;
+
+    @Option(names = "--mode", paramLabel = "lease|transactional|all", defaultValue = "all",
+            description = "Claim modes to run (default: all the backend offers).")
+    String mode;
+
+    @Option(names = "--cases", paramLabel = "C01,C07", description = "Only these cases.")
+    String cases;
+
+    @Option(names = "--report", paramLabel = "DIR", defaultValue = "conformance-report",
+            description = "Where to write conformance.md and the JUnit XML (default: ${DEFAULT-VALUE}).")
+    Path report;
+
+    @Option(names = "--driver-path", paramLabel = "JARS",
+            description = "JDBC driver jars this command does not ship (Teradata's), separated by ':'.")
+    String driverPath;
+
+    @Option(names = "--allow-kill", description = "Let the fault cases kill sessions the kit cannot prove are its own (a test server only).")
+    boolean allowKill;
+
+    @Option(names = "--restart-command", paramLabel = "CMD", description = "Shell command that stops the database (C17).")
+    String restartCommand;
+
+    @Option(names = "--start-command", paramLabel = "CMD", description = "Shell command that starts it again (C17).")
+    String startCommand;
+
+    @Option(names = "--option", paramLabel = "KEY=VALUE", description = "Backend option for every case (repeatable).")
+    List<String> options = new ArrayList<>();
+
+    @Override
+    public Integer call() {
+        KitOptions.Builder b = KitOptions.builder().url(url).user(user).password(password).backend(backend)
+                .modes(mode).cases(cases).reportDir(report).driverPath(driverPath).allowKill(allowKill)
+                .restartCommand(restartCommand).startCommand(startCommand).console(new PrintStream(System.out, true));
+        options.forEach(b::option);
+        KitOptions kit;
+        try {
+            kit = b.build();
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+        int rc = KitRunner.run(kit);
+        return rc == KitRunner.OK ? ExitCodes.OK : rc == KitRunner.SETUP_ERROR ? ExitCodes.USAGE : ExitCodes.FAILURE;
+    }
+}

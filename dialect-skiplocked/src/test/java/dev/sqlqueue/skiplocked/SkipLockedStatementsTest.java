@@ -179,11 +179,10 @@ class SkipLockedStatementsTest {
                 + "payload, reason, dead_at) select id, queue, priority, enqueued_at, (attempts + 1), "
                 + "headers, payload, ?, (" + NOW + ") from `sqlq_message` where id = ?");
         e.put("stats",
-                "select sum(case when visible_at <= (select (" + NOW
-                + ")) then 1 else 0 end), sum(case when (visible_at > (select (" + NOW
-                + ")) and lease_token is not null) then 1 else 0 end), sum(case when (visible_at > (select (" + NOW
-                + ")) and lease_token is null) then 1 else 0 end), min(case when visible_at <= (select (" + NOW
-                + ")) then enqueued_at end), (select (" + NOW + ")) from `sqlq_message` where queue = ?");
+                "select sum(case when visible_at <= (" + NOW + ") then 1 else 0 end), sum(case when (visible_at > ("
+                + NOW + ") and lease_token is not null) then 1 else 0 end), sum(case when (visible_at > (" + NOW
+                + ") and lease_token is null) then 1 else 0 end), min(case when visible_at <= (" + NOW
+                + ") then enqueued_at end), (" + NOW + ") from `sqlq_message` where queue = ?");
         e.put("countDead",
                 "select count(*) from `sqlq_dead_letter` where queue = ?");
         e.put("countHistory",
@@ -290,12 +289,10 @@ class SkipLockedStatementsTest {
                 + "headers, payload, cast(? as varchar), (" + NOW
                 + ") from \"sqlq_message\" where id = cast(? as bigint)");
         e.put("stats",
-                "select sum(case when visible_at <= (select (" + NOW
-                + ")) then 1 else 0 end), sum(case when (visible_at > (select (" + NOW
-                + ")) and lease_token is not null) then 1 else 0 end), sum(case when (visible_at > (select (" + NOW
-                + ")) and lease_token is null) then 1 else 0 end), min(case when visible_at <= (select (" + NOW
-                + ")) then enqueued_at end), (select (" + NOW
-                + ")) from \"sqlq_message\" where queue = cast(? as varchar)");
+                "select sum(case when visible_at <= (" + NOW + ") then 1 else 0 end), sum(case when (visible_at > ("
+                + NOW + ") and lease_token is not null) then 1 else 0 end), sum(case when (visible_at > (" + NOW
+                + ") and lease_token is null) then 1 else 0 end), min(case when visible_at <= (" + NOW
+                + ") then enqueued_at end), (" + NOW + ") from \"sqlq_message\" where queue = cast(? as varchar)");
         e.put("countDead",
                 "select count(*) from \"sqlq_dead_letter\" where queue = cast(? as varchar)");
         e.put("countHistory",

@@ -242,8 +242,8 @@ class SkipLockedStatementsTest {
                 "select id, priority, enqueued_at, attempts, headers, payload, (" + NOW
                 + ") from \"sqlq_message\" where (id in (select id from \"sqlq_message\" where (queue = cast(? "
                 + "as varchar) and visible_at <= (" + NOW
-                + ") and (not (id = any(cast(? as bigint array))))) order by priority desc, visible_at asc, "
-                + "id asc fetch next ? rows only) and visible_at <= (" + NOW
+                + ") and (not (id = any(cast(? as bigint array))))) order by queue asc, priority desc, "
+                + "visible_at asc, id asc fetch next ? rows only) and visible_at <= (" + NOW
                 + ")) order by priority desc, visible_at asc, id asc for update skip locked");
         e.put("leaseUpdate",
                 "update \"sqlq_message\" set lease_token = ?, attempts = (attempts + 1), claimed_at = (" + NOW

@@ -166,7 +166,10 @@ public final class SkipLockedStatements {
                 ? dsl.select(ID).from(message)
                         .where(QUEUE.eq(queue)).and(VISIBLE_AT.le(now))
                         .and(DSL.condition("not ({0} = any({1}))", ID, ids))
-                        .orderBy(PRIORITY.desc(), VISIBLE_AT.asc(), ID.asc())
+                        // queue first (a constant here): H2 reads an index in order only when ORDER BY
+                        // starts with the index's first column; without it a claim read and sorted the
+                        // whole queue (docs/backends/h2.md)
+                        .orderBy(QUEUE.asc(), PRIORITY.desc(), VISIBLE_AT.asc(), ID.asc())
                         .limit(param("limit", Integer.class))
                         .getSQL(ParamType.INDEXED)
                 : null;
@@ -213,12 +216,16 @@ public final class SkipLockedStatements {
                         .from(message).where(byId)), dsl);
         Field<Integer> one = inline(1);
         Field<Integer> zero = inline(0);
+        // PostgreSQL: the clock as a scalar subquery, evaluated once (an InitPlan) instead of once per row
+        // and CASE; stats of a 1,000,000-message queue went from 3.5 s to 1.0 s (docs/backends/postgresql.md).
+        // MariaDB folds the plain expression to a constant already; H2 would run the subquery per row.
+        Field<Long> nowOnce = dialect == SkipLockedDialect.POSTGRES ? DSL.field(dsl.select(now)) : now;
         stats = sql(dsl.select(
-                        DSL.sum(when(VISIBLE_AT.le(now), one).otherwise(zero)),
-                        DSL.sum(when(VISIBLE_AT.gt(now).and(LEASE_TOKEN.isNotNull()), one).otherwise(zero)),
-                        DSL.sum(when(VISIBLE_AT.gt(now).and(LEASE_TOKEN.isNull()), one).otherwise(zero)),
-                        DSL.min(when(VISIBLE_AT.le(now), ENQUEUED_AT)),
-                        now)
+                        DSL.sum(when(VISIBLE_AT.le(nowOnce), one).otherwise(zero)),
+                        DSL.sum(when(VISIBLE_AT.gt(nowOnce).and(LEASE_TOKEN.isNotNull()), one).otherwise(zero)),
+                        DSL.sum(when(VISIBLE_AT.gt(nowOnce).and(LEASE_TOKEN.isNull()), one).otherwise(zero)),
+                        DSL.min(when(VISIBLE_AT.le(nowOnce), ENQUEUED_AT)),
+                        nowOnce)
                 .from(message).where(QUEUE.eq(queue)), dsl);
         countDead = sql(dsl.selectCount().from(deadLetter).where(QUEUE.eq(queue)), dsl);
         countHistory = sql(dsl.selectCount().from(history).where(QUEUE.eq(queue)), dsl);

@@ -1,0 +1,509 @@
+package dev.sqlqueue.skiplocked;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Pins the exact text of every statement of {@link SkipLockedStatements} for H2, PostgreSQL and
+ * MariaDB with the prefix {@code sqlq_}, as jOOQ renders it. Runs against the renderer only; that the
+ * same text runs on the servers is {@link StatementsOnServerTest}, and the plans it gets on a
+ * 1,000,000-message backlog are in docs/backends/plans. A change of jOOQ version, dialect or
+ * statement shows up here first.
+ */
+class SkipLockedStatementsTest {
+    static final String PG_NOW = "CAST(FLOOR(EXTRACT(EPOCH FROM statement_timestamp()) * 1000) AS BIGINT)";
+    static final String MARIADB_NOW = "(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000)";
+    static final String H2_NOW = "\"sqlq_now_ms\"()";
+
+    static Map<String, String> postgres() {
+        final String NOW = PG_NOW;
+        Map<String, String> e = new LinkedHashMap<>();
+        e.put("insert",
+                "insert into \"sqlq_message\" (queue, priority, visible_at, enqueued_at, attempts, headers, "
+                + "payload) values (?, ?, ((" + NOW + ") + ?), (" + NOW + "), 0, ?, ?)");
+        e.put("ensureQueue",
+                "insert into \"sqlq_queue\" (name, created_at) values (?, (" + NOW + ")) on conflict do nothing");
+        e.put("claimSelect",
+                "select id, priority, enqueued_at, attempts, headers, payload, (" + NOW
+                + ") from \"sqlq_message\" where (queue = ? and visible_at <= (" + NOW
+                + ")) order by priority desc, visible_at asc, id asc fetch next ? rows only for update skip "
+                + "locked");
+        e.put("leaseUpdate",
+                "update \"sqlq_message\" set lease_token = ?, attempts = (attempts + 1), claimed_at = (" + NOW
+                + "), visible_at = ((" + NOW + ") + ?) where id = ?");
+        e.put("deleteLeased",
+                "delete from \"sqlq_message\" where (id = ? and lease_token = ?)");
+        e.put("deleteById",
+                "delete from \"sqlq_message\" where id = ?");
+        e.put("historyLeased",
+                "insert into \"sqlq_history\" (id, queue, enqueued_at, started_at, finished_at, attempts, "
+                + "outcome, detail) select id, queue, enqueued_at, coalesce(claimed_at, (" + NOW + ")), (" + NOW
+                + "), attempts, ?, ? from \"sqlq_message\" where (id = ? and lease_token = ?)");
+        e.put("historyById",
+                "insert into \"sqlq_history\" (id, queue, enqueued_at, started_at, finished_at, attempts, "
+                + "outcome, detail) select id, queue, enqueued_at, ?, (" + NOW
+                + "), (attempts + 1), ?, ? from \"sqlq_message\" where id = ?");
+        e.put("nackLeased",
+                "update \"sqlq_message\" set visible_at = ((" + NOW
+                + ") + ?), lease_token = null, last_error = ? where (id = ? and lease_token = ?)");
+        e.put("nackById",
+                "update \"sqlq_message\" set visible_at = ((" + NOW
+                + ") + ?), attempts = (attempts + 1), last_error = ? where id = ?");
+        e.put("extend",
+                "update \"sqlq_message\" set visible_at = ((" + NOW + ") + ?) where (id = ? and lease_token = ?)");
+        e.put("releaseLeased",
+                "update \"sqlq_message\" set visible_at = (" + NOW
+                + "), lease_token = null, attempts = (attempts - 1) where (id = ? and lease_token = ?)");
+        e.put("deadLetterLeased",
+                "insert into \"sqlq_dead_letter\" (id, queue, priority, enqueued_at, attempts, headers, "
+                + "payload, reason, dead_at) select id, queue, priority, enqueued_at, attempts, headers, "
+                + "payload, ?, (" + NOW + ") from \"sqlq_message\" where (id = ? and lease_token = ?)");
+        e.put("deadLetterById",
+                "insert into \"sqlq_dead_letter\" (id, queue, priority, enqueued_at, attempts, headers, "
+                + "payload, reason, dead_at) select id, queue, priority, enqueued_at, (attempts + 1), "
+                + "headers, payload, ?, (" + NOW + ") from \"sqlq_message\" where id = ?");
+        e.put("stats",
+                "select sum(case when visible_at <= (select (" + NOW
+                + ")) then 1 else 0 end), sum(case when (visible_at > (select (" + NOW
+                + ")) and lease_token is not null) then 1 else 0 end), sum(case when (visible_at > (select (" + NOW
+                + ")) and lease_token is null) then 1 else 0 end), min(case when visible_at <= (select (" + NOW
+                + ")) then enqueued_at end), (select (" + NOW + ")) from \"sqlq_message\" where queue = ?");
+        e.put("countDead",
+                "select count(*) from \"sqlq_dead_letter\" where queue = ?");
+        e.put("countHistory",
+                "select count(*) from \"sqlq_history\" where queue = ?");
+        e.put("listHistory",
+                "select id, enqueued_at, started_at, finished_at, duration_ms, attempts, outcome, detail "
+                + "from \"sqlq_history\" where queue = ? order by history_id desc fetch next ? rows only");
+        e.put("listDead",
+                "select id, priority, enqueued_at, attempts, headers, payload, reason, dead_at from "
+                + "\"sqlq_dead_letter\" where queue = ? order by dead_at asc, id asc fetch next ? rows only");
+        e.put("lockDeadIds",
+                "select id from \"sqlq_dead_letter\" where queue = ? order by id for update");
+        e.put("requeueDead",
+                "insert into \"sqlq_message\" (id, queue, priority, visible_at, enqueued_at, attempts, "
+                + "headers, payload, last_error) select id, queue, priority, (" + NOW
+                + "), enqueued_at, 0, headers, payload, reason from \"sqlq_dead_letter\" where (queue = ? and "
+                + "id = ?)");
+        e.put("deleteDead",
+                "delete from \"sqlq_dead_letter\" where (queue = ? and id = ?)");
+        e.put("purgeDead",
+                "delete from \"sqlq_dead_letter\" where queue = ?");
+        e.put("purgeMessages",
+                "delete from \"sqlq_message\" where queue = ?");
+        e.put("purgeHistory",
+                "delete from \"sqlq_history\" where queue = ?");
+        e.put("deleteQueue",
+                "delete from \"sqlq_queue\" where name = ?");
+        e.put("listQueues",
+                "select name from \"sqlq_queue\" order by name");
+        e.put("rawInsert",
+                "insert into \"sqlq_message\" (queue, priority, visible_at, enqueued_at, attempts, headers, "
+                + "payload) values (?, ?, (" + NOW + "), (" + NOW + "), 0, ?, ?)");
+        e.put("dropSchema[0]",
+                "drop table if exists \"sqlq_history\"");
+        e.put("dropSchema[1]",
+                "drop table if exists \"sqlq_dead_letter\"");
+        e.put("dropSchema[2]",
+                "drop table if exists \"sqlq_message\"");
+        e.put("dropSchema[3]",
+                "drop table if exists \"sqlq_queue\"");
+        e.put("dropSchema[4]",
+                "drop table if exists \"sqlq_schema_history\"");
+        e.put("notify",
+                "select pg_notify(?, ?)");
+        e.put("listen",
+                "listen \"sqlq_wakeup\"");
+
+        return e;
+    }
+
+    static Map<String, String> mariadb() {
+        final String NOW = MARIADB_NOW;
+        Map<String, String> e = new LinkedHashMap<>();
+        e.put("insert",
+                "insert into `sqlq_message` (queue, priority, visible_at, enqueued_at, attempts, headers, "
+                + "payload) values (?, ?, ((" + NOW + ") + ?), (" + NOW + "), 0, ?, ?)");
+        e.put("ensureQueue",
+                "insert ignore into `sqlq_queue` (name, created_at) values (?, (" + NOW + "))");
+        e.put("claimSelect",
+                "select id, priority, enqueued_at, attempts, headers, payload, (" + NOW
+                + ") from `sqlq_message` where (queue = ? and visible_at <= (" + NOW
+                + ")) order by priority desc, visible_at asc, id asc fetch next ? rows only for update skip "
+                + "locked");
+        e.put("leaseUpdate",
+                "update `sqlq_message` set lease_token = ?, attempts = (attempts + 1), claimed_at = (" + NOW
+                + "), visible_at = ((" + NOW + ") + ?) where id = ?");
+        e.put("deleteLeased",
+                "delete from `sqlq_message` where (id = ? and lease_token = ?)");
+        e.put("deleteById",
+                "delete from `sqlq_message` where id = ?");
+        e.put("historyLeased",
+                "insert into `sqlq_history` (id, queue, enqueued_at, started_at, finished_at, attempts, "
+                + "outcome, detail) select id, queue, enqueued_at, coalesce(claimed_at, (" + NOW + ")), (" + NOW
+                + "), attempts, ?, ? from `sqlq_message` where (id = ? and lease_token = ?)");
+        e.put("historyById",
+                "insert into `sqlq_history` (id, queue, enqueued_at, started_at, finished_at, attempts, "
+                + "outcome, detail) select id, queue, enqueued_at, ?, (" + NOW
+                + "), (attempts + 1), ?, ? from `sqlq_message` where id = ?");
+        e.put("nackLeased",
+                "update `sqlq_message` set visible_at = ((" + NOW
+                + ") + ?), lease_token = null, last_error = ? where (id = ? and lease_token = ?)");
+        e.put("nackById",
+                "update `sqlq_message` set visible_at = ((" + NOW
+                + ") + ?), attempts = (attempts + 1), last_error = ? where id = ?");
+        e.put("extend",
+                "update `sqlq_message` set visible_at = ((" + NOW + ") + ?) where (id = ? and lease_token = ?)");
+        e.put("releaseLeased",
+                "update `sqlq_message` set visible_at = (" + NOW
+                + "), lease_token = null, attempts = (attempts - 1) where (id = ? and lease_token = ?)");
+        e.put("deadLetterLeased",
+                "insert into `sqlq_dead_letter` (id, queue, priority, enqueued_at, attempts, headers, "
+                + "payload, reason, dead_at) select id, queue, priority, enqueued_at, attempts, headers, "
+                + "payload, ?, (" + NOW + ") from `sqlq_message` where (id = ? and lease_token = ?)");
+        e.put("deadLetterById",
+                "insert into `sqlq_dead_letter` (id, queue, priority, enqueued_at, attempts, headers, "
+                + "payload, reason, dead_at) select id, queue, priority, enqueued_at, (attempts + 1), "
+                + "headers, payload, ?, (" + NOW + ") from `sqlq_message` where id = ?");
+        e.put("stats",
+                "select sum(case when visible_at <= (" + NOW + ") then 1 else 0 end), sum(case when (visible_at > ("
+                + NOW + ") and lease_token is not null) then 1 else 0 end), sum(case when (visible_at > (" + NOW
+                + ") and lease_token is null) then 1 else 0 end), min(case when visible_at <= (" + NOW
+                + ") then enqueued_at end), (" + NOW + ") from `sqlq_message` where queue = ?");
+        e.put("countDead",
+                "select count(*) from `sqlq_dead_letter` where queue = ?");
+        e.put("countHistory",
+                "select count(*) from `sqlq_history` where queue = ?");
+        e.put("listHistory",
+                "select id, enqueued_at, started_at, finished_at, duration_ms, attempts, outcome, detail "
+                + "from `sqlq_history` where queue = ? order by history_id desc fetch next ? rows only");
+        e.put("listDead",
+                "select id, priority, enqueued_at, attempts, headers, payload, reason, dead_at from "
+                + "`sqlq_dead_letter` where queue = ? order by dead_at asc, id asc fetch next ? rows only");
+        e.put("lockDeadIds",
+                "select id from `sqlq_dead_letter` where queue = ? order by id for update");
+        e.put("requeueDead",
+                "insert into `sqlq_message` (id, queue, priority, visible_at, enqueued_at, attempts, "
+                + "headers, payload, last_error) select id, queue, priority, (" + NOW
+                + "), enqueued_at, 0, headers, payload, reason from `sqlq_dead_letter` where (queue = ? and "
+                + "id = ?)");
+        e.put("deleteDead",
+                "delete from `sqlq_dead_letter` where (queue = ? and id = ?)");
+        e.put("purgeDead",
+                "delete from `sqlq_dead_letter` where queue = ?");
+        e.put("purgeMessages",
+                "delete from `sqlq_message` where queue = ?");
+        e.put("purgeHistory",
+                "delete from `sqlq_history` where queue = ?");
+        e.put("deleteQueue",
+                "delete from `sqlq_queue` where name = ?");
+        e.put("listQueues",
+                "select name from `sqlq_queue` order by name");
+        e.put("rawInsert",
+                "insert into `sqlq_message` (queue, priority, visible_at, enqueued_at, attempts, headers, "
+                + "payload) values (?, ?, (" + NOW + "), (" + NOW + "), 0, ?, ?)");
+        e.put("dropSchema[0]",
+                "drop table if exists `sqlq_history`");
+        e.put("dropSchema[1]",
+                "drop table if exists `sqlq_dead_letter`");
+        e.put("dropSchema[2]",
+                "drop table if exists `sqlq_message`");
+        e.put("dropSchema[3]",
+                "drop table if exists `sqlq_queue`");
+        e.put("dropSchema[4]",
+                "drop table if exists `sqlq_schema_history`");
+
+        return e;
+    }
+
+    static Map<String, String> h2() {
+        final String NOW = H2_NOW;
+        Map<String, String> e = new LinkedHashMap<>();
+        e.put("insert",
+                "insert into \"sqlq_message\" (queue, priority, visible_at, enqueued_at, attempts, headers, "
+                + "payload) values (?, ?, ((" + NOW + ") + cast(? as bigint)), (" + NOW + "), 0, ?, ?)");
+        e.put("ensureQueue",
+                "insert into \"sqlq_queue\" (name, created_at) select cast(? as varchar), (" + NOW
+                + ") where not exists (select 1 one from \"sqlq_queue\" where name = cast(? as varchar))");
+        e.put("claimSelect",
+                "select id, priority, enqueued_at, attempts, headers, payload, (" + NOW
+                + ") from \"sqlq_message\" where ((id = any(cast(? as bigint array))) and visible_at <= (" + NOW
+                + ")) order by priority desc, visible_at asc, id asc for update skip locked");
+        e.put("claimCandidates",
+                "select id from \"sqlq_message\" where (queue = cast(? as varchar) and visible_at <= (" + NOW
+                + ") and (not (id = any(cast(? as bigint array))))) order by queue asc, priority desc, "
+                + "visible_at asc, id asc fetch next ? rows only");
+        e.put("leaseUpdate",
+                "update \"sqlq_message\" set lease_token = ?, attempts = (attempts + 1), claimed_at = (" + NOW
+                + "), visible_at = ((" + NOW + ") + cast(? as bigint)) where id = cast(? as bigint)");
+        e.put("deleteLeased",
+                "delete from \"sqlq_message\" where (id = cast(? as bigint) and lease_token = cast(? as "
+                + "bigint))");
+        e.put("deleteById",
+                "delete from \"sqlq_message\" where id = cast(? as bigint)");
+        e.put("historyLeased",
+                "insert into \"sqlq_history\" (id, queue, enqueued_at, started_at, finished_at, attempts, "
+                + "outcome, detail) select id, queue, enqueued_at, coalesce(claimed_at, (" + NOW + ")), (" + NOW
+                + "), attempts, cast(? as varchar), cast(? as varchar) from \"sqlq_message\" where (id = "
+                + "cast(? as bigint) and lease_token = cast(? as bigint))");
+        e.put("historyById",
+                "insert into \"sqlq_history\" (id, queue, enqueued_at, started_at, finished_at, attempts, "
+                + "outcome, detail) select id, queue, enqueued_at, cast(? as bigint), (" + NOW
+                + "), (attempts + 1), cast(? as varchar), cast(? as varchar) from \"sqlq_message\" where id = "
+                + "cast(? as bigint)");
+        e.put("nackLeased",
+                "update \"sqlq_message\" set visible_at = ((" + NOW
+                + ") + cast(? as bigint)), lease_token = null, last_error = ? where (id = cast(? as bigint) "
+                + "and lease_token = cast(? as bigint))");
+        e.put("nackById",
+                "update \"sqlq_message\" set visible_at = ((" + NOW
+                + ") + cast(? as bigint)), attempts = (attempts + 1), last_error = ? where id = cast(? as "
+                + "bigint)");
+        e.put("extend",
+                "update \"sqlq_message\" set visible_at = ((" + NOW
+                + ") + cast(? as bigint)) where (id = cast(? as bigint) and lease_token = cast(? as bigint))");
+        e.put("releaseLeased",
+                "update \"sqlq_message\" set visible_at = (" + NOW
+                + "), lease_token = null, attempts = (attempts - 1) where (id = cast(? as bigint) and "
+                + "lease_token = cast(? as bigint))");
+        e.put("deadLetterLeased",
+                "insert into \"sqlq_dead_letter\" (id, queue, priority, enqueued_at, attempts, headers, "
+                + "payload, reason, dead_at) select id, queue, priority, enqueued_at, attempts, headers, "
+                + "payload, cast(? as varchar), (" + NOW
+                + ") from \"sqlq_message\" where (id = cast(? as bigint) and lease_token = cast(? as bigint))");
+        e.put("deadLetterById",
+                "insert into \"sqlq_dead_letter\" (id, queue, priority, enqueued_at, attempts, headers, "
+                + "payload, reason, dead_at) select id, queue, priority, enqueued_at, (attempts + 1), "
+                + "headers, payload, cast(? as varchar), (" + NOW
+                + ") from \"sqlq_message\" where id = cast(? as bigint)");
+        e.put("stats",
+                "select sum(case when visible_at <= (" + NOW + ") then 1 else 0 end), sum(case when (visible_at > ("
+                + NOW + ") and lease_token is not null) then 1 else 0 end), sum(case when (visible_at > (" + NOW
+                + ") and lease_token is null) then 1 else 0 end), min(case when visible_at <= (" + NOW
+                + ") then enqueued_at end), (" + NOW + ") from \"sqlq_message\" where queue = cast(? as varchar)");
+        e.put("countDead",
+                "select count(*) from \"sqlq_dead_letter\" where queue = cast(? as varchar)");
+        e.put("countHistory",
+                "select count(*) from \"sqlq_history\" where queue = cast(? as varchar)");
+        e.put("listHistory",
+                "select id, enqueued_at, started_at, finished_at, duration_ms, attempts, outcome, detail "
+                + "from \"sqlq_history\" where queue = cast(? as varchar) order by history_id desc fetch next "
+                + "? rows only");
+        e.put("listDead",
+                "select id, priority, enqueued_at, attempts, headers, payload, reason, dead_at from "
+                + "\"sqlq_dead_letter\" where queue = cast(? as varchar) order by dead_at asc, id asc fetch "
+                + "next ? rows only");
+        e.put("lockDeadIds",
+                "select id from \"sqlq_dead_letter\" where queue = cast(? as varchar) order by id for update");
+        e.put("requeueDead",
+                "insert into \"sqlq_message\" (id, queue, priority, visible_at, enqueued_at, attempts, "
+                + "headers, payload, last_error) select id, queue, priority, (" + NOW
+                + "), enqueued_at, 0, headers, payload, reason from \"sqlq_dead_letter\" where (queue = cast(? "
+                + "as varchar) and id = cast(? as bigint))");
+        e.put("deleteDead",
+                "delete from \"sqlq_dead_letter\" where (queue = cast(? as varchar) and id = cast(? as "
+                + "bigint))");
+        e.put("purgeDead",
+                "delete from \"sqlq_dead_letter\" where queue = cast(? as varchar)");
+        e.put("purgeMessages",
+                "delete from \"sqlq_message\" where queue = cast(? as varchar)");
+        e.put("purgeHistory",
+                "delete from \"sqlq_history\" where queue = cast(? as varchar)");
+        e.put("deleteQueue",
+                "delete from \"sqlq_queue\" where name = cast(? as varchar)");
+        e.put("listQueues",
+                "select name from \"sqlq_queue\" order by name");
+        e.put("rawInsert",
+                "insert into \"sqlq_message\" (queue, priority, visible_at, enqueued_at, attempts, headers, "
+                + "payload) values (?, ?, (" + NOW + "), (" + NOW + "), 0, ?, ?)");
+        e.put("dropSchema[0]",
+                "drop table if exists \"sqlq_history\"");
+        e.put("dropSchema[1]",
+                "drop table if exists \"sqlq_dead_letter\"");
+        e.put("dropSchema[2]",
+                "drop table if exists \"sqlq_message\"");
+        e.put("dropSchema[3]",
+                "drop table if exists \"sqlq_queue\"");
+        e.put("dropSchema[4]",
+                "drop table if exists \"sqlq_schema_history\"");
+        e.put("dropFunction",
+                "DROP ALIAS IF EXISTS \"sqlq_now_ms\"");
+
+        return e;
+    }
+
+    static Map<String, String> expected(SkipLockedDialect d) {
+        return switch (d) {
+            case H2 -> h2();
+            case POSTGRES -> postgres();
+            case MARIADB -> mariadb();
+        };
+    }
+
+    @ParameterizedTest
+    @EnumSource(SkipLockedDialect.class)
+    void everyStatementTextIsPinned(SkipLockedDialect d) {
+        Map<String, String> actual = StatementDump.of(new SkipLockedStatements(d, "sqlq_"));
+        Map<String, String> expected = expected(d);
+        for (Map.Entry<String, String> e : expected.entrySet()) {
+            assertEquals(e.getValue(), actual.get(e.getKey()), d + " " + e.getKey());
+        }
+        // nothing unpinned: every statement of the class is in the expected map, in declaration order
+        assertEquals(expected.keySet().stream().toList(), actual.keySet().stream().toList(), d + " statement names");
+    }
+
+    @Test
+    void clockExpressionsArePinned() {
+        assertEquals(PG_NOW, SkipLockedDialect.POSTGRES.nowMillis("sqlq_"));
+        assertEquals(MARIADB_NOW, SkipLockedDialect.MARIADB.nowMillis("sqlq_"));
+        assertEquals(H2_NOW, SkipLockedDialect.H2.nowMillis("sqlq_"));
+    }
+
+    @Test
+    void dialectOnlyStatementsAreNullElsewhere() {
+        SkipLockedStatements pg = new SkipLockedStatements(SkipLockedDialect.POSTGRES, "sqlq_");
+        SkipLockedStatements maria = new SkipLockedStatements(SkipLockedDialect.MARIADB, "sqlq_");
+        SkipLockedStatements h2 = new SkipLockedStatements(SkipLockedDialect.H2, "sqlq_");
+        assertEquals("sqlq_wakeup", pg.channel);
+        assertNotNull(pg.notify);
+        assertNull(maria.notify);
+        assertNull(h2.notify);
+        assertNull(maria.listen);
+        assertNull(h2.listen);
+        assertNull(pg.dropFunction);
+        assertNull(maria.dropFunction);
+        assertNotNull(h2.dropFunction);
+        assertEquals("sqlq_schema_history", SkipLockedStatements.flywayTable("sqlq_"));
+    }
+
+    /** Every occurrence of the prefix is inside a quoted identifier: {@code "sqlq_...} or {@code `sqlq_...}. */
+    @ParameterizedTest
+    @EnumSource(SkipLockedDialect.class)
+    void prefixIsAlwaysQuoted(SkipLockedDialect d) {
+        String quote = d == SkipLockedDialect.MARIADB ? "`" : "\"";
+        Pattern object = Pattern.compile(Pattern.quote(quote) + "sqlq_[a-z_]+" + Pattern.quote(quote));
+        for (Map.Entry<String, String> s : StatementDump.of(new SkipLockedStatements(d, "sqlq_")).entrySet()) {
+            String text = s.getValue();
+            int occurrences = text.split("sqlq_", -1).length - 1;
+            Matcher m = object.matcher(text);
+            int quoted = 0;
+            while (m.find()) {
+                quoted++;
+            }
+            assertEquals(occurrences, quoted, d + " " + s.getKey() + " names an object without quotes: " + text);
+        }
+    }
+
+    /** The prefix is the only thing that varies with the prefix: another prefix changes the names only. */
+    @ParameterizedTest
+    @EnumSource(SkipLockedDialect.class)
+    void anotherPrefixChangesOnlyTheNames(SkipLockedDialect d) {
+        Map<String, String> base = StatementDump.of(new SkipLockedStatements(d, "sqlq_"));
+        Map<String, String> other = StatementDump.of(new SkipLockedStatements(d, "tenant7_q_"));
+        assertEquals(base.keySet(), other.keySet());
+        base.forEach((name, text) -> assertEquals(text.replace("sqlq_", "tenant7_q_"), other.get(name), d + " " + name));
+    }
+
+    /**
+     * No statement carries a queue name or any other value: the only string literal in any statement
+     * is MariaDB's fixed epoch, and every comparison with a queue column is with a bind.
+     */
+    @ParameterizedTest
+    @EnumSource(SkipLockedDialect.class)
+    void queueNamesAreAlwaysBindValues(SkipLockedDialect d) {
+        Pattern literal = Pattern.compile("'[^']*'");
+        Pattern queueCompare = Pattern.compile("\\b(queue|name) = (\\S+)");
+        for (Map.Entry<String, String> s : StatementDump.of(new SkipLockedStatements(d, "sqlq_")).entrySet()) {
+            Matcher lit = literal.matcher(s.getValue());
+            while (lit.find()) {
+                assertEquals("'1970-01-01 00:00:00'", lit.group(), d + " " + s.getKey() + " holds a literal");
+            }
+            Matcher cmp = queueCompare.matcher(s.getValue());
+            while (cmp.find()) {
+                String rhs = cmp.group(2);
+                assertTrue(rhs.equals("?") || rhs.equals("?)") || rhs.startsWith("cast(?"),
+                        d + " " + s.getKey() + " compares " + cmp.group(1) + " with " + rhs);
+            }
+        }
+        // the statements that take a queue name have it as their first bind (see SkipLockedBackend)
+        Map<String, String> all = StatementDump.of(new SkipLockedStatements(d, "sqlq_"));
+        for (String name : Set.of("stats", "countDead", "countHistory", "listHistory", "listDead", "lockDeadIds",
+                "requeueDead", "deleteDead", "purgeDead", "purgeMessages", "purgeHistory", "deleteQueue",
+                d == SkipLockedDialect.H2 ? "claimCandidates" : "claimSelect")) {
+            assertTrue(Pattern.compile("\\b(queue|name) = (cast\\()?\\?").matcher(all.get(name)).find(), d + " " + name);
+        }
+    }
+
+    /**
+     * The number of {@code ?} of each statement equals the binds SkipLockedBackend (and the conformance
+     * raw-row hook, SkipLockedTarget) sets on it.
+     */
+    @ParameterizedTest
+    @EnumSource(SkipLockedDialect.class)
+    void placeholdersMatchTheBackendsBinds(SkipLockedDialect d) {
+        boolean h2 = d == SkipLockedDialect.H2;
+        Map<String, Integer> binds = new HashMap<>();
+        binds.put("insert", 5);                  // queue, priority, delay, headers, payload
+        binds.put("ensureQueue", h2 ? 2 : 1);    // queue (H2: queue twice, NOT EXISTS)
+        binds.put("claimSelect", h2 ? 1 : 2);    // queue, limit (H2: the candidate ids)
+        if (h2) {
+            binds.put("claimCandidates", 3);     // queue, held ids, limit
+        }
+        binds.put("leaseUpdate", 3);             // token, lease, id
+        binds.put("deleteLeased", 2);            // id, token
+        binds.put("deleteById", 1);              // id
+        binds.put("historyLeased", 4);           // outcome, detail, id, token
+        binds.put("historyById", 4);             // started, outcome, detail, id
+        binds.put("nackLeased", 4);              // delay, error, id, token
+        binds.put("nackById", 3);                // delay, error, id
+        binds.put("extend", 3);                  // lease, id, token
+        binds.put("releaseLeased", 2);           // id, token
+        binds.put("deadLetterLeased", 3);        // reason, id, token
+        binds.put("deadLetterById", 2);          // reason, id
+        binds.put("stats", 1);
+        binds.put("countDead", 1);
+        binds.put("countHistory", 1);
+        binds.put("listHistory", 2);             // queue, limit
+        binds.put("listDead", 2);                // queue, limit
+        binds.put("lockDeadIds", 1);
+        binds.put("requeueDead", 2);             // queue, id
+        binds.put("deleteDead", 2);              // queue, id
+        binds.put("purgeDead", 1);
+        binds.put("purgeMessages", 1);
+        binds.put("purgeHistory", 1);
+        binds.put("deleteQueue", 1);
+        binds.put("listQueues", 0);
+        binds.put("rawInsert", 4);               // queue, priority, headers, payload
+        for (int i = 0; i < 5; i++) {
+            binds.put("dropSchema[" + i + "]", 0);
+        }
+        if (d == SkipLockedDialect.POSTGRES) {
+            binds.put("notify", 2);              // channel, queue
+            binds.put("listen", 0);
+        }
+        if (h2) {
+            binds.put("dropFunction", 0);
+        }
+        Map<String, String> all = StatementDump.of(new SkipLockedStatements(d, "sqlq_"));
+        assertEquals(binds.keySet(), all.keySet(), d + " statements");
+        all.forEach((name, text) -> {
+            String outsideLiterals = text.replaceAll("'[^']*'", "");
+            assertEquals(binds.get(name), outsideLiterals.length() - outsideLiterals.replace("?", "").length(),
+                    d + " " + name + ": " + text);
+            assertFalse(text.contains(";"), d + " " + name + " is one statement");
+        });
+    }
+}

@@ -1,0 +1,194 @@
+package dev.sqlqueue.skiplocked;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sqlqueue.ConsumeRequest;
+import dev.sqlqueue.Delivery;
+import dev.sqlqueue.Message;
+import dev.sqlqueue.QueueConfig;
+import dev.sqlqueue.QueueName;
+import dev.sqlqueue.Receipt;
+import dev.sqlqueue.SqlQueue;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Every statement of {@link SkipLockedStatements}, run on the real server of each dialect (embedded H2,
+ * PostgreSQL at 127.0.0.1:5432, MariaDB at 127.0.0.1:3306) against a prefix freshly migrated by
+ * {@code SqlQueue.open}: a syntax or type error in any dialect fails the build. Each statement runs in
+ * its own transaction with the binds and JDBC setters the backend uses, on one leased and one ready
+ * message, and is rolled back; the row counts it reports are checked. The drop statements run last,
+ * through {@code SqlQueue.dropSchema()}, and the prefix must then have no table left.
+ */
+class StatementsOnServerTest {
+    static final byte[] PAYLOAD = {0, 1, 2, (byte) 0xff};
+
+    record Server(String url, String user, String password) {
+    }
+
+    static Server server(SkipLockedDialect d) {
+        return switch (d) {
+            case H2 -> new Server("jdbc:h2:mem:statements_" + Long.toHexString(ThreadLocalRandom.current().nextLong())
+                    + ";DB_CLOSE_DELAY=-1", "sa", "");
+            case POSTGRES -> new Server("jdbc:postgresql://127.0.0.1:5432/test", "postgres", "");
+            case MARIADB -> new Server("jdbc:mariadb://127.0.0.1:3306/test", "root", "");
+        };
+    }
+
+    /** The binds, in order, and the JDBC types, that SkipLockedBackend passes to each statement. */
+    static Map<String, Object[]> binds(SkipLockedDialect d, String queue, long id, long token, String channel) {
+        boolean h2 = d == SkipLockedDialect.H2;
+        Map<String, Object[]> b = new HashMap<>();
+        b.put("insert", new Object[] {queue, 0, 0L, "", PAYLOAD});
+        b.put("ensureQueue", h2 ? new Object[] {queue, queue} : new Object[] {queue});
+        if (h2) {
+            b.put("claimCandidates", new Object[] {queue, new Long[0], 10});
+            Long[] around = new Long[21];
+            for (int i = 0; i < around.length; i++) {
+                around[i] = id - 10 + i;
+            }
+            b.put("claimSelect", new Object[] {(Object) around});
+        } else {
+            b.put("claimSelect", new Object[] {queue, 10});
+        }
+        b.put("leaseUpdate", new Object[] {token, 30_000L, id});
+        b.put("deleteLeased", new Object[] {id, token});
+        b.put("deleteById", new Object[] {id});
+        b.put("historyLeased", new Object[] {"acked", "detail", id, token});
+        b.put("historyById", new Object[] {1L, "acked", "detail", id});
+        b.put("nackLeased", new Object[] {1_000L, "error", id, token});
+        b.put("nackById", new Object[] {1_000L, "error", id});
+        b.put("extend", new Object[] {30_000L, id, token});
+        b.put("releaseLeased", new Object[] {id, token});
+        b.put("deadLetterLeased", new Object[] {"reason", id, token});
+        b.put("deadLetterById", new Object[] {"reason", id});
+        b.put("stats", new Object[] {queue});
+        b.put("countDead", new Object[] {queue});
+        b.put("countHistory", new Object[] {queue});
+        b.put("listHistory", new Object[] {queue, 10});
+        b.put("listDead", new Object[] {queue, 10});
+        b.put("lockDeadIds", new Object[] {queue});
+        b.put("requeueDead", new Object[] {queue, id});
+        b.put("deleteDead", new Object[] {queue, id});
+        b.put("purgeDead", new Object[] {queue});
+        b.put("purgeMessages", new Object[] {queue});
+        b.put("purgeHistory", new Object[] {queue});
+        b.put("deleteQueue", new Object[] {queue});
+        b.put("listQueues", new Object[] {});
+        b.put("rawInsert", new Object[] {queue, 0, "", PAYLOAD});
+        if (d == SkipLockedDialect.POSTGRES) {
+            b.put("notify", new Object[] {channel, queue});
+            b.put("listen", new Object[] {});
+        }
+        return b;
+    }
+
+    /**
+     * Rows each statement changes (an update count) or returns (a query), with one leased message (id,
+     * token) and one ready message in the queue, no dead letter and no history.
+     */
+    static final Map<String, Integer> ROWS = new HashMap<>();
+
+    static {
+        for (String s : List.of("insert", "leaseUpdate", "deleteLeased", "deleteById", "historyLeased", "historyById",
+                "nackLeased", "nackById", "extend", "releaseLeased", "deadLetterLeased", "deadLetterById", "deleteQueue",
+                "rawInsert", "claimSelect", "claimCandidates", "stats", "countDead", "countHistory", "listQueues", "notify")) {
+            ROWS.put(s, 1);
+        }
+        for (String s : List.of("ensureQueue", "listHistory", "listDead", "lockDeadIds", "requeueDead", "deleteDead",
+                "purgeDead", "purgeHistory", "listen")) {
+            ROWS.put(s, 0);
+        }
+        ROWS.put("purgeMessages", 2);
+    }
+
+    @ParameterizedTest
+    @EnumSource(SkipLockedDialect.class)
+    void everyStatementRunsOnTheServer(SkipLockedDialect dialect) throws SQLException {
+        Server server = server(dialect);
+        String prefix = "sqlq_st_" + Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xffffffffL) + "_";
+        QueueName queue = QueueName.of("smoke");
+        QueueConfig config = QueueConfig.builder().url(server.url()).user(server.user()).password(server.password())
+                .tablePrefix(prefix).poolSize(2).build();
+        SkipLockedStatements sql = new SkipLockedStatements(dialect, prefix);
+        Map<String, String> statements = StatementDump.of(sql);
+        List<String> ran = new ArrayList<>();
+        try (SqlQueue q = SqlQueue.open(config)) {
+            try {
+                q.createQueue(queue);
+                q.enqueue(queue, Message.of(PAYLOAD));
+                List<Delivery> got = q.consume(queue, ConsumeRequest.of(1).withLease(Duration.ofMinutes(5)));
+                assertEquals(1, got.size());
+                q.enqueue(queue, Message.of(PAYLOAD));
+                Receipt leased = got.get(0).receipt();
+                Map<String, Object[]> binds = binds(dialect, queue.value(), leased.messageId(), leased.token(), sql.channel);
+                try (Connection c = DriverManager.getConnection(server.url(), server.user(), server.password())) {
+                    c.setAutoCommit(false);
+                    for (Map.Entry<String, String> s : statements.entrySet()) {
+                        String name = s.getKey();
+                        if (name.startsWith("dropSchema") || name.equals("dropFunction")) {
+                            continue; // DDL commits on MariaDB: run below through dropSchema()
+                        }
+                        Object[] values = binds.get(name);
+                        assertTrue(values != null, "no binds for " + name);
+                        int rows = run(c, s.getValue(), values, dialect, name);
+                        assertEquals(ROWS.get(name), rows, name + " on " + dialect + ": " + s.getValue());
+                        ran.add(name);
+                    }
+                }
+            } finally {
+                q.dropSchema();
+            }
+        }
+        assertEquals(statements.keySet().stream().filter(n -> !n.startsWith("dropSchema") && !n.equals("dropFunction")).toList(), ran);
+        try (Connection c = DriverManager.getConnection(server.url(), server.user(), server.password());
+             ResultSet rs = c.getMetaData().getTables(null, null, "%", null)) {
+            while (rs.next()) {
+                String table = rs.getString("TABLE_NAME");
+                assertFalse(table.toLowerCase().startsWith(prefix), "left behind by dropSchema: " + table);
+            }
+        }
+    }
+
+    /** Prepare, bind, execute in a transaction of its own, roll back; the update count or the rows returned. */
+    static int run(Connection c, String text, Object[] values, SkipLockedDialect dialect, String name) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(text)) {
+            if (dialect != SkipLockedDialect.MARIADB) {
+                // MariaDB Connector/J prepares on the client and would only count the '?'s
+                assertEquals(values.length, ps.getParameterMetaData().getParameterCount(), "parameters of " + name);
+            }
+            for (int i = 0; i < values.length; i++) {
+                if (values[i] instanceof byte[] bytes) {
+                    ps.setBytes(i + 1, bytes);
+                } else {
+                    ps.setObject(i + 1, values[i]);
+                }
+            }
+            if (ps.execute()) {
+                int n = 0;
+                try (ResultSet rs = ps.getResultSet()) {
+                    while (rs.next()) {
+                        n++;
+                    }
+                }
+                return n;
+            }
+            return ps.getUpdateCount();
+        } finally {
+            c.rollback();
+        }
+    }
+}

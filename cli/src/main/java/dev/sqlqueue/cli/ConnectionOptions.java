@@ -38,7 +38,9 @@ public final class ConnectionOptions {
     /** The default database: {@code jdbc:h2:file:<cwd>/.sqlqueue/sqlqueue;AUTO_SERVER=TRUE}. */
     public static String defaultUrl() {
         Path file = Path.of("").toAbsolutePath().resolve(".sqlqueue").resolve("sqlqueue");
-        return "jdbc:h2:file:" + file + ";AUTO_SERVER=TRUE";
+        // WRITE_DELAY=0: H2 writes every commit to the file at once, so a process killed with SIGKILL
+        // loses no committed enqueue, claim or ack (H2's default delays writes by up to 500 ms)
+        return "jdbc:h2:file:" + file + ";AUTO_SERVER=TRUE;WRITE_DELAY=0";
     }
 
     /** Whether a URL was given (option or environment). */

@@ -134,8 +134,10 @@ public final class WorkerPool implements AutoCloseable {
             try {
                 client.extend(e.getKey(), options.lease());
             } catch (LeaseLostException lost) {
-                inFlight.remove(e.getKey());
-                listener.leaseLost(e.getValue());
+                // a delivery being settled is no longer in the map: only a lease still held counts as lost
+                if (inFlight.remove(e.getKey()) != null) {
+                    listener.leaseLost(e.getValue());
+                }
             } catch (RuntimeException ex) {
                 LOG.debug("lease renewal failed for message {}: {}", e.getKey().messageId(), ex.toString());
             }
@@ -228,6 +230,8 @@ public final class WorkerPool implements AutoCloseable {
             return;
         }
         List<Receipt> receipts = toAck.stream().map(Delivery::receipt).toList();
+        // out of the renewer's sight before the ack, so a renewal racing the ack reports no lost lease
+        receipts.forEach(inFlight::remove);
         try {
             Set<Receipt> lost = client.ackAll(receipts);
             for (Delivery d : toAck) {
@@ -266,6 +270,7 @@ public final class WorkerPool implements AutoCloseable {
 
     /** Run one settle call; false (and logged) if the lease was lost or the backend failed. */
     private boolean settle(Delivery d, Runnable call) {
+        inFlight.remove(d.receipt());
         try {
             call.run();
             return true;

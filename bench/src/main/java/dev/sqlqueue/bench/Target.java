@@ -82,7 +82,8 @@ final class Target implements AutoCloseable {
                  Statement st = c.createStatement()) {
                 st.execute("VACUUM \"" + prefix + "message\"");
             } catch (SQLException e) {
-                throw new IllegalStateException("VACUUM failed: " + e.getMessage(), e);
+                // hygiene only (for instance "too many clients" on a shared server): go on without it
+                System.out.println("   note: VACUUM skipped: " + e.getMessage());
             }
         }
         System.gc();

@@ -1,0 +1,177 @@
+package dev.sqlqueue.bench;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.stream.Stream;
+
+/**
+ * The benchmark program: library throughput beside a raw-JDBC baseline running the same SQL, per database
+ * and scenario, medians of alternating runs (library, baseline, library, baseline...). See docs/benchmarks.md.
+ *
+ * <pre>
+ * BenchMain plot &lt;results.csv&gt; &lt;out.png&gt;   render the scaling figure (see {@link ScalingPlot})
+ * arguments (all optional):
+ *   --quick                 1 run each, fewer messages, workers 1/4/16 in the scaling matrix
+ *   --db=h2,postgresql,mariadb
+ *   --scenario=enqueue,claim,e2e,scaling,memory   (default: all but memory)
+ *   --reps=N                runs of each side per point (default 3; --quick 1)
+ *   --messages=N            messages per point (default 20000; batch-1 points use a tenth)
+ *   --h2-messages=N         cap of the H2 consume scenarios (default 2000; its claim is O(backlog))
+ *   --memory-messages=N     backlog of the memory scenario (default 1000000)
+ *   --out=FILE.csv          default bench/target/bench-&lt;UTC time&gt;.csv
+ *   --h2-scaling            run the scaling matrix on H2 too (it is PostgreSQL and MariaDB only by default)
+ * </pre>
+ */
+public final class BenchMain {
+    private BenchMain() {
+    }
+
+    private static final int PAYLOAD = 100;
+
+    public static void main(String[] args) throws Exception {
+        if (args.length > 0 && args[0].equals("plot")) {
+            ScalingPlot.main(Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
+        boolean quick = false;
+        boolean h2Scaling = false;
+        List<String> dbs = List.of("h2", "postgresql", "mariadb");
+        List<String> scenarios = List.of("enqueue", "claim", "e2e", "scaling");
+        Integer reps = null;
+        Integer messages = null;
+        int memoryMessages = 1_000_000;
+        int h2Messages = 2_000;
+        Path out = null;
+        for (String a : args) {
+            String v = a.contains("=") ? a.substring(a.indexOf('=') + 1) : "";
+            if (a.equals("--quick")) {
+                quick = true;
+            } else if (a.equals("--h2-scaling")) {
+                h2Scaling = true;
+            } else if (a.startsWith("--db=")) {
+                dbs = Arrays.asList(v.split(","));
+            } else if (a.startsWith("--scenario=")) {
+                scenarios = Arrays.asList(v.split(","));
+            } else if (a.startsWith("--reps=")) {
+                reps = Integer.parseInt(v);
+            } else if (a.startsWith("--messages=")) {
+                messages = Integer.parseInt(v);
+            } else if (a.startsWith("--h2-messages=")) {
+                h2Messages = Integer.parseInt(v);
+            } else if (a.startsWith("--memory-messages=")) {
+                memoryMessages = Integer.parseInt(v);
+            } else if (a.startsWith("--out=")) {
+                out = Path.of(v);
+            } else {
+                throw new IllegalArgumentException("unknown argument " + a + " (see the Javadoc of BenchMain)");
+            }
+        }
+        for (String s : scenarios) {
+            if (!List.of("enqueue", "claim", "e2e", "scaling", "memory").contains(s)) {
+                throw new IllegalArgumentException("unknown scenario " + s);
+            }
+        }
+        int n = messages != null ? messages : quick ? 5_000 : 20_000;
+        int r = reps != null ? reps : quick ? 1 : 3;
+        if (out == null) {
+            String stamp = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC).format(Instant.now());
+            out = Path.of(Files.isDirectory(Path.of("bench")) ? "bench/target" : "target", "bench-" + stamp + ".csv");
+        }
+        int[] workerSteps = quick ? new int[] {1, 4, 16} : new int[] {1, 2, 4, 8, 16};
+        Path tmp = Files.createTempDirectory("sqlqueue-bench");
+        System.out.printf(Locale.ROOT, "sqlqueue bench: %s, %d runs each side per point, %d messages of %d bytes, "
+                        + "Java %s, %d CPUs, -Xmx %d MB; CSV %s%n", Instant.now(), r, n, PAYLOAD,
+                System.getProperty("java.version"), Runtime.getRuntime().availableProcessors(),
+                Runtime.getRuntime().maxMemory() / 1048576, out);
+        long started = System.nanoTime();
+        try (Results results = new Results(out)) {
+            for (String name : dbs) {
+                Database db = Database.of(name, tmp);
+                try (Target t = new Target(db, 20)) {
+                    System.out.printf(Locale.ROOT, "-- %s (%s), table prefix %s, pool size %d%n", db.name(),
+                            t.lib.serverVersion(), t.prefix, t.poolSize);
+                    Trials trials = new Trials(t, PAYLOAD);
+                    // H2's claim statement costs time proportional to the backlog (docs/benchmarks.md), so
+                    // its consume scenarios run on a smaller backlog
+                    int c = name.equals("h2") ? Math.min(n, h2Messages) : n;
+                    if (scenarios.contains("enqueue")) {
+                        for (int threads : new int[] {1, 4}) {
+                            measure(t, results, "enqueue", threads, 100, n, r,
+                                    () -> trials.enqueueLibrary(n, 100, threads),
+                                    () -> trials.enqueueBaseline(n, 100, threads));
+                        }
+                    }
+                    if (scenarios.contains("claim")) {
+                        measure(t, results, "claim", 1, 100, c, r,
+                                () -> trials.claimAckLibrary(c, 100), () -> trials.claimAckBaseline(c, 100));
+                    }
+                    if (scenarios.contains("e2e")) {
+                        for (int batch : new int[] {100, 10}) {
+                            measure(t, results, "e2e", 8, batch, c, r,
+                                    () -> trials.endToEndLibrary(c, 8, batch), () -> trials.endToEndBaseline(c, 8, batch));
+                        }
+                    }
+                    if (scenarios.contains("scaling") && (!name.equals("h2") || h2Scaling)) {
+                        for (int batch : new int[] {100, 10, 1}) {
+                            int m = batch == 1 ? c / 10 : c;
+                            for (int w : workerSteps) {
+                                measure(t, results, "scaling", w, batch, m, r,
+                                        () -> trials.endToEndLibrary(m, w, batch), () -> trials.endToEndBaseline(m, w, batch));
+                            }
+                        }
+                    }
+                    if (scenarios.contains("memory")) {
+                        Path timeline = Path.of(out.toString().replaceAll("\\.csv$", "") + "-memory-" + name + ".csv");
+                        MemoryBench.run(t, memoryMessages, results, timeline);
+                    }
+                }
+            }
+        } finally {
+            deleteTree(tmp);
+        }
+        System.out.printf(Locale.ROOT, "done in %.0f s; CSV %s%n", (System.nanoTime() - started) / 1e9, out);
+        System.exit(0);
+    }
+
+    @FunctionalInterface
+    interface Trial {
+        double run() throws Exception;
+    }
+
+    private static final java.util.Set<String> WARMED = new java.util.HashSet<>();
+
+    /** Alternate library and baseline runs (ABAB...), one untimed warm-up pair before the first point of each scenario, and record the medians. */
+    private static void measure(Target t, Results results, String scenario, int workers, int batch, int messages,
+                                int reps, Trial lib, Trial base) throws Exception {
+        double[] l = new double[reps];
+        double[] b = new double[reps];
+        if (WARMED.add(t.db.name() + "/" + scenario)) {
+            t.settle();
+            lib.run();
+            t.settle();
+            base.run();
+        }
+        for (int i = 0; i < reps; i++) {
+            t.settle();
+            l[i] = lib.run();
+            t.settle();
+            b[i] = base.run();
+        }
+        results.point(t.db.name(), scenario, workers, batch, messages, l, b);
+    }
+
+    private static void deleteTree(Path p) {
+        try (Stream<Path> s = Files.walk(p)) {
+            s.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        } catch (Exception ignored) {
+            // temp dir: best effort
+        }
+    }
+}

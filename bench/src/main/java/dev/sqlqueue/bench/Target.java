@@ -1,0 +1,101 @@
+package dev.sqlqueue.bench;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.sqlqueue.Message;
+import dev.sqlqueue.QueueConfig;
+import dev.sqlqueue.QueueName;
+import dev.sqlqueue.SqlQueue;
+import dev.sqlqueue.skiplocked.SkipLockedDialect;
+import dev.sqlqueue.skiplocked.SkipLockedStatements;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One database under test: the library ({@link SqlQueue} with its own HikariCP pool) and, beside it, a
+ * baseline HikariCP pool with exactly the settings the library's provider uses (auto-commit off, READ
+ * COMMITTED, same size, same connection time-out, and on MariaDB {@code useBulkStmts=false}), plus the
+ * library's own statements for a unique table prefix. {@link #close()} drops the prefix's schema.
+ */
+final class Target implements AutoCloseable {
+    final Database db;
+    final String prefix;
+    final int poolSize;
+    final SqlQueue lib;
+    final HikariDataSource baseline;
+    final SkipLockedStatements sql;
+    private final AtomicInteger queues = new AtomicInteger();
+
+    Target(Database db, int poolSize) {
+        this.db = db;
+        this.poolSize = poolSize;
+        // unique per run: 'bq' + base-36 clock + random, at most 24 characters
+        this.prefix = "bq" + Long.toString(System.currentTimeMillis(), 36)
+                + Integer.toString(ThreadLocalRandom.current().nextInt(36 * 36), 36) + "_";
+        this.lib = SqlQueue.open(QueueConfig.builder().url(db.url()).user(db.user()).password(db.password())
+                .tablePrefix(prefix).poolSize(poolSize).build());
+        HikariConfig hc = new HikariConfig();
+        hc.setJdbcUrl(db.url());
+        hc.setUsername(db.user());
+        hc.setPassword(db.password());
+        hc.setMaximumPoolSize(poolSize);
+        hc.setAutoCommit(false);
+        hc.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
+        hc.setPoolName("bench-baseline-" + db.name());
+        hc.setConnectionTimeout(10_000);
+        if (db.dialect() == SkipLockedDialect.MARIADB) {
+            hc.addDataSourceProperty("useBulkStmts", "false");
+        }
+        this.baseline = new HikariDataSource(hc);
+        this.sql = new SkipLockedStatements(db.dialect(), prefix);
+    }
+
+    /** A fresh queue, registered through the library (both sides use the same tables). */
+    QueueName newQueue() {
+        QueueName q = QueueName.of("b" + queues.incrementAndGet());
+        lib.createQueue(q);
+        return q;
+    }
+
+    /** Fill a queue through the library, untimed: enqueueAll in batches of 500. */
+    void fill(QueueName q, int messages, byte[] payload) {
+        List<Message> batch = new ArrayList<>(500);
+        for (int i = 0; i < messages; i++) {
+            batch.add(Message.of(payload));
+            if (batch.size() == 500 || i == messages - 1) {
+                lib.enqueueAll(q, batch);
+                batch = new ArrayList<>(500);
+            }
+        }
+    }
+
+    /** Between trials: VACUUM the message table on PostgreSQL so dead rows of earlier trials do not pile up. */
+    void settle() {
+        if (db.dialect() == SkipLockedDialect.POSTGRES) {
+            try (Connection c = DriverManager.getConnection(db.url(), db.user(), db.password());
+                 Statement st = c.createStatement()) {
+                st.execute("VACUUM \"" + prefix + "message\"");
+            } catch (SQLException e) {
+                // hygiene only (for instance "too many clients" on a shared server): go on without it
+                System.out.println("   note: VACUUM skipped: " + e.getMessage());
+            }
+        }
+        System.gc();
+    }
+
+    @Override
+    public void close() {
+        try {
+            lib.dropSchema();
+        } finally {
+            lib.close();
+            baseline.close();
+        }
+    }
+}

@@ -46,6 +46,8 @@ public final class WorkerPool implements AutoCloseable {
     private final List<Thread> threads = new ArrayList<>();
     private final CountDownLatch finished;
     private final Map<Receipt, Delivery> inFlight = new ConcurrentHashMap<>();
+    /** When each in-flight lease was claimed or last renewed (System.nanoTime). */
+    private final Map<Receipt, Long> renewedAt = new ConcurrentHashMap<>();
     private final ScheduledExecutorService renewer;
 
     private WorkerPool(QueueClient client, QueueName queue, MessageHandler handler, WorkerOptions options,
@@ -130,12 +132,19 @@ public final class WorkerPool implements AutoCloseable {
     }
 
     private void renewLeases() {
+        long due = System.nanoTime() - options.lease().toNanos() / 3;
         for (Map.Entry<Receipt, Delivery> e : inFlight.entrySet()) {
+            Long last = renewedAt.get(e.getKey());
+            if (last != null && last - due > 0) {
+                continue; // claimed or renewed within the last third of a lease
+            }
             try {
                 client.extend(e.getKey(), options.lease());
+                renewedAt.replace(e.getKey(), System.nanoTime());
             } catch (LeaseLostException lost) {
                 // a delivery being settled is no longer in the map: only a lease still held counts as lost
                 if (inFlight.remove(e.getKey()) != null) {
+                    renewedAt.remove(e.getKey());
                     listener.leaseLost(e.getValue());
                 }
             } catch (RuntimeException ex) {
@@ -183,7 +192,11 @@ public final class WorkerPool implements AutoCloseable {
     }
 
     private void processBatch(List<Delivery> batch) {
-        batch.forEach(d -> inFlight.put(d.receipt(), d));
+        long claimedAt = System.nanoTime();
+        batch.forEach(d -> {
+            renewedAt.put(d.receipt(), claimedAt);
+            inFlight.put(d.receipt(), d);
+        });
         List<Delivery> toAck = new ArrayList<>();
         for (Delivery d : batch) {
             if (!running.get() || Thread.currentThread().isInterrupted()) {
@@ -231,11 +244,10 @@ public final class WorkerPool implements AutoCloseable {
         }
         List<Receipt> receipts = toAck.stream().map(Delivery::receipt).toList();
         // out of the renewer's sight before the ack, so a renewal racing the ack reports no lost lease
-        receipts.forEach(inFlight::remove);
+        receipts.forEach(this::forget);
         try {
             Set<Receipt> lost = client.ackAll(receipts);
             for (Delivery d : toAck) {
-                inFlight.remove(d.receipt());
                 if (lost.contains(d.receipt())) {
                     listener.leaseLost(d);
                 } else {
@@ -243,7 +255,6 @@ public final class WorkerPool implements AutoCloseable {
                 }
             }
         } catch (RuntimeException e) {
-            toAck.forEach(d -> inFlight.remove(d.receipt()));
             LOG.warn("ack of {} messages on '{}' failed ({}); they will be redelivered after their lease", toAck.size(), queue, e.toString());
         }
         toAck.clear();
@@ -270,7 +281,7 @@ public final class WorkerPool implements AutoCloseable {
 
     /** Run one settle call; false (and logged) if the lease was lost or the backend failed. */
     private boolean settle(Delivery d, Runnable call) {
-        inFlight.remove(d.receipt());
+        forget(d.receipt());
         try {
             call.run();
             return true;
@@ -280,9 +291,12 @@ public final class WorkerPool implements AutoCloseable {
         } catch (RuntimeException e) {
             LOG.warn("settling message {} on '{}' failed ({}); it will be redelivered", d.id(), queue, e.toString());
             return false;
-        } finally {
-            inFlight.remove(d.receipt());
         }
+    }
+
+    private void forget(Receipt r) {
+        inFlight.remove(r);
+        renewedAt.remove(r);
     }
 
     private static void sleepQuietly(long ms) {

@@ -16,6 +16,13 @@ final class ConnectionState {
         this.isolation = isolation;
     }
 
+    /**
+     * The state of connections from the backend's own pool, which HikariCP hands out with auto-commit
+     * off and READ COMMITTED: nothing to read, set or restore (reading the isolation costs PostgreSQL's
+     * driver a round trip per transaction).
+     */
+    static final ConnectionState POOL_DEFAULTS = new ConnectionState(false, Connection.TRANSACTION_READ_COMMITTED);
+
     /** Record the state, then switch to auto-commit off and READ COMMITTED where needed. */
     static ConnectionState prepare(Connection c) throws SQLException {
         ConnectionState s = new ConnectionState(c.getAutoCommit(), c.getTransactionIsolation());

@@ -117,7 +117,7 @@ final class SkipLockedBackend implements QueueBackend {
         for (int attempt = 1; ; attempt++) {
             boolean committing = false;
             try (Connection c = ds.getConnection()) {
-                ConnectionState state = ConnectionState.prepare(c);
+                ConnectionState state = prepare(c);
                 try {
                     T result = work.run(c);
                     committing = true;
@@ -143,6 +143,11 @@ final class SkipLockedBackend implements QueueBackend {
                 throw JdbcErrors.translate(what, e);
             }
         }
+    }
+
+    /** Own pool: already auto-commit off and READ COMMITTED; a caller's pool: recorded, set, restored later. */
+    private ConnectionState prepare(Connection c) throws SQLException {
+        return ownedPool != null ? ConnectionState.POOL_DEFAULTS : ConnectionState.prepare(c);
     }
 
     private void evictIdleConnections() {
@@ -553,7 +558,7 @@ final class SkipLockedBackend implements QueueBackend {
             ConnectionState state = null;
             try {
                 c = ds.getConnection();
-                state = ConnectionState.prepare(c);
+                state = prepare(c);
                 List<Row> rows = new ArrayList<>();
                 long now = selectCandidates(c, queue, request.maxMessages(), rows);
                 int before = rows.size();

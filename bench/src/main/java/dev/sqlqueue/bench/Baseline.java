@@ -22,7 +22,8 @@ import javax.sql.DataSource;
  *   <li>ack: deleteLeased JDBC batch, commit.</li>
  * </ul>
  * Deadlock victims and lock time-outs are retried like the library does. On H2 one claim per queue runs at
- * a time, as the library does (H2 would otherwise lock every candidate of the claim's subquery).
+ * a time, and reads candidate ids before it locks them by primary key, as the library does (H2 locks every
+ * row a FOR UPDATE query matches before it applies FETCH).
  * Thread-safe.
  */
 final class Baseline {
@@ -136,12 +137,30 @@ final class Baseline {
         return tx(c -> {
             long[] ids = new long[limit];
             int n = 0;
-            try (PreparedStatement ps = c.prepareStatement(sql.claimSelect)) {
-                ps.setString(1, queue);
-                if (dialect == SkipLockedDialect.H2) {
+            Long[] candidates = null;
+            if (sql.claimCandidates != null) {
+                // H2: candidate ids read without locks, then locked by primary key, as the library does
+                java.util.List<Long> found = new java.util.ArrayList<>(limit);
+                try (PreparedStatement ps = c.prepareStatement(sql.claimCandidates)) {
+                    ps.setString(1, queue);
                     ps.setObject(2, NO_IDS);
                     ps.setInt(3, limit);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        while (rs.next()) {
+                            found.add(rs.getLong(1));
+                        }
+                    }
+                }
+                if (found.isEmpty()) {
+                    return new Claim(ids, 0, token);
+                }
+                candidates = found.toArray(new Long[0]);
+            }
+            try (PreparedStatement ps = c.prepareStatement(sql.claimSelect)) {
+                if (candidates != null) {
+                    ps.setObject(1, candidates);
                 } else {
+                    ps.setString(1, queue);
                     ps.setInt(2, limit);
                 }
                 try (ResultSet rs = ps.executeQuery()) {

@@ -1,8 +1,8 @@
 package dev.sqlqueue.skiplocked;
 
-import dev.sqlqueue.ClaimMode;
 import dev.sqlqueue.QueueConfig;
-import dev.sqlqueue.conformance.ConformanceSuite;
+import dev.sqlqueue.conformance.LeaseModeSuite;
+import dev.sqlqueue.conformance.TransactionalModeSuite;
 import dev.sqlqueue.conformance.ConformanceTarget;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -62,28 +62,18 @@ class H2ConformanceTest {
     static final ConformanceTarget TARGET = new H2Target();
 
     @Nested
-    class Lease extends ConformanceSuite {
+    class Lease extends LeaseModeSuite {
         @Override
         protected ConformanceTarget target() {
             return TARGET;
-        }
-
-        @Override
-        protected ClaimMode mode() {
-            return ClaimMode.LEASE;
         }
     }
 
     @Nested
-    class Transactional extends ConformanceSuite {
+    class Transactional extends TransactionalModeSuite {
         @Override
         protected ConformanceTarget target() {
             return TARGET;
-        }
-
-        @Override
-        protected ClaimMode mode() {
-            return ClaimMode.TRANSACTIONAL;
         }
     }
 }

@@ -1,8 +1,8 @@
 package dev.sqlqueue.skiplocked;
 
-import dev.sqlqueue.ClaimMode;
 import dev.sqlqueue.QueueConfig;
-import dev.sqlqueue.conformance.ConformanceSuite;
+import dev.sqlqueue.conformance.LeaseModeSuite;
+import dev.sqlqueue.conformance.TransactionalModeSuite;
 import dev.sqlqueue.conformance.ConformanceTarget;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -81,28 +81,18 @@ class PostgresConformanceTest {
     static final ConformanceTarget TARGET = new PostgresTarget();
 
     @Nested
-    class Lease extends ConformanceSuite {
+    class Lease extends LeaseModeSuite {
         @Override
         protected ConformanceTarget target() {
             return TARGET;
-        }
-
-        @Override
-        protected ClaimMode mode() {
-            return ClaimMode.LEASE;
         }
     }
 
     @Nested
-    class Transactional extends ConformanceSuite {
+    class Transactional extends TransactionalModeSuite {
         @Override
         protected ConformanceTarget target() {
             return TARGET;
-        }
-
-        @Override
-        protected ClaimMode mode() {
-            return ClaimMode.TRANSACTIONAL;
         }
     }
 }

@@ -132,7 +132,8 @@ public final class Message {
         /** @throws InvalidInputException if delay is null or negative */
         public Builder delay(Duration delay) {
             if (delay == null || delay.isNegative()) {
-                throw new InvalidInputException("delay.negative", "delay must be zero or positive, was " + delay);
+                throw new InvalidInputException("delay.negative", "delay must be zero or positive, was "
+                        + (delay == null ? "null" : delay.toMillis() + " ms"));
             }
             this.delay = delay;
             return this;

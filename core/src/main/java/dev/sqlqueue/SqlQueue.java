@@ -231,7 +231,8 @@ public final class SqlQueue implements QueueClient {
     @Override
     public void nack(Receipt receipt, Duration delay, String error) {
         if (delay == null || delay.isNegative()) {
-            throw new InvalidInputException("delay.negative", "nack delay must be zero or positive, was " + delay);
+            throw new InvalidInputException("delay.negative", "nack delay must be zero or positive, was "
+                    + (delay == null ? "null" : delay.toMillis() + " ms"));
         }
         if (!delay.isZero() && !caps.has(Capability.NACK_DELAY)) {
             throw new UnsupportedCapabilityException(Capability.NACK_DELAY, caps.backend());

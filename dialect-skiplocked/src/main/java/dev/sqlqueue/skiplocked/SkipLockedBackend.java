@@ -82,14 +82,6 @@ final class SkipLockedBackend implements QueueBackend {
         reaper.scheduleWithFixedDelay(this::reapExpiredClaims, 1, 1, TimeUnit.SECONDS);
     }
 
-    SkipLockedStatements statements() {
-        return sql;
-    }
-
-    DataSource dataSource() {
-        return ds;
-    }
-
     @Override
     public Capabilities capabilities() {
         return caps;
@@ -682,10 +674,9 @@ final class SkipLockedBackend implements QueueBackend {
     @Override
     public void ack(Receipt r, String detail) {
         if (r.mode() == ClaimMode.TRANSACTIONAL) {
-            TransactionalClaim claim = claim(r);
-            inClaim(r, c -> {
+            inClaim(r, (c, claimedAt) -> {
                 if (config.history()) {
-                    update(c, sql.historyById, claim.claimedAt, "acked", clip(detail), r.messageId());
+                    update(c, sql.historyById, claimedAt, "acked", clip(detail), r.messageId());
                 }
                 update(c, sql.deleteById, r.messageId());
             }, false);
@@ -758,7 +749,7 @@ final class SkipLockedBackend implements QueueBackend {
     @Override
     public void nack(Receipt r, Duration delay, String error) {
         if (r.mode() == ClaimMode.TRANSACTIONAL) {
-            inClaim(r, c -> update(c, sql.nackById, delay.toMillis(), clip(error), r.messageId()), false);
+            inClaim(r, (c, claimedAt) -> update(c, sql.nackById, delay.toMillis(), clip(error), r.messageId()), false);
             return;
         }
         inTransaction("nack", c -> {
@@ -782,11 +773,10 @@ final class SkipLockedBackend implements QueueBackend {
     @Override
     public void deadLetter(Receipt r, String reason) {
         if (r.mode() == ClaimMode.TRANSACTIONAL) {
-            TransactionalClaim claim = claim(r);
-            inClaim(r, c -> {
+            inClaim(r, (c, claimedAt) -> {
                 update(c, sql.deadLetterById, clip(reason), r.messageId());
                 if (config.history()) {
-                    update(c, sql.historyById, claim.claimedAt, "dead-lettered", clip(reason), r.messageId());
+                    update(c, sql.historyById, claimedAt, "dead-lettered", clip(reason), r.messageId());
                 }
                 update(c, sql.deleteById, r.messageId());
             }, false);
@@ -805,19 +795,13 @@ final class SkipLockedBackend implements QueueBackend {
     @Override
     public void release(Receipt r) {
         if (r.mode() == ClaimMode.TRANSACTIONAL) {
-            inClaim(r, c -> { }, true);
+            inClaim(r, (c, claimedAt) -> { }, true);
             return;
         }
         inTransaction("release", c -> {
             expectOne(update(c, sql.releaseLeased, r.messageId(), r.token()), r, "release");
             return null;
         });
-    }
-
-    /** Fault hook for the conformance suite: write a raw row, bypassing validation and encoding. */
-    void insertRaw(QueueName queue, byte[] payload, String rawHeaders) {
-        ensureKnown(queue);
-        inTransaction("raw insert", c -> update(c, sql.rawInsert, queue.value(), 0, rawHeaders, payload));
     }
 
     @Override

@@ -8,7 +8,6 @@ import dev.sqlqueue.TransientBackendException;
 import dev.sqlqueue.spi.BackendDiscovery;
 import dev.sqlqueue.spi.BackendProvider;
 import dev.sqlqueue.spi.QueueBackend;
-import java.sql.Connection;
 
 /**
  * Base of the three providers of this module. Opens a HikariCP pool (auto-commit off, READ

@@ -14,8 +14,9 @@ import java.util.Set;
  * back when every one was released. Thread-safe (every use of the connection is synchronized).
  */
 final class TransactionalClaim {
+    /** Statements for one message, run on the claim's connection; {@code claimedAt} is the claim's database time (ms). */
     interface Work {
-        void run(Connection c) throws SQLException;
+        void run(Connection c, long claimedAt) throws SQLException;
     }
 
     final long token;
@@ -61,7 +62,7 @@ final class TransactionalClaim {
         }
         if (!release) {
             try {
-                work.run(connection);
+                work.run(connection, claimedAt);
             } catch (SQLException | RuntimeException e) {
                 abort();
                 throw e;

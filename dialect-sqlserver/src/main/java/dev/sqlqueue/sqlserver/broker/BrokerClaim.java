@@ -5,28 +5,33 @@ import dev.sqlqueue.QueueName;
 import dev.sqlqueue.SqlQueueException;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
 
 /**
- * One open RECEIVE transaction and the deliveries it returned (transactional claim mode). The
+ * One open RECEIVE transaction and the deliveries it returned (transactional claim mode). One RECEIVE
+ * returns messages of one conversation, so a claim holds either messages without a group (from a
+ * pooled dialog or a dialog of their own) or messages of one group (from the group's dialog). The
  * transaction stays open on its connection until every delivery is settled, then:
  *
  * <ul>
- *   <li>if at least one delivery was acked or dead-lettered, it commits: acked messages are gone,
- *       dead-lettered ones were copied to the dead-letter table; nacked ones get attempts + 1 and, like
- *       released ones, are sent again (same id, same enqueue time) on a pooled dialog in the same
- *       transaction, so they come back behind later messages;</li>
- *   <li>otherwise (every delivery nacked or released) it rolls back, so the messages return in place;
- *       a nack's attempt count is raised first in its own committed statement on another connection,
- *       because the rollback would undo it.</li>
+ *   <li>every delivery released: rollback; the messages return in place, attempts unchanged;</li>
+ *   <li>a claim of a message group with no delivery acked or dead-lettered (only nacks and
+ *       releases): rollback, so the group keeps its order (the messages return in place, in front of
+ *       the rest of their group); a nack's attempt count is raised first in its own committed statement
+ *       on another connection, because the rollback would undo it;</li>
+ *   <li>otherwise commit, in one transaction: acked messages are gone (with a history row when the
+ *       queue keeps history); dead-lettered ones were copied to the dead-letter table; nacked ones get
+ *       attempts + 1 and, like released ones, are sent again (same id, enqueue time and group) in the
+ *       same transaction, so they come back behind later messages (of their group, for a group).</li>
  * </ul>
  *
- * Ack is commit and nack is rollback in the common one-delivery claim. Rollbacks can never disable the
- * queue (POISON_MESSAGE_HANDLING is OFF and the adapter dead-letters at its own attempt limit).
+ * So a nack of a message without a group is atomic and needs no second connection, and no rollback
+ * happens unless messages are released or a group's order must be kept. Rollbacks can never disable
+ * the queue (POISON_MESSAGE_HANDLING is OFF and the adapter dead-letters at its own attempt limit).
+ * Every message of a group that leaves the queue lowers its group's pending count in the same
+ * transaction ({@link BrokerStatements#groupSettled}).
  *
  * <p>Thread-safe: settlements are serialised on the claim.
  */
@@ -36,12 +41,14 @@ final class BrokerClaim {
     private static final class Item {
         final Envelope env;
         final int attempt;
+        final long receivedMillis;
         State state = State.PENDING;
         String text;
 
-        Item(Envelope env, int attempt) {
+        Item(Envelope env, int attempt, long receivedMillis) {
             this.env = env;
             this.attempt = attempt;
+            this.receivedMillis = receivedMillis;
         }
     }
 
@@ -53,11 +60,13 @@ final class BrokerClaim {
     private final BrokerStatements sql;
     private final BrokerSender sender;
     private final Runnable onClose;
+    private final boolean history;
     private final Map<Long, Item> items = new LinkedHashMap<>();
     private boolean closed;
 
     BrokerClaim(long token, QueueName queue, Connection c, boolean autoBefore, DataSource ds, BrokerStatements sql,
-                BrokerSender sender, Runnable onClose) {
+                BrokerSender sender, boolean history, Runnable onClose) {
+        this.history = history;
         this.token = token;
         this.queue = queue;
         this.c = c;
@@ -72,8 +81,9 @@ final class BrokerClaim {
         return token;
     }
 
-    void add(Envelope env, int attempt) {
-        items.put(env.messageId(), new Item(env, attempt));
+    /** @param receivedMillis when the RECEIVE ran, ms since 1970 on the database clock */
+    void add(Envelope env, int attempt, long receivedMillis) {
+        items.put(env.messageId(), new Item(env, attempt, receivedMillis));
     }
 
     /**
@@ -90,7 +100,7 @@ final class BrokerClaim {
         if (outcome == State.DEAD) {
             try {
                 Sql.update(c, sql.insertDeadLetter(), queue.value(), messageId, it.env.payload(), it.env.rawHeaders(),
-                        it.attempt, BrokerReceiver.clip(text), it.env.enqueuedMillis());
+                        it.attempt, BrokerReceiver.clip(text), it.env.enqueuedMillis(), BrokerReceiver.orNull(it.env.group()));
             } catch (SQLException e) {
                 throw BrokerErrors.translate(e, "dead-lettering message " + messageId);
             }
@@ -103,20 +113,31 @@ final class BrokerClaim {
     }
 
     private void finish() {
-        boolean commit = items.values().stream().anyMatch(i -> i.state == State.ACKED || i.state == State.DEAD);
-        List<DialogPool.Dialog> used = new ArrayList<>();
+        boolean grouped = items.values().stream().anyMatch(i -> i.env.group() != null);
+        boolean done = items.values().stream().anyMatch(i -> i.state == State.ACKED || i.state == State.DEAD);
+        boolean nacked = items.values().stream().anyMatch(i -> i.state == State.NACKED);
+        boolean commit = done || (nacked && !grouped);
+        BrokerSender.Resend resend = sender.resender(c, queue);
         boolean committed = false;
         try {
             if (commit) {
                 for (Item i : items.values()) {
                     long id = i.env.messageId();
+                    settledInGroup(i);
                     switch (i.state) {
                         case NACKED -> {
                             Sql.update(c, sql.raiseAttempts(), queue.value(), id, BrokerReceiver.clip(i.text));
-                            used.add(sender.resendOn(c, queue, i.env.encode()));
+                            resend.send(i.env);
                         }
-                        case RELEASED -> used.add(sender.resendOn(c, queue, i.env.encode()));
-                        default -> Sql.update(c, sql.clearAttempts(), queue.value(), id);
+                        case RELEASED -> resend.send(i.env);
+                        case ACKED -> {
+                            Sql.update(c, sql.clearAttempts(), queue.value(), id);
+                            record(i, "acked");
+                        }
+                        default -> {
+                            Sql.update(c, sql.clearAttempts(), queue.value(), id);
+                            record(i, "dead-lettered");
+                        }
                     }
                 }
                 c.commit();
@@ -129,10 +150,21 @@ final class BrokerClaim {
             BrokerSender.rollbackQuietly(c, e);
             throw BrokerErrors.translate(e, "ending claim " + token + " of queue '" + queue + "'");
         } finally {
-            for (DialogPool.Dialog d : used) {
-                sender.after(queue, d, committed);
-            }
+            resend.end(committed);
             close();
+        }
+    }
+
+    private void settledInGroup(Item i) throws SQLException {
+        if (i.env.group() != null) {
+            Sql.update(c, sql.groupSettled(), queue.value(), i.env.group());
+        }
+    }
+
+    private void record(Item i, String outcome) throws SQLException {
+        if (history) {
+            Sql.update(c, sql.insertHistory(), queue.value(), i.env.messageId(), i.env.enqueuedMillis(), i.receivedMillis,
+                    i.attempt, outcome, BrokerReceiver.orNull(i.text == null ? null : BrokerReceiver.clip(i.text)));
         }
     }
 

@@ -109,6 +109,16 @@ public final class BrokerNames {
         return table("dead");
     }
 
+    /** Message groups and the dialog each one travels on, shared by every process of this prefix. */
+    public String groupsTable() {
+        return table("groups");
+    }
+
+    /** Processed messages (seed 001), written only when the queue config asks for history. */
+    public String historyTable() {
+        return table("history");
+    }
+
     /** The sequence that assigns 64-bit message ids and pool fill ids. */
     public String idSequence() {
         return table("ids");

@@ -31,6 +31,9 @@ import java.util.regex.Pattern;
  *   <li>{@code broker.sendWaitMillis}: how long a sender waits for a free pooled dialog, default 30000.</li>
  *   <li>{@code broker.disabledRecheckMillis}: after error 9617, how long consumes fail without asking
  *       the server again, default 30000.</li>
+ *   <li>{@code broker.groupIdleMillis}: a message group's dialog with nothing pending is retired
+ *       (end-of-stream) after this long without a send, 0..2147483647, default 60000; one with nothing
+ *       pending is also retired once older than {@code dialogMaxAgeSeconds}.</li>
  * </ul>
  *
  * @param dialogPoolSize pooled dialogs per queue and process
@@ -45,11 +48,12 @@ import java.util.regex.Pattern;
  * @param sweepIntervalMillis initiator-queue sweep period, ms
  * @param sendWaitMillis wait for a free dialog, ms
  * @param disabledRecheckMillis quiet period after error 9617, ms
+ * @param groupIdleMillis idle time before a group's drained dialog is retired, ms
  */
 public record BrokerOptions(int dialogPoolSize, int spreadFactor, int dialogLifetimeSeconds, int dialogMaxAgeSeconds,
                             long dialogMaxMessages, int maxAttempts, String activationProcedure, int maxQueueReaders,
                             String activationExecuteAs, long sweepIntervalMillis, long sendWaitMillis,
-                            long disabledRecheckMillis) {
+                            long disabledRecheckMillis, int groupIdleMillis) {
     private static final Pattern PROC = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,127}\\.[A-Za-z_][A-Za-z0-9_]{0,127}");
 
     public BrokerOptions {
@@ -80,7 +84,8 @@ public record BrokerOptions(int dialogPoolSize, int spreadFactor, int dialogLife
                 config.option("broker.activationExecuteAs", "OWNER").toUpperCase(Locale.ROOT),
                 num(config, "broker.sweepIntervalMillis", 5000, 100, 600_000),
                 num(config, "broker.sendWaitMillis", 30_000, 1, 3_600_000),
-                num(config, "broker.disabledRecheckMillis", 30_000, 0, 3_600_000));
+                num(config, "broker.disabledRecheckMillis", 30_000, 0, 3_600_000),
+                (int) num(config, "broker.groupIdleMillis", 60_000, 0, Integer.MAX_VALUE));
     }
 
     private static long num(QueueConfig c, String key, long def, long min, long max) {

@@ -38,6 +38,9 @@ public final class BrokerProvisioner {
             Sql.update(c, sql.createDialogsTable());
             Sql.update(c, sql.createAttemptsTable());
             Sql.update(c, sql.createDeadTable());
+            Sql.update(c, sql.createGroupsTable());
+            Sql.update(c, sql.createHistoryTable());
+            Sql.update(c, sql.createHistoryIndex());
             Sql.update(c, sql.createIdSequence());
         });
     }

@@ -47,6 +47,7 @@ public final class BrokerReceiver {
     private final BrokerStatements sql;
     private final BrokerOptions options;
     private final BrokerSender sender;
+    private final boolean history;
     private final AtomicLong tokens = new AtomicLong();
     private final Map<Long, BrokerClaim> claims = new ConcurrentHashMap<>();
     private final Map<QueueName, Disabled> disabled = new ConcurrentHashMap<>();
@@ -54,7 +55,9 @@ public final class BrokerReceiver {
     private record Disabled(long untilNanos, QueueDisabledException error) {
     }
 
-    public BrokerReceiver(DataSource ds, BrokerStatements sql, BrokerOptions options, BrokerSender sender) {
+    /** @param history whether acked and dead-lettered messages get a history row */
+    public BrokerReceiver(DataSource ds, BrokerStatements sql, BrokerOptions options, BrokerSender sender, boolean history) {
+        this.history = history;
         this.ds = ds;
         this.sql = sql;
         this.options = options;
@@ -100,7 +103,7 @@ public final class BrokerReceiver {
                     return List.of();
                 }
                 long token = tokens.incrementAndGet();
-                BrokerClaim claim = new BrokerClaim(token, q, c, auto, ds, sql, sender, () -> claims.remove(token));
+                BrokerClaim claim = new BrokerClaim(token, q, c, auto, ds, sql, sender, history, () -> claims.remove(token));
                 List<Delivery> out = handle(c, q, rows, claim);
                 if (!out.isEmpty()) {
                     claims.put(token, claim);
@@ -135,6 +138,7 @@ public final class BrokerReceiver {
     private List<Delivery> handle(Connection c, QueueName q, List<Object[]> rows, BrokerClaim claim) throws SQLException {
         Set<UUID> ended = new HashSet<>();
         List<Envelope> data = new ArrayList<>();
+        long receivedMillis = rows.isEmpty() ? 0 : Sql.asLong(rows.get(0)[5]);
         String dataType = sql.names().messageType(q);
         String eosType = sql.names().endOfStreamType(q);
         for (Object[] r : rows) {
@@ -142,12 +146,16 @@ public final class BrokerReceiver {
             String type = String.valueOf(r[3]);
             byte[] body = (byte[]) r[4];
             if (type.equals(dataType)) {
+                Envelope env = null;
                 try {
-                    Envelope env = Envelope.decode(body);
+                    env = Envelope.decode(body);
                     HeaderCodec.decode(env.rawHeaders());
                     data.add(env);
                 } catch (Envelope.UndecodableException | HeaderCodec.MalformedHeadersException e) {
                     deadLetterRaw(c, q, body, "undecodable message: " + e.getMessage());
+                    if (env != null && env.group() != null) {
+                        Sql.update(c, sql.groupSettled(), q.value(), env.group());
+                    }
                 }
             } else if (type.equals(eosType) || type.equals(BrokerStatements.END_DIALOG)) {
                 end(c, handle, ended);
@@ -169,16 +177,23 @@ public final class BrokerReceiver {
         for (Envelope env : data) {
             int before = attempts.getOrDefault(env.messageId(), 0);
             if (before >= options.maxAttempts()) {
+                String reason = "poison message: " + before + " attempts reached broker.maxAttempts = " + options.maxAttempts();
                 Sql.update(c, sql.insertDeadLetter(), q.value(), env.messageId(), env.payload(), env.rawHeaders(), before,
-                        "poison message: " + before + " attempts reached broker.maxAttempts = " + options.maxAttempts(),
-                        env.enqueuedMillis());
+                        reason, env.enqueuedMillis(), orNull(env.group()));
                 Sql.update(c, sql.clearAttempts(), q.value(), env.messageId());
+                if (env.group() != null) {
+                    Sql.update(c, sql.groupSettled(), q.value(), env.group());
+                }
+                if (history) {
+                    Sql.update(c, sql.insertHistory(), q.value(), env.messageId(), env.enqueuedMillis(), receivedMillis, before,
+                            "dead-lettered", reason);
+                }
                 continue;
             }
-            claim.add(env, before + 1);
+            claim.add(env, before + 1, receivedMillis);
             Receipt receipt = new Receipt(q, env.messageId(), claim.token(), ClaimMode.TRANSACTIONAL);
             out.add(new Delivery(receipt, env.payload(), HeaderCodec.decode(env.rawHeaders()), before + 1, 0,
-                    Instant.ofEpochMilli(env.enqueuedMillis()), null));
+                    Instant.ofEpochMilli(env.enqueuedMillis()), env.group()));
         }
         return out;
     }
@@ -205,7 +220,12 @@ public final class BrokerReceiver {
     private void deadLetterRaw(Connection c, QueueName q, byte[] body, String reason) throws SQLException {
         LOG.warn("queue '{}': {}; moved to the dead-letter table", q, reason);
         Sql.update(c, sql.insertDeadLetter(), q.value(), Envelope.idOrZero(body), body == null ? new byte[0] : body, "", 1,
-                clip(reason), new Sql.Null(java.sql.Types.BIGINT));
+                clip(reason), new Sql.Null(java.sql.Types.BIGINT), new Sql.Null(java.sql.Types.NVARCHAR));
+    }
+
+    /** The text, or a typed NVARCHAR null. */
+    static Object orNull(String s) {
+        return s == null ? new Sql.Null(java.sql.Types.NVARCHAR) : s;
     }
 
     /** The claim that holds this receipt. @throws dev.sqlqueue.LeaseLostException if none does */

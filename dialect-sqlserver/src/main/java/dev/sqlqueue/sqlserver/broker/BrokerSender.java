@@ -6,6 +6,8 @@ import dev.sqlqueue.SqlQueueException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -21,6 +23,15 @@ import org.slf4j.LoggerFactory;
  * connection loss) discards the dialog and is retried once on another; nothing is ever sent
  * fire-and-forget and no dialog is ended WITH CLEANUP.
  *
+ * <p>A message with a group goes on its group's dialog instead ({@link BrokerStatements#sendGrouped}),
+ * so one conversation, hence one conversation group on the target, carries the whole group in order.
+ * Within a batch the grouped messages are sent first, in group order (stable, so each group keeps its
+ * own order), so that concurrent batches lock group rows in one order and cannot deadlock on them.
+ *
+ * <p>An enqueue in the caller's transaction ({@link #sendInTransaction}) never borrows a pooled dialog:
+ * grouped messages use their group's dialog, others a dialog of their own that carries the message and
+ * the end-of-stream message.
+ *
  * <p>Thread-safe.
  */
 public final class BrokerSender {
@@ -29,11 +40,13 @@ public final class BrokerSender {
     private final DataSource ds;
     private final BrokerStatements sql;
     private final Function<QueueName, DialogPool> pools;
+    private final int lifetimeSeconds;
 
-    public BrokerSender(DataSource ds, BrokerStatements sql, Function<QueueName, DialogPool> pools) {
+    public BrokerSender(DataSource ds, BrokerStatements sql, BrokerOptions options, Function<QueueName, DialogPool> pools) {
         this.ds = ds;
         this.sql = sql;
         this.pools = pools;
+        this.lifetimeSeconds = options.dialogLifetimeSeconds();
     }
 
     /** Pools by queue, created on first use. */
@@ -55,47 +68,63 @@ public final class BrokerSender {
      * @throws SqlQueueException when the send fails twice on two different dialogs
      */
     public List<Long> send(QueueName q, List<Message> messages) {
+        List<Integer> grouped = new ArrayList<>();
+        List<Integer> pooled = new ArrayList<>();
+        for (int i = 0; i < messages.size(); i++) {
+            (messages.get(i).group() == null ? pooled : grouped).add(i);
+        }
+        grouped.sort(Comparator.comparing(i -> messages.get(i).group()));
         DialogPool pool = pools.apply(q);
         SQLException last = null;
         for (int round = 0; round < 2; round++) {
-            DialogPool.Dialog d;
-            try {
-                d = pool.acquire();
-            } catch (SQLException e) {
-                throw BrokerErrors.translate(e, "filling the dialog pool of queue '" + q + "'");
+            DialogPool.Dialog d = null;
+            if (!pooled.isEmpty()) {
+                try {
+                    d = pool.acquire();
+                } catch (SQLException e) {
+                    throw BrokerErrors.translate(e, "filling the dialog pool of queue '" + q + "'");
+                }
             }
             Connection c;
             try {
                 c = ds.getConnection();
             } catch (SQLException e) {
-                pool.giveBack(d, 0);
+                if (d != null) {
+                    pool.giveBack(d, 0);
+                }
                 throw BrokerErrors.translate(e, "opening a connection to enqueue on queue '" + q + "'");
             }
             boolean auto = true;
             try {
                 auto = c.getAutoCommit();
                 c.setAutoCommit(false);
-                List<Long> ids = new ArrayList<>(messages.size());
-                for (Message m : messages) {
+                Long[] ids = new Long[messages.size()];
+                for (int i : grouped) {
+                    ids[i] = sendGrouped(c, q, messages.get(i));
+                }
+                for (int i : pooled) {
+                    Message m = messages.get(i);
                     List<Object[]> r = Sql.query(c, sql.send(q), d.handle().toString(),
                             Envelope.rest(m.headers(), m.payloadUnsafe()));
-                    ids.add(Sql.asLong(r.get(0)[0]));
+                    ids[i] = Sql.asLong(r.get(0)[0]);
                 }
-                boolean retire = pool.dueAfter(d, messages.size());
+                boolean retire = d != null && pool.dueAfter(d, pooled.size());
                 if (retire) {
                     Sql.update(c, sql.retireDialog(q), d.handle().toString());
                 }
                 c.commit();
                 if (retire) {
                     pool.retired(d);
-                } else {
-                    pool.giveBack(d, messages.size());
+                } else if (d != null) {
+                    pool.giveBack(d, pooled.size());
                 }
-                return ids;
+                return Arrays.asList(ids);
             } catch (SQLException e) {
                 rollbackQuietly(c, e);
-                if (BrokerErrors.isTransient(e)) {
-                    pool.giveBack(d, 0);
+                if (BrokerErrors.isTransient(e) || d == null) {
+                    if (d != null) {
+                        pool.giveBack(d, 0);
+                    }
                     throw BrokerErrors.translate(e, "enqueue on queue '" + q + "'");
                 }
                 LOG.warn("queue '{}': send on dialog {} failed ({}); replacing the dialog", q, d.handle(), e.toString());
@@ -109,30 +138,85 @@ public final class BrokerSender {
         throw BrokerErrors.translate(last, "enqueue on queue '" + q + "' (two dialogs)");
     }
 
+    private long sendGrouped(Connection c, QueueName q, Message m) throws SQLException {
+        List<Object[]> r = Sql.query(c, sql.sendGrouped(q, lifetimeSeconds), q.value(), m.group(),
+                Envelope.rest(m.headers(), m.group(), m.payloadUnsafe()));
+        return Sql.asLong(r.get(0)[0]);
+    }
+
     /**
-     * Sends a whole envelope again on the caller's connection inside the caller's open transaction
-     * (used when a claim commits with some deliveries nacked or released, and for dead-letter requeue).
-     * The caller must pass the returned dialog to {@link #after} once its transaction has ended.
+     * Enqueue in the caller's transaction: runs on the caller's connection, changes neither its
+     * auto-commit mode nor its session options, and neither commits nor rolls back. The message is
+     * visible to consumers only when the caller commits, and gone if the caller rolls back.
+     *
+     * @return the message id
+     * @throws dev.sqlqueue.TransientBackendException on deadlock, lock time-out or connection loss
      */
-    public DialogPool.Dialog resendOn(Connection c, QueueName q, byte[] body) throws SQLException {
-        DialogPool pool = pools.apply(q);
-        DialogPool.Dialog d = pool.acquire();
+    public long sendInTransaction(Connection c, QueueName q, Message m) {
         try {
-            Sql.update(c, sql.resend(q), d.handle().toString(), body);
-            return d;
-        } catch (SQLException e) {
-            if (BrokerErrors.isTransient(e)) {
-                pool.giveBack(d, 0);
-            } else {
-                pool.discard(d);
+            if (m.group() != null) {
+                return sendGrouped(c, q, m);
             }
-            throw e;
+            List<Object[]> r = Sql.query(c, sql.sendOnOwnDialog(q, lifetimeSeconds), Envelope.rest(m.headers(), m.payloadUnsafe()));
+            return Sql.asLong(r.get(0)[0]);
+        } catch (SQLException e) {
+            throw BrokerErrors.translate(e, "enqueue on queue '" + q + "' in the caller's transaction");
         }
     }
 
-    /** Gives back a dialog used by {@link #resendOn}. */
-    public void after(QueueName q, DialogPool.Dialog d, boolean committed) {
-        pools.apply(q).giveBack(d, committed ? 1 : 0);
+    /**
+     * Sends whole envelopes again (same id, enqueue time and group) on the caller's connection inside
+     * the caller's open transaction: used when a claim commits with some deliveries nacked or released,
+     * and for dead-letter requeue. A grouped message goes on its group's dialog; the others share one
+     * borrowed pooled dialog, so any number can be sent in one transaction. The caller must call
+     * {@link Resend#end} once its transaction has ended. Not thread-safe: one per transaction.
+     */
+    public Resend resender(Connection c, QueueName q) {
+        return new Resend(c, q);
+    }
+
+    /** See {@link #resender}. */
+    public final class Resend {
+        private final Connection c;
+        private final QueueName q;
+        private DialogPool.Dialog d;
+        private int sent;
+
+        private Resend(Connection c, QueueName q) {
+            this.c = c;
+            this.q = q;
+        }
+
+        public void send(Envelope env) throws SQLException {
+            if (env.group() != null) {
+                Sql.query(c, sql.resendGrouped(q, lifetimeSeconds), q.value(), env.group(), env.encode());
+                return;
+            }
+            DialogPool pool = pools.apply(q);
+            if (d == null) {
+                d = pool.acquire();
+            }
+            try {
+                Sql.update(c, sql.resend(q), d.handle().toString(), env.encode());
+                sent++;
+            } catch (SQLException e) {
+                if (BrokerErrors.isTransient(e)) {
+                    pool.giveBack(d, 0);
+                } else {
+                    pool.discard(d);
+                }
+                d = null;
+                throw e;
+            }
+        }
+
+        /** Gives the pooled dialog back, counting its sends if the transaction committed. */
+        public void end(boolean committed) {
+            if (d != null) {
+                pools.apply(q).giveBack(d, committed ? sent : 0);
+                d = null;
+            }
+        }
     }
 
     static void rollbackQuietly(Connection c, Exception cause) {

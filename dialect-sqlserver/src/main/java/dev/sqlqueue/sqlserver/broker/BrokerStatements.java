@@ -88,7 +88,37 @@ public final class BrokerStatements {
                 + n.deadTable() + " (dead_id bigint IDENTITY(1,1) NOT NULL PRIMARY KEY,"
                 + " queue_name nvarchar(48) NOT NULL, message_id bigint NOT NULL, payload varbinary(max) NOT NULL,"
                 + " headers nvarchar(max) NOT NULL, attempts int NOT NULL, reason nvarchar(4000) NOT NULL,"
-                + " enqueued_at datetime2(3) NULL, dead_at datetime2(3) NOT NULL DEFAULT SYSUTCDATETIME())";
+                + " enqueued_at datetime2(3) NULL, dead_at datetime2(3) NOT NULL DEFAULT SYSUTCDATETIME(),"
+                + " group_key nvarchar(128) NULL)";
+    }
+
+    /**
+     * Message groups: the dialog each group travels on, and how many of its messages are sent and not
+     * yet acked or dead-lettered ({@code pending}). A group's dialog is retired only when
+     * {@code pending = 0} ({@link #retireIdleGroups}), so a new dialog never overtakes an old one.
+     */
+    public String createGroupsTable() {
+        return "IF OBJECT_ID(" + literal(n.unquotedTable("groups")) + ", N'U') IS NULL CREATE TABLE "
+                + n.groupsTable() + " (queue_name nvarchar(48) NOT NULL, group_key nvarchar(128) NOT NULL,"
+                + " conversation_handle uniqueidentifier NOT NULL, pending bigint NOT NULL,"
+                + " created_at datetime2(3) NOT NULL DEFAULT SYSUTCDATETIME(),"
+                + " last_send_at datetime2(3) NOT NULL DEFAULT SYSUTCDATETIME(), PRIMARY KEY (queue_name, group_key))";
+    }
+
+    /** Processed messages (seed 001): start, end and a duration computed by the database. */
+    public String createHistoryTable() {
+        return "IF OBJECT_ID(" + literal(n.unquotedTable("history")) + ", N'U') IS NULL CREATE TABLE "
+                + n.historyTable() + " (history_id bigint IDENTITY(1,1) NOT NULL PRIMARY KEY,"
+                + " queue_name nvarchar(48) NOT NULL, message_id bigint NOT NULL, enqueued_at datetime2(3) NULL,"
+                + " started_at datetime2(3) NOT NULL, finished_at datetime2(3) NOT NULL DEFAULT SYSUTCDATETIME(),"
+                + " duration_ms AS DATEDIFF_BIG(millisecond, started_at, finished_at), attempts int NOT NULL,"
+                + " outcome nvarchar(16) NOT NULL, detail nvarchar(4000) NULL)";
+    }
+
+    /** The history is read newest first per queue. */
+    public String createHistoryIndex() {
+        return "IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE object_id = OBJECT_ID(" + literal(n.unquotedTable("history"))
+                + ") AND name = N'ix_queue') CREATE INDEX [ix_queue] ON " + n.historyTable() + " (queue_name, history_id)";
     }
 
     public String createIdSequence() {
@@ -179,7 +209,9 @@ public final class BrokerStatements {
     /** Parameter: queue name. Removes the queue's rows from every per-prefix table. */
     public String deleteQueueRows() {
         return "DECLARE @q nvarchar(48) = ?; DELETE FROM " + n.dialogsTable() + " WHERE queue_name = @q; DELETE FROM "
+                + n.groupsTable() + " WHERE queue_name = @q; DELETE FROM "
                 + n.attemptsTable() + " WHERE queue_name = @q; DELETE FROM " + n.deadTable()
+                + " WHERE queue_name = @q; DELETE FROM " + n.historyTable()
                 + " WHERE queue_name = @q; DELETE FROM " + n.queuesTable() + " WHERE queue_name = @q;";
     }
 
@@ -190,8 +222,9 @@ public final class BrokerStatements {
 
     /** Drops the per-prefix tables and the id sequence (after every queue was dropped), in order. */
     public java.util.List<String> dropPrefixObjects() {
-        return java.util.List.of("DROP TABLE IF EXISTS " + n.dialogsTable(), "DROP TABLE IF EXISTS " + n.attemptsTable(),
-                "DROP TABLE IF EXISTS " + n.deadTable(), "DROP TABLE IF EXISTS " + n.queuesTable(),
+        return java.util.List.of("DROP TABLE IF EXISTS " + n.dialogsTable(), "DROP TABLE IF EXISTS " + n.groupsTable(),
+                "DROP TABLE IF EXISTS " + n.attemptsTable(), "DROP TABLE IF EXISTS " + n.deadTable(),
+                "DROP TABLE IF EXISTS " + n.historyTable(), "DROP TABLE IF EXISTS " + n.queuesTable(),
                 "DROP SEQUENCE IF EXISTS " + n.idSequence());
     }
 
@@ -300,6 +333,102 @@ public final class BrokerStatements {
                 + " SELECT @id AS message_id;";
     }
 
+    /**
+     * Sends one new message of a message group on the group's dialog, inside the caller's transaction
+     * (the backend's own, or the caller's for an enqueue in the caller's transaction). The group's row
+     * is read with {@code UPDLOCK, HOLDLOCK}, so concurrent senders of one group queue behind each other
+     * until commit (every SEND locks its conversation anyway) and two first sends of a new group cannot
+     * both begin a dialog. The first message of a group (or the first after its dialog was retired)
+     * begins the dialog. Raises {@code pending}. No {@code SET} options are changed, because this may run
+     * on the caller's connection. Parameters: queue name, group, rest of the envelope (version 2). One
+     * row: message_id.
+     *
+     * @param lifetimeSeconds explicit dialog LIFETIME, validated 1..2147483647
+     */
+    public String sendGrouped(QueueName q, int lifetimeSeconds) {
+        return groupDialog(q, lifetimeSeconds, "@rest")
+                + " SET @id = NEXT VALUE FOR " + n.idSequence() + ";"
+                + " DECLARE @body varbinary(max) = 0x02 + CAST(@id AS binary(8))"
+                + " + CAST(DATEDIFF_BIG(millisecond, " + EPOCH + ", SYSUTCDATETIME()) AS binary(8)) + @rest;"
+                + " SEND ON CONVERSATION (@h) MESSAGE TYPE " + quote(n.messageType(q)) + " (@body);"
+                + " SELECT @id AS message_id;";
+    }
+
+    /**
+     * Sends a complete version-2 envelope again (same id, enqueue time and group) on its group's
+     * dialog, as {@link #sendGrouped}. Parameters: queue name, group, body.
+     */
+    public String resendGrouped(QueueName q, int lifetimeSeconds) {
+        return groupDialog(q, lifetimeSeconds, "@body")
+                + " SEND ON CONVERSATION (@h) MESSAGE TYPE " + quote(n.messageType(q)) + " (@body);";
+    }
+
+    private String groupDialog(QueueName q, int lifetimeSeconds, String bodyVariable) {
+        return "DECLARE @queue nvarchar(48) = ?, @g nvarchar(128) = ?, " + bodyVariable + " varbinary(max) = ?,"
+                + " @h uniqueidentifier, @id bigint;"
+                + " SELECT @h = conversation_handle FROM " + n.groupsTable() + " WITH (UPDLOCK, HOLDLOCK, ROWLOCK)"
+                + " WHERE queue_name = @queue AND group_key = @g;"
+                + " IF @h IS NULL BEGIN " + beginDialog(q, lifetimeSeconds) + ";"
+                + " INSERT INTO " + n.groupsTable() + " (queue_name, group_key, conversation_handle, pending)"
+                + " VALUES (@queue, @g, @h, 1); END"
+                + " ELSE UPDATE " + n.groupsTable() + " SET pending = pending + 1, last_send_at = SYSUTCDATETIME()"
+                + " WHERE queue_name = @queue AND group_key = @g;";
+    }
+
+    /**
+     * Sends one message without a group on a dialog of its own, followed by the end-of-stream message,
+     * inside the caller's transaction (enqueue in the caller's transaction: a pooled dialog cannot be
+     * lent to a transaction whose end the backend does not see, because SEND locks the conversation
+     * until then). The target ends the dialog after receiving end-of-stream; the sweeper ends the
+     * initiator side on the EndDialog that follows. Nothing is sent fire-and-forget. No {@code SET}
+     * options are changed. Parameter: rest of the envelope (version 1). One row: message_id.
+     */
+    public String sendOnOwnDialog(QueueName q, int lifetimeSeconds) {
+        return "DECLARE @rest varbinary(max) = ?, @h uniqueidentifier, @id bigint; "
+                + beginDialog(q, lifetimeSeconds) + ";"
+                + " SET @id = NEXT VALUE FOR " + n.idSequence() + ";"
+                + " DECLARE @body varbinary(max) = 0x01 + CAST(@id AS binary(8))"
+                + " + CAST(DATEDIFF_BIG(millisecond, " + EPOCH + ", SYSUTCDATETIME()) AS binary(8)) + @rest;"
+                + " SEND ON CONVERSATION (@h) MESSAGE TYPE " + quote(n.messageType(q)) + " (@body);"
+                + " SEND ON CONVERSATION (@h) MESSAGE TYPE " + quote(n.endOfStreamType(q)) + ";"
+                + " SELECT @id AS message_id;";
+    }
+
+    /**
+     * One message of a group left the queue for good (acked, dead-lettered, or sent again in the same
+     * transaction, which raises it back). Parameters: queue name, group.
+     */
+    public String groupSettled() {
+        return "UPDATE " + n.groupsTable() + " SET pending = pending - 1 WHERE queue_name = ? AND group_key = ? AND pending > 0";
+    }
+
+    /**
+     * Retires group dialogs that have nothing pending and are idle or old: sends end-of-stream on each
+     * and deletes its row, inside the caller's transaction. Rows a sender or consumer holds are skipped
+     * ({@code READPAST}). Because {@code pending = 0}, no message of the old dialog is queued or in a
+     * consumer's hands, so the group's next dialog cannot overtake it. Parameters: queue name, idle time
+     * in ms (0..2147483647), maximum age in s, how many at most. One row: retired.
+     */
+    public String retireIdleGroups(QueueName q) {
+        return "DECLARE @queue nvarchar(48) = ?, @idle int = ?, @age int = ?, @max int = ?, @g nvarchar(128),"
+                + " @h uniqueidentifier, @n int = 0;"
+                + " WHILE @n < @max BEGIN SET @h = NULL;"
+                + " SELECT TOP (1) @g = group_key, @h = conversation_handle FROM " + n.groupsTable()
+                + " WITH (UPDLOCK, ROWLOCK, READPAST) WHERE queue_name = @queue AND pending = 0"
+                + " AND (last_send_at < DATEADD(millisecond, -@idle, SYSUTCDATETIME())"
+                + " OR created_at < DATEADD(second, -@age, SYSUTCDATETIME()));"
+                + " IF @h IS NULL BREAK;"
+                + " SEND ON CONVERSATION (@h) MESSAGE TYPE " + quote(n.endOfStreamType(q)) + ";"
+                + " DELETE FROM " + n.groupsTable() + " WHERE queue_name = @queue AND group_key = @g;"
+                + " SET @n += 1; END;"
+                + " SELECT @n AS retired;";
+    }
+
+    /** Purge emptied the queue: nothing of its groups is pending. Parameter: queue name. */
+    public String clearQueuePending() {
+        return "UPDATE " + n.groupsTable() + " SET pending = 0 WHERE queue_name = ?";
+    }
+
     /** Sends a complete envelope again (same id). Parameters: conversation handle, body. */
     public String resend(QueueName q) {
         return "DECLARE @h uniqueidentifier = ?, @body varbinary(max) = ?; SEND ON CONVERSATION (@h) MESSAGE TYPE "
@@ -315,7 +444,8 @@ public final class BrokerStatements {
      */
     public String receive(QueueName q) {
         return "WAITFOR (RECEIVE TOP (?) conversation_group_id, conversation_handle, message_sequence_number,"
-                + " message_type_name, message_body FROM " + n.qualified(n.queue(q)) + "), TIMEOUT ?";
+                + " message_type_name, message_body, DATEDIFF_BIG(millisecond, " + EPOCH + ", SYSUTCDATETIME()) AS received_ms"
+                + " FROM " + n.qualified(n.queue(q)) + "), TIMEOUT ?";
     }
 
     /** Receives from the initiator queue without waiting (EndDialog, Error, DialogTimer). Parameter: TOP. */
@@ -334,9 +464,10 @@ public final class BrokerStatements {
         return "DECLARE @h uniqueidentifier = ?; END CONVERSATION @h;";
     }
 
-    /** Removes an ended dialog from the pool. Parameter: conversation handle. */
+    /** Removes an ended dialog from the pool or from its message group. Parameter: conversation handle. */
     public String forgetDialog() {
-        return "DELETE FROM " + n.dialogsTable() + " WHERE conversation_handle = ?";
+        return "DECLARE @h uniqueidentifier = ?; DELETE FROM " + n.dialogsTable() + " WHERE conversation_handle = @h;"
+                + " DELETE FROM " + n.groupsTable() + " WHERE conversation_handle = @h;";
     }
 
     // ---- attempts and dead letters --------------------------------------------------------------------
@@ -366,21 +497,52 @@ public final class BrokerStatements {
 
     /**
      * Parameters: queue name, message id, payload, headers text, attempts, reason, enqueue time in ms
-     * since 1970 (database clock, from the envelope) or null when unknown.
+     * since 1970 (database clock, from the envelope) or null when unknown, message group or null.
      */
     public String insertDeadLetter() {
         return "DECLARE @q nvarchar(48) = ?, @id bigint = ?, @p varbinary(max) = ?, @hd nvarchar(max) = ?,"
-                + " @a int = ?, @r nvarchar(4000) = ?, @ms bigint = ?; INSERT INTO " + n.deadTable()
-                + " (queue_name, message_id, payload, headers, attempts, reason, enqueued_at) VALUES (@q, @id, @p, @hd, @a, @r,"
-                + " DATEADD(millisecond, CAST(@ms % 86400000 AS int), DATEADD(day, CAST(@ms / 86400000 AS int), " + EPOCH + ")));";
+                + " @a int = ?, @r nvarchar(4000) = ?, @ms bigint = ?, @g nvarchar(128) = ?; INSERT INTO " + n.deadTable()
+                + " (queue_name, message_id, payload, headers, attempts, reason, enqueued_at, group_key) VALUES (@q, @id, @p, @hd, @a, @r, "
+                + fromMillis("@ms") + ", @g);";
+    }
+
+    /** A datetime2(3) from ms since 1970 (DATEADD takes an int, so days and the rest are added apart). */
+    private static String fromMillis(String variable) {
+        return "DATEADD(millisecond, CAST(" + variable + " % 86400000 AS int), DATEADD(day, CAST(" + variable
+                + " / 86400000 AS int), " + EPOCH + "))";
     }
 
     /** Parameters: limit, queue name. Oldest first. */
     public String listDeadLetters() {
         return "SELECT TOP (?) dead_id, message_id, payload, headers, attempts, reason,"
                 + " DATEDIFF_BIG(millisecond, " + EPOCH + ", enqueued_at) AS enqueued_ms,"
-                + " DATEDIFF_BIG(millisecond, " + EPOCH + ", dead_at) AS dead_ms FROM " + n.deadTable()
+                + " DATEDIFF_BIG(millisecond, " + EPOCH + ", dead_at) AS dead_ms, group_key FROM " + n.deadTable()
                 + " WHERE queue_name = ? ORDER BY dead_id";
+    }
+
+    // ---- history -------------------------------------------------------------------------------------
+
+    /**
+     * Records a processed message in the claim's transaction; finished_at is the database clock at
+     * insert. Parameters: queue name, message id, enqueue time (ms since 1970), receive time (ms since
+     * 1970, from the RECEIVE), attempts, outcome ({@code acked} or {@code dead-lettered}), detail or null.
+     */
+    public String insertHistory() {
+        return "DECLARE @q nvarchar(48) = ?, @id bigint = ?, @e bigint = ?, @s bigint = ?, @a int = ?, @o nvarchar(16) = ?,"
+                + " @d nvarchar(4000) = ?; INSERT INTO " + n.historyTable()
+                + " (queue_name, message_id, enqueued_at, started_at, attempts, outcome, detail) VALUES (@q, @id, "
+                + fromMillis("@e") + ", " + fromMillis("@s") + ", @a, @o, @d);";
+    }
+
+    /**
+     * Parameters: limit, queue name. Newest first. Columns: message_id, enqueued_ms, started_ms,
+     * finished_ms, duration_ms, attempts, outcome, detail.
+     */
+    public String listHistory() {
+        return "SELECT TOP (?) message_id, DATEDIFF_BIG(millisecond, " + EPOCH + ", enqueued_at) AS enqueued_ms,"
+                + " DATEDIFF_BIG(millisecond, " + EPOCH + ", started_at) AS started_ms,"
+                + " DATEDIFF_BIG(millisecond, " + EPOCH + ", finished_at) AS finished_ms, duration_ms, attempts, outcome, detail"
+                + " FROM " + n.historyTable() + " WHERE queue_name = ? ORDER BY history_id DESC";
     }
 
     /** Parameter: dead_id. */
@@ -403,8 +565,8 @@ public final class BrokerStatements {
     /**
      * One row: queue_rows (rows of the queue's internal table from sys.partitions: every message,
      * system messages included), dead, oldest_ms (age of the oldest data message by the queue's
-     * message_enqueue_time), transmission (rows of sys.transmission_queue for the target service).
-     * Parameter: queue name.
+     * message_enqueue_time), transmission (rows of sys.transmission_queue for the target service),
+     * processed (history rows). Parameters: queue name, twice.
      */
     public String stats(QueueName q) {
         return "SELECT (SELECT COALESCE(SUM(p.rows), 0) FROM sys.internal_tables AS it JOIN sys.partitions AS p"
@@ -415,7 +577,8 @@ public final class BrokerStatements {
                 + n.qualified(n.queue(q)) + " WITH (NOLOCK) WHERE message_type_name = " + literal(n.messageType(q))
                 + ") AS oldest_ms,"
                 + " (SELECT COUNT_BIG(*) FROM sys.transmission_queue WHERE to_service_name = " + literal(n.service(q))
-                + ") AS transmission";
+                + ") AS transmission,"
+                + " (SELECT COUNT_BIG(*) FROM " + n.historyTable() + " WHERE queue_name = ?) AS processed";
     }
 
     /** Rows: state_desc, conversations; both sides of the queue's dialogs. */

@@ -15,8 +15,11 @@ import org.slf4j.LoggerFactory;
  * target ended, for example after our end-of-stream message) ends our side and forgets the dialog;
  * Error (for example an expired LIFETIME) is logged with its code and description, ends our side,
  * forgets the dialog and tells the pool never to lend it again; DialogTimer is logged and dropped. Each
- * batch commits. The backend runs it every {@link BrokerOptions#sweepIntervalMillis()} ms for every
- * queue of the prefix.
+ * batch commits. A forgotten dialog of a message group loses its group row, so the group's next message
+ * begins a new dialog. Then it retires the dialogs of message groups that have nothing pending and were
+ * idle for {@link BrokerOptions#groupIdleMillis()} or are older than
+ * {@link BrokerOptions#dialogMaxAgeSeconds()} ({@link BrokerStatements#retireIdleGroups}). The backend
+ * runs it every {@link BrokerOptions#sweepIntervalMillis()} ms for every queue of the prefix.
  *
  * <p>Thread-safe.
  */
@@ -24,14 +27,18 @@ public final class BrokerSweeper {
     private static final Logger LOG = LoggerFactory.getLogger(BrokerSweeper.class);
     /** Messages per RECEIVE. */
     public static final int BATCH = 100;
+    /** Group dialogs retired per transaction. */
+    public static final int RETIRE_BATCH = 100;
 
     private final DataSource ds;
     private final BrokerStatements sql;
     private final Function<QueueName, DialogPool> pools;
+    private final BrokerOptions options;
 
-    public BrokerSweeper(DataSource ds, BrokerStatements sql, Function<QueueName, DialogPool> pools) {
+    public BrokerSweeper(DataSource ds, BrokerStatements sql, BrokerOptions options, Function<QueueName, DialogPool> pools) {
         this.ds = ds;
         this.sql = sql;
+        this.options = options;
         this.pools = pools;
     }
 
@@ -50,6 +57,18 @@ public final class BrokerSweeper {
                     c.commit();
                     total += rows.size();
                     if (rows.size() < BATCH) {
+                        break;
+                    }
+                }
+                while (true) {
+                    List<Object[]> r = Sql.query(c, sql.retireIdleGroups(q), q.value(), options.groupIdleMillis(),
+                            options.dialogMaxAgeSeconds(), RETIRE_BATCH);
+                    c.commit();
+                    long retired = r.isEmpty() ? 0 : Sql.asLong(r.get(0)[0]);
+                    if (retired > 0) {
+                        LOG.debug("queue '{}': retired {} idle group dialogs", q, retired);
+                    }
+                    if (retired < RETIRE_BATCH) {
                         return total;
                     }
                 }

@@ -54,7 +54,7 @@ public final class DeadLetterStore {
         try (Connection c = ds.getConnection()) {
             boolean auto = c.getAutoCommit();
             c.setAutoCommit(false);
-            List<DialogPool.Dialog> used = new ArrayList<>();
+            BrokerSender.Resend resend = sender.resender(c, q);
             boolean committed = false;
             try {
                 long n = 0;
@@ -64,8 +64,9 @@ public final class DeadLetterStore {
                         continue;
                     }
                     long enq = r[6] == null ? Sql.asLong(r[7]) : Sql.asLong(r[6]);
-                    byte[] body = new Envelope(id, enq, String.valueOf(r[3]), (byte[]) r[2]).encode();
-                    used.add(sender.resendOn(c, q, body));
+                    Envelope env = new Envelope(id, enq, String.valueOf(r[3]), r[8] == null ? null : String.valueOf(r[8]),
+                            (byte[]) r[2]);
+                    resend.send(env);
                     Sql.update(c, sql.deleteDeadLetter(), Sql.asLong(r[0]));
                     Sql.update(c, sql.clearAttempts(), q.value(), id);
                     n++;
@@ -77,9 +78,7 @@ public final class DeadLetterStore {
                 BrokerSender.rollbackQuietly(c, e);
                 throw e;
             } finally {
-                for (DialogPool.Dialog d : used) {
-                    sender.after(q, d, committed);
-                }
+                resend.end(committed);
                 c.setAutoCommit(auto);
             }
         }

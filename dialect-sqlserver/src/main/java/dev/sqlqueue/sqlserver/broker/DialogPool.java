@@ -66,6 +66,7 @@ public final class DialogPool {
     private final String owner;
     private final LinkedBlockingDeque<Dialog> free = new LinkedBlockingDeque<>();
     private final Set<UUID> invalid = ConcurrentHashMap.newKeySet();
+    private final Set<UUID> known = ConcurrentHashMap.newKeySet();
     private final Object fillLock = new Object();
     private int open;
 
@@ -174,11 +175,13 @@ public final class DialogPool {
         synchronized (this) {
             open++;
         }
+        known.add(d.handle);
         free.offerLast(d);
     }
 
     private synchronized void dropped(Dialog d) {
         open--;
+        known.remove(d.handle);
     }
 
     /** True when the dialog should be recycled after {@code more} further sends. */
@@ -220,8 +223,15 @@ public final class DialogPool {
         }
     }
 
-    /** The sweeper saw an Error or EndDialog for this handle: never lend it again. */
+    /**
+     * The sweeper saw an Error or EndDialog for this handle: never lend it again. Handles this pool does
+     * not hold (group dialogs, dialogs of an enqueue in the caller's transaction, other processes') are
+     * ignored.
+     */
     public void invalidate(UUID handle) {
+        if (!known.contains(handle)) {
+            return;
+        }
         Dialog match = null;
         for (Dialog d : free) {
             if (d.handle.equals(handle)) {

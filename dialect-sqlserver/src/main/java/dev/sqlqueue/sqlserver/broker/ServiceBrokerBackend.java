@@ -20,6 +20,7 @@ import dev.sqlqueue.spi.QueueBackend;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Collection;
 import java.util.EnumSet;
 import java.util.HashSet;
@@ -45,10 +46,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Capabilities: transactional claim mode only (no lease mode, so no lease extension); ordering
  * {@link Ordering#PER_GROUP} (in order within one conversation; a pool spreads a queue over several);
- * server-side wait; dropping its own schema objects; payloads up to {@value #MAX_PAYLOAD_BYTES} bytes; claims of up to
- * {@value #MAX_CLAIM_BATCH} messages. Not offered: delayed delivery and nack delays (a conversation
- * timer is one per conversation and fires on the side that set it, so it cannot delay single messages
- * on shared dialogs), priority, message groups, enqueue in the caller's transaction, history.
+ * message groups (each group travels on a dialog of its own, so the target sees it as one conversation
+ * group: one consumer at a time, in order); enqueue in the caller's transaction; history (when
+ * {@link QueueConfig#history()}); server-side wait; dropping its own schema objects; payloads up to
+ * {@value #MAX_PAYLOAD_BYTES} bytes; claims of up to {@value #MAX_CLAIM_BATCH} messages. Not offered:
+ * delayed delivery and nack delays (a conversation timer is one per conversation and fires on the side
+ * that set it, so it cannot delay single messages on shared dialogs), priority.
  *
  * <p>Thread-safe. Nothing here has been run against a SQL Server.
  */
@@ -72,6 +75,7 @@ public final class ServiceBrokerBackend implements QueueBackend {
     private final DeadLetterStore dead;
     private final String owner = UUID.randomUUID().toString();
     private final ScheduledExecutorService scheduler;
+    private final boolean history;
     private volatile boolean schemaDropped;
 
     /**
@@ -84,12 +88,13 @@ public final class ServiceBrokerBackend implements QueueBackend {
         this.ds = ds;
         this.ownedPool = ownedPool;
         this.options = options;
+        this.history = config.history();
         this.sql = new BrokerStatements(new BrokerNames(config.tablePrefix()));
         this.provisioner = new BrokerProvisioner(sql, options);
         this.poolOf = BrokerSender.poolsOf(ds, sql, options, owner, pools);
-        this.sender = new BrokerSender(ds, sql, poolOf);
-        this.receiver = new BrokerReceiver(ds, sql, options, sender);
-        this.sweeper = new BrokerSweeper(ds, sql, poolOf);
+        this.sender = new BrokerSender(ds, sql, options, poolOf);
+        this.receiver = new BrokerReceiver(ds, sql, options, sender, history);
+        this.sweeper = new BrokerSweeper(ds, sql, options, poolOf);
         this.dead = new DeadLetterStore(ds, sql, sender);
         if (startSweeper) {
             scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -126,8 +131,13 @@ public final class ServiceBrokerBackend implements QueueBackend {
 
     @Override
     public Capabilities capabilities() {
-        return new Capabilities(NAME, EnumSet.of(ClaimMode.TRANSACTIONAL), EnumSet.of(Capability.SERVER_SIDE_WAIT, Capability.DROP_SCHEMA),
-                Ordering.PER_GROUP, MAX_PAYLOAD_BYTES, MAX_CLAIM_BATCH);
+        EnumSet<Capability> features = EnumSet.of(Capability.MESSAGE_GROUPS, Capability.TRANSACTIONAL_ENQUEUE,
+                Capability.SERVER_SIDE_WAIT, Capability.DROP_SCHEMA);
+        if (history) {
+            features.add(Capability.HISTORY);
+        }
+        return new Capabilities(NAME, EnumSet.of(ClaimMode.TRANSACTIONAL), features, Ordering.PER_GROUP, MAX_PAYLOAD_BYTES,
+                MAX_CLAIM_BATCH);
     }
 
     @Override
@@ -157,9 +167,16 @@ public final class ServiceBrokerBackend implements QueueBackend {
         return sender.send(queue, messages);
     }
 
+    /**
+     * Sends in the caller's transaction on the caller's connection (its auto-commit mode and session
+     * options are left as they are; nothing is committed). A message with a group goes on its group's
+     * dialog, whose row stays locked until the caller's transaction ends, so other senders of that group
+     * wait until then; a message without one goes on a dialog of its own with the end-of-stream message
+     * (one BEGIN DIALOG per message: slower than a pooled send).
+     */
     @Override
     public long enqueue(Connection connection, QueueName queue, Message message) {
-        throw new UnsupportedCapabilityException(Capability.TRANSACTIONAL_ENQUEUE, NAME);
+        return sender.sendInTransaction(connection, queue, message);
     }
 
     // ---- consumer and acknowledger ------------------------------------------------------------------
@@ -177,10 +194,10 @@ public final class ServiceBrokerBackend implements QueueBackend {
         receiver.claim(receipt).settle(receipt.messageId(), BrokerClaim.State.ACKED, null);
     }
 
-    /** As {@link #ack(Receipt)}; the detail is not kept (no history). */
+    /** As {@link #ack(Receipt)}; the detail goes to the history row when the queue keeps history. */
     @Override
     public void ack(Receipt receipt, String detail) {
-        ack(receipt);
+        receiver.claim(receipt).settle(receipt.messageId(), BrokerClaim.State.ACKED, detail);
     }
 
     @Override
@@ -280,6 +297,7 @@ public final class ServiceBrokerBackend implements QueueBackend {
                     }
                     if (rows.size() < PURGE_BATCH) {
                         Sql.update(c, sql.clearQueueAttempts(), queue.value());
+                        Sql.update(c, sql.clearQueuePending(), queue.value());
                         c.commit();
                         return n;
                     }
@@ -328,18 +346,18 @@ public final class ServiceBrokerBackend implements QueueBackend {
      * ready = rows of the queue's internal table (every message on the queue, system messages
      * included); inFlight and delayed are 0 (received but uncommitted messages are not visible in the
      * catalog, and there is no delayed delivery); dead from the dead-letter table; oldest age from
-     * message_enqueue_time; processed 0 (no history).
+     * message_enqueue_time; processed = history rows (0 without history).
      */
     @Override
     public QueueStats stats(QueueName queue) {
         BrokerStatistics s = statistics(queue);
-        return new QueueStats(queue, s.queueRows(), 0, 0, s.dead(), s.oldestMillis(), 0);
+        return new QueueStats(queue, s.queueRows(), 0, 0, s.dead(), s.oldestMillis(), s.processed());
     }
 
     /** The Service Broker figures of a queue: depth, dead letters, oldest age, transmission queue, conversations by state. */
     public BrokerStatistics statistics(QueueName queue) {
         return withConnection("reading statistics of '" + queue + "'", c -> {
-            Object[] r = Sql.query(c, sql.stats(queue), queue.value()).get(0);
+            Object[] r = Sql.query(c, sql.stats(queue), queue.value(), queue.value()).get(0);
             Map<String, Long> states = new LinkedHashMap<>();
             for (Object[] row : Sql.query(c, sql.conversationsByState(queue))) {
                 states.put(String.valueOf(row[0]), Sql.asLong(row[1]));
@@ -347,7 +365,7 @@ public final class ServiceBrokerBackend implements QueueBackend {
             List<Object[]> status = Sql.query(c, sql.queueStatus(queue));
             boolean receiving = !status.isEmpty() && truthy(status.get(0)[0]);
             return new BrokerStatistics(queue, Sql.asLong(r[0]), Sql.asLong(r[1]), Sql.asLong(r[2]), Sql.asLong(r[3]), states,
-                    receiving);
+                    receiving, Sql.asLong(r[4]));
         });
     }
 
@@ -394,10 +412,14 @@ public final class ServiceBrokerBackend implements QueueBackend {
         }
     }
 
-    /** Always empty: this backend keeps no history. */
+    /** Newest first; empty unless the queue config keeps history. */
     @Override
     public List<HistoryEntry> history(QueueName queue, int limit) {
-        return List.of();
+        return withConnection("reading the history of '" + queue + "'", c -> Sql.query(c, sql.listHistory(), limit, queue.value())
+                .stream().map(r -> new HistoryEntry(Sql.asLong(r[0]), queue, r[1] == null ? null : Instant.ofEpochMilli(Sql.asLong(r[1])),
+                        Instant.ofEpochMilli(Sql.asLong(r[2])), Instant.ofEpochMilli(Sql.asLong(r[3])), Sql.asLong(r[4]),
+                        (int) Sql.asLong(r[5]), String.valueOf(r[6]), r[7] == null ? null : String.valueOf(r[7])))
+                .toList());
     }
 
     /** Rolls back open claims, gives this process's pooled dialogs back to the table, closes its own pool. */

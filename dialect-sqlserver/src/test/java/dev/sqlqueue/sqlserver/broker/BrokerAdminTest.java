@@ -29,13 +29,15 @@ class BrokerAdminTest {
         pool.acquire(); // fills both; the first handed out is H2 (last in)
         f.jdbc.rows(f.sql.receiveInitiator(Q), new Object[] {H1, BrokerStatements.ERROR, null},
                 new Object[] {H3, BrokerStatements.END_DIALOG, null});
-        BrokerSweeper sweeper = new BrokerSweeper(f.jdbc.dataSource(), f.sql, q -> pool);
+        BrokerSweeper sweeper = new BrokerSweeper(f.jdbc.dataSource(), f.sql, f.options, q -> pool);
         assertEquals(2, sweeper.sweep(Q));
         List<String> c2 = f.jdbc.callsContaining("c2 ");
         assertEquals(List.of("c2 autoCommit=false", "c2 exec " + f.sql.receiveInitiator(Q) + " <-- [100]",
                 "c2 exec DECLARE @h uniqueidentifier = ?; END CONVERSATION @h; <-- [" + H1 + "]", "c2 exec " + f.sql.forgetDialog() + " <-- [" + H1 + "]",
                 "c2 exec DECLARE @h uniqueidentifier = ?; END CONVERSATION @h; <-- [" + H3 + "]", "c2 exec " + f.sql.forgetDialog() + " <-- [" + H3 + "]",
-                "c2 commit", "c2 autoCommit=true", "c2 close"), c2);
+                "c2 commit",
+                "c2 exec " + f.sql.retireIdleGroups(Q) + " <-- [jobs, 60000, 3600, 100]", "c2 commit",
+                "c2 autoCommit=true", "c2 close"), c2);
         assertEquals(1, pool.open(), "the errored idle dialog left the pool");
         f.jdbc.rows(f.sql.fillDialogs(Q, f.options.dialogLifetimeSeconds()), new Object[] {H3});
         assertNotEquals(UUID.fromString(H1), pool.acquire().handle(), "an errored dialog is never lent again");
@@ -44,16 +46,16 @@ class BrokerAdminTest {
     @Test
     void statsComeFromTheCatalogQuery() {
         Fixture f = new Fixture();
-        f.jdbc.rows(f.sql.stats(Q), new Object[] {12L, 3L, 4500L, 2L});
+        f.jdbc.rows(f.sql.stats(Q), new Object[] {12L, 3L, 4500L, 2L, 7L});
         f.jdbc.rows(f.sql.conversationsByState(Q), new Object[] {"CONVERSING", 20L}, new Object[] {"DISCONNECTED_INBOUND", 1L});
         QueueStats s = f.backend().stats(Q);
-        assertEquals(new QueueStats(Q, 12, 0, 0, 3, 4500, 0), s);
+        assertEquals(new QueueStats(Q, 12, 0, 0, 3, 4500, 7), s);
         f.jdbc.rows(f.sql.queueStatus(Q), new Object[] {false, true});
         BrokerStatistics b = f.backend().statistics(Q);
         assertEquals(false, b.receiveEnabled(), "a disabled queue shows in the statistics");
         assertEquals(2L, b.transmissionQueue());
         assertEquals(Map.of("CONVERSING", 20L, "DISCONNECTED_INBOUND", 1L), b.conversationsByState());
-        assertEquals(List.of("c1 exec " + f.sql.stats(Q) + " <-- [jobs]"), f.jdbc.callsContaining("c1 exec " + f.sql.stats(Q)));
+        assertEquals(List.of("c1 exec " + f.sql.stats(Q) + " <-- [jobs, jobs]"), f.jdbc.callsContaining("c1 exec " + f.sql.stats(Q)));
     }
 
     @Test
@@ -62,15 +64,16 @@ class BrokerAdminTest {
         f.jdbc.rows(f.sql.receiveForPurge(Q), new Object[] {H1, "sqlq_bk:jobs:msg"}, new Object[] {H1, "sqlq_bk:jobs:msg"},
                 new Object[] {H1, "sqlq_bk:jobs:eos"});
         assertEquals(2, f.backend().purge(Q));
-        assertEquals(List.of(f.sql.receiveForPurge(Q), f.sql.endConversation(), f.sql.clearQueueAttempts()), f.jdbc.executedSql());
+        assertEquals(List.of(f.sql.receiveForPurge(Q), f.sql.endConversation(), f.sql.clearQueueAttempts(), f.sql.clearQueuePending()),
+                f.jdbc.executedSql());
         assertEquals(List.of("c1 commit"), f.jdbc.callsContaining("commit"));
     }
 
     @Test
     void deadLettersAreListedWithRawHeadersAndTimes() {
         Fixture f = new Fixture();
-        f.jdbc.rows(f.sql.listDeadLetters(), new Object[] {1L, 5L, new byte[] {1, 2}, "k=v", 3, "boom", 1000L, 2000L},
-                new Object[] {2L, 0L, new byte[] {9}, "broken", 1, "undecodable", null, 3000L});
+        f.jdbc.rows(f.sql.listDeadLetters(), new Object[] {1L, 5L, new byte[] {1, 2}, "k=v", 3, "boom", 1000L, 2000L, null},
+                new Object[] {2L, 0L, new byte[] {9}, "broken", 1, "undecodable", null, 3000L, null});
         List<DeadLetter> dl = f.backend().deadLetters(Q, 50);
         assertEquals(List.of("c1 exec " + f.sql.listDeadLetters() + " <-- [50, jobs]"), f.jdbc.callsContaining("exec"));
         assertEquals(Map.of("k", "v"), dl.get(0).headers());
@@ -83,8 +86,8 @@ class BrokerAdminTest {
     @Test
     void requeueSendsAgainAndDeletesInOneTransaction() {
         Fixture f = new Fixture("broker.dialogPoolSize", "1");
-        f.jdbc.rows(f.sql.listDeadLetters(), new Object[] {1L, 5L, new byte[] {1, 2}, "k=v", 3, "boom", 1000L, 2000L},
-                new Object[] {2L, 6L, new byte[] {3}, "", 1, "x", 1500L, 2500L});
+        f.jdbc.rows(f.sql.listDeadLetters(), new Object[] {1L, 5L, new byte[] {1, 2}, "k=v", 3, "boom", 1000L, 2000L, null},
+                new Object[] {2L, 6L, new byte[] {3}, "", 1, "x", 1500L, 2500L, null});
         f.jdbc.rows(f.sql.fillDialogs(Q, f.options.dialogLifetimeSeconds()), new Object[] {H1});
         assertEquals(1, f.backend().requeueDeadLetters(Q, List.of(6L)));
         List<String> c1 = f.jdbc.callsContaining("c1 ");
@@ -97,6 +100,23 @@ class BrokerAdminTest {
     }
 
     @Test
+    void requeueOfManySharesOnePooledDialogAndSendsAGroupsMessageOnItsGroupsDialog() {
+        Fixture f = new Fixture("broker.dialogPoolSize", "1", "broker.sendWaitMillis", "50");
+        f.jdbc.rows(f.sql.listDeadLetters(), new Object[] {1L, 5L, new byte[] {1}, "", 1, "a", 1000L, 2000L, null},
+                new Object[] {2L, 6L, new byte[] {2}, "", 1, "b", 1000L, 2000L, null},
+                new Object[] {3L, 7L, new byte[] {3}, "", 1, "c", 1000L, 2000L, "order-9"},
+                new Object[] {4L, 8L, new byte[] {4}, "", 1, "d", 1000L, 2000L, null});
+        f.jdbc.rows(f.sql.fillDialogs(Q, f.options.dialogLifetimeSeconds()), new Object[] {H1});
+        assertEquals(4, f.backend().requeueDeadLetters(Q, List.of()));
+        assertEquals(3, f.jdbc.callsContaining("c1 exec " + f.sql.resend(Q) + " <-- [" + H1 + ", ").size(),
+                "three messages on one borrowed dialog (a pool of 1 would otherwise run dry)");
+        byte[] grouped = new Envelope(7L, 1000L, "", "order-9", new byte[] {3}).encode();
+        assertEquals(List.of("c1 exec " + f.sql.resendGrouped(Q, f.options.dialogLifetimeSeconds()) + " <-- [jobs, order-9, bytes"
+                + java.util.Arrays.toString(grouped) + "]"), f.jdbc.callsContaining(f.sql.resendGrouped(Q, f.options.dialogLifetimeSeconds())));
+        assertEquals(List.of("c1 commit"), f.jdbc.callsContaining("commit"));
+    }
+
+    @Test
     void dropSchemaDropsEveryQueueThenThePrefixTables() {
         Fixture f = new Fixture();
         f.jdbc.rows(f.sql.registryExists(), new Object[] {1});
@@ -106,7 +126,7 @@ class BrokerAdminTest {
         f.backend().dropSchema();
         List<String> ran = f.jdbc.executedSql();
         assertEquals(f.sql.dropQueueObjects(Q), ran.subList(4, 11));
-        assertEquals(f.sql.dropPrefixObjects(), ran.subList(ran.size() - 5, ran.size()));
+        assertEquals(f.sql.dropPrefixObjects(), ran.subList(ran.size() - 7, ran.size()));
         f.backend().close();
         assertTrue(f.jdbc.callsContaining(f.sql.releaseOwnedDialogs()).isEmpty(), "no statement on dropped tables");
     }
@@ -135,12 +155,15 @@ class BrokerAdminTest {
     }
 
     @Test
-    void historyIsEmptyAndTransactionalEnqueueIsRefused() throws Exception {
-        Fixture f = new Fixture();
-        assertEquals(List.of(), f.backend().history(Q, 10));
-        assertThrows(dev.sqlqueue.UnsupportedCapabilityException.class,
-                () -> f.backend().enqueue(f.jdbc.dataSource().getConnection(), Q, dev.sqlqueue.Message.ofText("x")));
-        assertTrue(f.jdbc.executedSql().isEmpty());
+    void sweeperRetiresIdleGroupDialogsUntilABatchComesBackShort() throws Exception {
+        Fixture f = new Fixture("broker.groupIdleMillis", "1500", "broker.dialogMaxAgeSeconds", "600");
+        f.jdbc.rows(f.sql.retireIdleGroups(Q), new Object[] {100}).rows(f.sql.retireIdleGroups(Q), new Object[] {3});
+        BrokerSweeper sweeper = new BrokerSweeper(f.jdbc.dataSource(), f.sql, f.options, q -> null);
+        sweeper.sweep(Q);
+        List<String> retire = f.jdbc.callsContaining(f.sql.retireIdleGroups(Q));
+        assertEquals(2, retire.size(), "a full batch of 100 is followed by another");
+        assertTrue(retire.get(0).endsWith("<-- [jobs, 1500, 600, 100]"), retire.get(0));
+        assertEquals(3, f.jdbc.callsContaining("c1 commit").size(), "initiator batch, then each retire batch commits");
     }
 
     @Test

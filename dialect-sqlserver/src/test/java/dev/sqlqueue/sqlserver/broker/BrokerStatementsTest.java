@@ -67,7 +67,7 @@ class BrokerStatementsTest {
                 + "ENTITY(1,1) NOT NULL PRIMARY KEY, queue_name nvarchar(48) NOT NULL, message_id bigint NOT NULL, payl"
                 + "oad varbinary(max) NOT NULL, headers nvarchar(max) NOT NULL, attempts int NOT NULL, reason nvarchar("
                 + "4000) NOT NULL, enqueued_at datetime2(3) NULL, dead_at datetime2(3) NOT NULL DEFAULT SYSUTCDATETIME("
-                + "))",
+                + "), group_key nvarchar(128) NULL)",
                 s.createDeadTable());
     }
 
@@ -145,8 +145,9 @@ class BrokerStatementsTest {
     @Test
     void textDeleteQueueRows() {
         assertEquals("DECLARE @q nvarchar(48) = ?; DELETE FROM [dbo].[sqlq_bk_dialogs] WHERE queue_name = @q; DELETE FROM "
-                + "[dbo].[sqlq_bk_attempts] WHERE queue_name = @q; DELETE FROM [dbo].[sqlq_bk_dead] WHERE queue_name = "
-                + "@q; DELETE FROM [dbo].[sqlq_bk_queues] WHERE queue_name = @q;",
+                + "[dbo].[sqlq_bk_groups] WHERE queue_name = @q; DELETE FROM [dbo].[sqlq_bk_attempts] WHERE queue_name "
+                + "= @q; DELETE FROM [dbo].[sqlq_bk_dead] WHERE queue_name = @q; DELETE FROM [dbo].[sqlq_bk_history] WH"
+                + "ERE queue_name = @q; DELETE FROM [dbo].[sqlq_bk_queues] WHERE queue_name = @q;",
                 s.deleteQueueRows());
     }
 
@@ -221,7 +222,8 @@ class BrokerStatementsTest {
     @Test
     void textReceive() {
         assertEquals("WAITFOR (RECEIVE TOP (?) conversation_group_id, conversation_handle, message_sequence_number, messag"
-                + "e_type_name, message_body FROM [dbo].[sqlq_bk:jobs:queue]), TIMEOUT ?",
+                + "e_type_name, message_body, DATEDIFF_BIG(millisecond, CAST('19700101' AS datetime2(3)), SYSUTCDATETIM"
+                + "E()) AS received_ms FROM [dbo].[sqlq_bk:jobs:queue]), TIMEOUT ?",
                 s.receive(q));
     }
 
@@ -246,7 +248,8 @@ class BrokerStatementsTest {
 
     @Test
     void textForgetDialog() {
-        assertEquals("DELETE FROM [dbo].[sqlq_bk_dialogs] WHERE conversation_handle = ?",
+        assertEquals("DECLARE @h uniqueidentifier = ?; DELETE FROM [dbo].[sqlq_bk_dialogs] WHERE conversation_handle = @h;"
+                + " DELETE FROM [dbo].[sqlq_bk_groups] WHERE conversation_handle = @h;",
                 s.forgetDialog());
     }
 
@@ -275,10 +278,10 @@ class BrokerStatementsTest {
     @Test
     void textInsertDeadLetter() {
         assertEquals("DECLARE @q nvarchar(48) = ?, @id bigint = ?, @p varbinary(max) = ?, @hd nvarchar(max) = ?, @a int = "
-                + "?, @r nvarchar(4000) = ?, @ms bigint = ?; INSERT INTO [dbo].[sqlq_bk_dead] (queue_name, message_id, "
-                + "payload, headers, attempts, reason, enqueued_at) VALUES (@q, @id, @p, @hd, @a, @r, DATEADD(milliseco"
-                + "nd, CAST(@ms % 86400000 AS int), DATEADD(day, CAST(@ms / 86400000 AS int), CAST('19700101' AS dateti"
-                + "me2(3)))));",
+                + "?, @r nvarchar(4000) = ?, @ms bigint = ?, @g nvarchar(128) = ?; INSERT INTO [dbo].[sqlq_bk_dead] (qu"
+                + "eue_name, message_id, payload, headers, attempts, reason, enqueued_at, group_key) VALUES (@q, @id, @"
+                + "p, @hd, @a, @r, DATEADD(millisecond, CAST(@ms % 86400000 AS int), DATEADD(day, CAST(@ms / 86400000 A"
+                + "S int), CAST('19700101' AS datetime2(3)))), @g);",
                 s.insertDeadLetter());
     }
 
@@ -286,8 +289,8 @@ class BrokerStatementsTest {
     void textListDeadLetters() {
         assertEquals("SELECT TOP (?) dead_id, message_id, payload, headers, attempts, reason, DATEDIFF_BIG(millisecond, CA"
                 + "ST('19700101' AS datetime2(3)), enqueued_at) AS enqueued_ms, DATEDIFF_BIG(millisecond, CAST('1970010"
-                + "1' AS datetime2(3)), dead_at) AS dead_ms FROM [dbo].[sqlq_bk_dead] WHERE queue_name = ? ORDER BY dea"
-                + "d_id",
+                + "1' AS datetime2(3)), dead_at) AS dead_ms, group_key FROM [dbo].[sqlq_bk_dead] WHERE queue_name = ? O"
+                + "RDER BY dead_id",
                 s.listDeadLetters());
     }
 
@@ -317,7 +320,8 @@ class BrokerStatementsTest {
                 + "S dead, (SELECT COALESCE(DATEDIFF_BIG(millisecond, MIN(message_enqueue_time), SYSDATETIMEOFFSET()), "
                 + "0) FROM [dbo].[sqlq_bk:jobs:queue] WITH (NOLOCK) WHERE message_type_name = N'sqlq_bk:jobs:msg') AS o"
                 + "ldest_ms, (SELECT COUNT_BIG(*) FROM sys.transmission_queue WHERE to_service_name = N'sqlq_bk:jobs:se"
-                + "rvice') AS transmission",
+                + "rvice') AS transmission, (SELECT COUNT_BIG(*) FROM [dbo].[sqlq_bk_history] WHERE queue_name = ?) AS "
+                + "processed",
                 s.stats(q));
     }
 
@@ -355,8 +359,9 @@ class BrokerStatementsTest {
 
     @Test
     void textDropPrefixObjects() {
-        assertEquals(List.of("DROP TABLE IF EXISTS [dbo].[sqlq_bk_dialogs]", "DROP TABLE IF EXISTS [dbo].[sqlq_bk_attempts]",
-                "DROP TABLE IF EXISTS [dbo].[sqlq_bk_dead]", "DROP TABLE IF EXISTS [dbo].[sqlq_bk_queues]",
+        assertEquals(List.of("DROP TABLE IF EXISTS [dbo].[sqlq_bk_dialogs]", "DROP TABLE IF EXISTS [dbo].[sqlq_bk_groups]",
+                "DROP TABLE IF EXISTS [dbo].[sqlq_bk_attempts]", "DROP TABLE IF EXISTS [dbo].[sqlq_bk_dead]",
+                "DROP TABLE IF EXISTS [dbo].[sqlq_bk_history]", "DROP TABLE IF EXISTS [dbo].[sqlq_bk_queues]",
                 "DROP SEQUENCE IF EXISTS [dbo].[sqlq_bk_ids]"), s.dropPrefixObjects());
     }
 
@@ -382,5 +387,119 @@ class BrokerStatementsTest {
         assertEquals("http://schemas.microsoft.com/SQL/ServiceBroker/EndDialog", BrokerStatements.END_DIALOG);
         assertEquals("http://schemas.microsoft.com/SQL/ServiceBroker/Error", BrokerStatements.ERROR);
         assertEquals("http://schemas.microsoft.com/SQL/ServiceBroker/DialogTimer", BrokerStatements.DIALOG_TIMER);
+    }
+
+    @Test
+    void textCreateGroupsTable() {
+        assertEquals("IF OBJECT_ID(N'dbo.sqlq_bk_groups', N'U') IS NULL CREATE TABLE [dbo].[sqlq_bk_groups] (queue_name nv"
+                + "archar(48) NOT NULL, group_key nvarchar(128) NOT NULL, conversation_handle uniqueidentifier NOT NULL"
+                + ", pending bigint NOT NULL, created_at datetime2(3) NOT NULL DEFAULT SYSUTCDATETIME(), last_send_at d"
+                + "atetime2(3) NOT NULL DEFAULT SYSUTCDATETIME(), PRIMARY KEY (queue_name, group_key))",
+                s.createGroupsTable());
+    }
+
+    @Test
+    void textCreateHistoryTable() {
+        assertEquals("IF OBJECT_ID(N'dbo.sqlq_bk_history', N'U') IS NULL CREATE TABLE [dbo].[sqlq_bk_history] (history_id "
+                + "bigint IDENTITY(1,1) NOT NULL PRIMARY KEY, queue_name nvarchar(48) NOT NULL, message_id bigint NOT N"
+                + "ULL, enqueued_at datetime2(3) NULL, started_at datetime2(3) NOT NULL, finished_at datetime2(3) NOT N"
+                + "ULL DEFAULT SYSUTCDATETIME(), duration_ms AS DATEDIFF_BIG(millisecond, started_at, finished_at), att"
+                + "empts int NOT NULL, outcome nvarchar(16) NOT NULL, detail nvarchar(4000) NULL)",
+                s.createHistoryTable());
+    }
+
+    @Test
+    void textCreateHistoryIndex() {
+        assertEquals("IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE object_id = OBJECT_ID(N'dbo.sqlq_bk_history') AND nam"
+                + "e = N'ix_queue') CREATE INDEX [ix_queue] ON [dbo].[sqlq_bk_history] (queue_name, history_id)",
+                s.createHistoryIndex());
+    }
+
+    @Test
+    void textSendGrouped() {
+        assertEquals("DECLARE @queue nvarchar(48) = ?, @g nvarchar(128) = ?, @rest varbinary(max) = ?, @h uniqueidentifier"
+                + ", @id bigint; SELECT @h = conversation_handle FROM [dbo].[sqlq_bk_groups] WITH (UPDLOCK, HOLDLOCK, R"
+                + "OWLOCK) WHERE queue_name = @queue AND group_key = @g; IF @h IS NULL BEGIN BEGIN DIALOG CONVERSATION "
+                + "@h FROM SERVICE [sqlq_bk:jobs:iservice] TO SERVICE N'sqlq_bk:jobs:service', N'CURRENT DATABASE' ON C"
+                + "ONTRACT [sqlq_bk:jobs:contract] WITH LIFETIME = 604800, ENCRYPTION = OFF; INSERT INTO [dbo].[sqlq_bk"
+                + "_groups] (queue_name, group_key, conversation_handle, pending) VALUES (@queue, @g, @h, 1); END ELSE "
+                + "UPDATE [dbo].[sqlq_bk_groups] SET pending = pending + 1, last_send_at = SYSUTCDATETIME() WHERE queue"
+                + "_name = @queue AND group_key = @g; SET @id = NEXT VALUE FOR [dbo].[sqlq_bk_ids]; DECLARE @body varbi"
+                + "nary(max) = 0x02 + CAST(@id AS binary(8)) + CAST(DATEDIFF_BIG(millisecond, CAST('19700101' AS dateti"
+                + "me2(3)), SYSUTCDATETIME()) AS binary(8)) + @rest; SEND ON CONVERSATION (@h) MESSAGE TYPE [sqlq_bk:jo"
+                + "bs:msg] (@body); SELECT @id AS message_id;",
+                s.sendGrouped(q, 604800));
+    }
+
+    @Test
+    void textResendGrouped() {
+        assertEquals("DECLARE @queue nvarchar(48) = ?, @g nvarchar(128) = ?, @body varbinary(max) = ?, @h uniqueidentifier"
+                + ", @id bigint; SELECT @h = conversation_handle FROM [dbo].[sqlq_bk_groups] WITH (UPDLOCK, HOLDLOCK, R"
+                + "OWLOCK) WHERE queue_name = @queue AND group_key = @g; IF @h IS NULL BEGIN BEGIN DIALOG CONVERSATION "
+                + "@h FROM SERVICE [sqlq_bk:jobs:iservice] TO SERVICE N'sqlq_bk:jobs:service', N'CURRENT DATABASE' ON C"
+                + "ONTRACT [sqlq_bk:jobs:contract] WITH LIFETIME = 604800, ENCRYPTION = OFF; INSERT INTO [dbo].[sqlq_bk"
+                + "_groups] (queue_name, group_key, conversation_handle, pending) VALUES (@queue, @g, @h, 1); END ELSE "
+                + "UPDATE [dbo].[sqlq_bk_groups] SET pending = pending + 1, last_send_at = SYSUTCDATETIME() WHERE queue"
+                + "_name = @queue AND group_key = @g; SEND ON CONVERSATION (@h) MESSAGE TYPE [sqlq_bk:jobs:msg] (@body)"
+                + ";",
+                s.resendGrouped(q, 604800));
+    }
+
+    @Test
+    void textSendOnOwnDialog() {
+        assertEquals("DECLARE @rest varbinary(max) = ?, @h uniqueidentifier, @id bigint; BEGIN DIALOG CONVERSATION @h FROM"
+                + " SERVICE [sqlq_bk:jobs:iservice] TO SERVICE N'sqlq_bk:jobs:service', N'CURRENT DATABASE' ON CONTRACT"
+                + " [sqlq_bk:jobs:contract] WITH LIFETIME = 604800, ENCRYPTION = OFF; SET @id = NEXT VALUE FOR [dbo].[s"
+                + "qlq_bk_ids]; DECLARE @body varbinary(max) = 0x01 + CAST(@id AS binary(8)) + CAST(DATEDIFF_BIG(millis"
+                + "econd, CAST('19700101' AS datetime2(3)), SYSUTCDATETIME()) AS binary(8)) + @rest; SEND ON CONVERSATI"
+                + "ON (@h) MESSAGE TYPE [sqlq_bk:jobs:msg] (@body); SEND ON CONVERSATION (@h) MESSAGE TYPE [sqlq_bk:job"
+                + "s:eos]; SELECT @id AS message_id;",
+                s.sendOnOwnDialog(q, 604800));
+    }
+
+    @Test
+    void textGroupSettled() {
+        assertEquals("UPDATE [dbo].[sqlq_bk_groups] SET pending = pending - 1 WHERE queue_name = ? AND group_key = ? AND p"
+                + "ending > 0",
+                s.groupSettled());
+    }
+
+    @Test
+    void textRetireIdleGroups() {
+        assertEquals("DECLARE @queue nvarchar(48) = ?, @idle int = ?, @age int = ?, @max int = ?, @g nvarchar(128), @h uni"
+                + "queidentifier, @n int = 0; WHILE @n < @max BEGIN SET @h = NULL; SELECT TOP (1) @g = group_key, @h = "
+                + "conversation_handle FROM [dbo].[sqlq_bk_groups] WITH (UPDLOCK, ROWLOCK, READPAST) WHERE queue_name ="
+                + " @queue AND pending = 0 AND (last_send_at < DATEADD(millisecond, -@idle, SYSUTCDATETIME()) OR create"
+                + "d_at < DATEADD(second, -@age, SYSUTCDATETIME())); IF @h IS NULL BREAK; SEND ON CONVERSATION (@h) MES"
+                + "SAGE TYPE [sqlq_bk:jobs:eos]; DELETE FROM [dbo].[sqlq_bk_groups] WHERE queue_name = @queue AND group"
+                + "_key = @g; SET @n += 1; END; SELECT @n AS retired;",
+                s.retireIdleGroups(q));
+    }
+
+    @Test
+    void textClearQueuePending() {
+        assertEquals("UPDATE [dbo].[sqlq_bk_groups] SET pending = 0 WHERE queue_name = ?",
+                s.clearQueuePending());
+    }
+
+    @Test
+    void textInsertHistory() {
+        assertEquals("DECLARE @q nvarchar(48) = ?, @id bigint = ?, @e bigint = ?, @s bigint = ?, @a int = ?, @o nvarchar(1"
+                + "6) = ?, @d nvarchar(4000) = ?; INSERT INTO [dbo].[sqlq_bk_history] (queue_name, message_id, enqueued"
+                + "_at, started_at, attempts, outcome, detail) VALUES (@q, @id, DATEADD(millisecond, CAST(@e % 86400000"
+                + " AS int), DATEADD(day, CAST(@e / 86400000 AS int), CAST('19700101' AS datetime2(3)))), DATEADD(milli"
+                + "second, CAST(@s % 86400000 AS int), DATEADD(day, CAST(@s / 86400000 AS int), CAST('19700101' AS date"
+                + "time2(3)))), @a, @o, @d);",
+                s.insertHistory());
+    }
+
+    @Test
+    void textListHistory() {
+        assertEquals("SELECT TOP (?) message_id, DATEDIFF_BIG(millisecond, CAST('19700101' AS datetime2(3)), enqueued_at) "
+                + "AS enqueued_ms, DATEDIFF_BIG(millisecond, CAST('19700101' AS datetime2(3)), started_at) AS started_m"
+                + "s, DATEDIFF_BIG(millisecond, CAST('19700101' AS datetime2(3)), finished_at) AS finished_ms, duration"
+                + "_ms, attempts, outcome, detail FROM [dbo].[sqlq_bk_history] WHERE queue_name = ? ORDER BY history_id"
+                + " DESC",
+                s.listHistory());
     }
 }

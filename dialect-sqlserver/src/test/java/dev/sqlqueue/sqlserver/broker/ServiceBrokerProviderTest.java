@@ -50,7 +50,12 @@ class ServiceBrokerProviderTest {
     void capabilitiesAreDeclaredHonestly() {
         var caps = new Fixture().backend().capabilities();
         assertEquals(Set.of(ClaimMode.TRANSACTIONAL), caps.claimModes());
-        assertEquals(EnumSet.of(Capability.SERVER_SIDE_WAIT, Capability.DROP_SCHEMA), EnumSet.copyOf(caps.features()));
+        assertEquals(EnumSet.of(Capability.MESSAGE_GROUPS, Capability.TRANSACTIONAL_ENQUEUE, Capability.SERVER_SIDE_WAIT,
+                Capability.DROP_SCHEMA), EnumSet.copyOf(caps.features()));
+        var withHistory = new Fixture();
+        assertTrue(new ServiceBrokerBackend(withHistory.jdbc.dataSource(), null,
+                dev.sqlqueue.QueueConfig.builder().url("jdbc:sqlserver://nowhere").backend("sqlserver-broker").history(true).build(),
+                withHistory.options, false).capabilities().has(Capability.HISTORY), "HISTORY only when the config keeps history");
         assertEquals(Ordering.PER_GROUP, caps.ordering());
         assertEquals(1 << 20, caps.maxPayloadBytes());
         assertEquals(100, caps.maxClaimBatch());

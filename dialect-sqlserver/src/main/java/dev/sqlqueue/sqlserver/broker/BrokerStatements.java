@@ -566,7 +566,9 @@ public final class BrokerStatements {
      * One row: queue_rows (rows of the queue's internal table from sys.partitions: every message,
      * system messages included), dead, oldest_ms (age of the oldest data message by the queue's
      * message_enqueue_time), transmission (rows of sys.transmission_queue for the target service),
-     * processed (history rows). Parameters: queue name, twice.
+     * processed (history rows), ready (data messages on the queue and not received by an open
+     * transaction: a {@code NOLOCK} count, which reads the uncommitted deletes of RECEIVE; it scans the
+     * queue, so it costs in proportion to its depth). Parameters: queue name, twice.
      */
     public String stats(QueueName q) {
         return "SELECT (SELECT COALESCE(SUM(p.rows), 0) FROM sys.internal_tables AS it JOIN sys.partitions AS p"
@@ -578,7 +580,9 @@ public final class BrokerStatements {
                 + ") AS oldest_ms,"
                 + " (SELECT COUNT_BIG(*) FROM sys.transmission_queue WHERE to_service_name = " + literal(n.service(q))
                 + ") AS transmission,"
-                + " (SELECT COUNT_BIG(*) FROM " + n.historyTable() + " WHERE queue_name = ?) AS processed";
+                + " (SELECT COUNT_BIG(*) FROM " + n.historyTable() + " WHERE queue_name = ?) AS processed,"
+                + " (SELECT COUNT_BIG(*) FROM " + n.qualified(n.queue(q)) + " WITH (NOLOCK) WHERE message_type_name = "
+                + literal(n.messageType(q)) + ") AS ready";
     }
 
     /** Rows: state_desc, conversations; both sides of the queue's dialogs. */

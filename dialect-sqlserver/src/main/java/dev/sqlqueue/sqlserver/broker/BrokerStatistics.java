@@ -17,7 +17,8 @@ import java.util.Map;
  * @param receiveEnabled sys.service_queues.is_receive_enabled of the target queue: false when the queue
  *     is disabled (consumers then get {@link QueueDisabledException}, error 9617)
  * @param processed rows in the history table for the queue (0 unless the queue keeps history)
+ * @param ready data messages on the queue not held by an open claim (a NOLOCK count)
  */
 public record BrokerStatistics(QueueName queue, long queueRows, long dead, long oldestMillis, long transmissionQueue,
-                               Map<String, Long> conversationsByState, boolean receiveEnabled, long processed) {
+                               Map<String, Long> conversationsByState, boolean receiveEnabled, long processed, long ready) {
 }

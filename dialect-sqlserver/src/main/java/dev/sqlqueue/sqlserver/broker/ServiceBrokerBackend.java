@@ -343,15 +343,16 @@ public final class ServiceBrokerBackend implements QueueBackend {
     }
 
     /**
-     * ready = rows of the queue's internal table (every message on the queue, system messages
-     * included); inFlight and delayed are 0 (received but uncommitted messages are not visible in the
-     * catalog, and there is no delayed delivery); dead from the dead-letter table; oldest age from
-     * message_enqueue_time; processed = history rows (0 without history).
+     * ready = data messages on the queue not held by an open claim (a NOLOCK count; system messages
+     * such as end-of-stream are not counted); inFlight and delayed are 0 (received but uncommitted
+     * messages are not visible in the catalog, and there is no delayed delivery); dead from the
+     * dead-letter table; oldest age from message_enqueue_time; processed = history rows (0 without
+     * history). {@link #statistics} also gives the queue's row count with system messages.
      */
     @Override
     public QueueStats stats(QueueName queue) {
         BrokerStatistics s = statistics(queue);
-        return new QueueStats(queue, s.queueRows(), 0, 0, s.dead(), s.oldestMillis(), s.processed());
+        return new QueueStats(queue, s.ready(), 0, 0, s.dead(), s.oldestMillis(), s.processed());
     }
 
     /** The Service Broker figures of a queue: depth, dead letters, oldest age, transmission queue, conversations by state. */
@@ -365,7 +366,7 @@ public final class ServiceBrokerBackend implements QueueBackend {
             List<Object[]> status = Sql.query(c, sql.queueStatus(queue));
             boolean receiving = !status.isEmpty() && truthy(status.get(0)[0]);
             return new BrokerStatistics(queue, Sql.asLong(r[0]), Sql.asLong(r[1]), Sql.asLong(r[2]), Sql.asLong(r[3]), states,
-                    receiving, Sql.asLong(r[4]));
+                    receiving, Sql.asLong(r[4]), Sql.asLong(r[5]));
         });
     }
 

@@ -46,10 +46,10 @@ class BrokerAdminTest {
     @Test
     void statsComeFromTheCatalogQuery() {
         Fixture f = new Fixture();
-        f.jdbc.rows(f.sql.stats(Q), new Object[] {12L, 3L, 4500L, 2L, 7L});
+        f.jdbc.rows(f.sql.stats(Q), new Object[] {12L, 3L, 4500L, 2L, 7L, 10L});
         f.jdbc.rows(f.sql.conversationsByState(Q), new Object[] {"CONVERSING", 20L}, new Object[] {"DISCONNECTED_INBOUND", 1L});
         QueueStats s = f.backend().stats(Q);
-        assertEquals(new QueueStats(Q, 12, 0, 0, 3, 4500, 7), s);
+        assertEquals(new QueueStats(Q, 10, 0, 0, 3, 4500, 7), s);
         f.jdbc.rows(f.sql.queueStatus(Q), new Object[] {false, true});
         BrokerStatistics b = f.backend().statistics(Q);
         assertEquals(false, b.receiveEnabled(), "a disabled queue shows in the statistics");

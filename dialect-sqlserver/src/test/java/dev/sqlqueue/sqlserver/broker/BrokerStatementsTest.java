@@ -321,7 +321,8 @@ class BrokerStatementsTest {
                 + "0) FROM [dbo].[sqlq_bk:jobs:queue] WITH (NOLOCK) WHERE message_type_name = N'sqlq_bk:jobs:msg') AS o"
                 + "ldest_ms, (SELECT COUNT_BIG(*) FROM sys.transmission_queue WHERE to_service_name = N'sqlq_bk:jobs:se"
                 + "rvice') AS transmission, (SELECT COUNT_BIG(*) FROM [dbo].[sqlq_bk_history] WHERE queue_name = ?) AS "
-                + "processed",
+                + "processed, (SELECT COUNT_BIG(*) FROM [dbo].[sqlq_bk:jobs:queue] WITH (NOLOCK) WHERE message_type_nam"
+                + "e = N'sqlq_bk:jobs:msg') AS ready",
                 s.stats(q));
     }
 

@@ -5,33 +5,34 @@ import dev.sqlqueue.QueueName;
 import dev.sqlqueue.SqlQueueException;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Savepoint;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import javax.sql.DataSource;
 
 /**
  * One open RECEIVE transaction and the deliveries it returned (transactional claim mode). One RECEIVE
  * returns messages of one conversation, so a claim holds either messages without a group (from a
- * pooled dialog or a dialog of their own) or messages of one group (from the group's dialog). The
- * transaction stays open on its connection until every delivery is settled, then:
+ * pooled dialog or a dialog of their own) or messages of one group (from the group's dialog). A
+ * savepoint is taken just before the RECEIVE. The transaction stays open on its connection until every
+ * delivery is settled, then:
  *
  * <ul>
- *   <li>every delivery released: rollback; the messages return in place, attempts unchanged;</li>
- *   <li>a claim of a message group with no delivery acked or dead-lettered (only nacks and
- *       releases): rollback, so the group keeps its order (the messages return in place, in front of
- *       the rest of their group); a nack's attempt count is raised first in its own committed statement
- *       on another connection, because the rollback would undo it;</li>
- *   <li>otherwise commit, in one transaction: acked messages are gone (with a history row when the
- *       queue keeps history); dead-lettered ones were copied to the dead-letter table; nacked ones get
- *       attempts + 1 and, like released ones, are sent again (same id, enqueue time and group) in the
- *       same transaction, so they come back behind later messages (of their group, for a group).</li>
+ *   <li>no delivery acked or dead-lettered (only nacks and releases): rollback to the savepoint, which
+ *       returns the messages to the queue in place (in front of the rest of their group) while the
+ *       transaction keeps its locks; then the nacks' attempt counts are raised and the transaction
+ *       commits. One connection, one transaction, and no transaction is rolled back, so nothing counts
+ *       toward Service Broker's poison-message rule (five rollbacks in a row);</li>
+ *   <li>otherwise commit: acked messages are gone (with a history row when the queue keeps history);
+ *       dead-lettered ones were copied to the dead-letter table; nacked ones get attempts + 1 and, like
+ *       released ones, are sent again (same id, enqueue time and group) in the same transaction, so
+ *       they come back behind later messages (of their group, for a group). The same happens when the
+ *       receive itself already wrote something that must stay (a poison message moved to the dead-letter
+ *       table, a conversation ended), because rolling back to the savepoint would undo it.</li>
  * </ul>
  *
- * So a nack of a message without a group is atomic and needs no second connection, and no rollback
- * happens unless messages are released or a group's order must be kept. Rollbacks can never disable
- * the queue (POISON_MESSAGE_HANDLING is OFF and the adapter dead-letters at its own attempt limit).
- * Every message of a group that leaves the queue lowers its group's pending count in the same
- * transaction ({@link BrokerStatements#groupSettled}).
+ * Every message of a group that leaves the queue deletes its pending row in the same transaction
+ * ({@link BrokerStatements#groupSettled}). A crash or closed connection rolls back the whole
+ * transaction: the messages return, attempts unchanged.
  *
  * <p>Thread-safe: settlements are serialised on the claim.
  */
@@ -55,23 +56,24 @@ final class BrokerClaim {
     private final long token;
     private final QueueName queue;
     private final Connection c;
+    private final Savepoint beforeReceive;
     private final boolean autoBefore;
-    private final DataSource ds;
     private final BrokerStatements sql;
     private final BrokerSender sender;
     private final Runnable onClose;
     private final boolean history;
     private final Map<Long, Item> items = new LinkedHashMap<>();
+    private boolean wroteOnReceive;
     private boolean closed;
 
-    BrokerClaim(long token, QueueName queue, Connection c, boolean autoBefore, DataSource ds, BrokerStatements sql,
+    BrokerClaim(long token, QueueName queue, Connection c, Savepoint beforeReceive, boolean autoBefore, BrokerStatements sql,
                 BrokerSender sender, boolean history, Runnable onClose) {
         this.history = history;
         this.token = token;
         this.queue = queue;
         this.c = c;
+        this.beforeReceive = beforeReceive;
         this.autoBefore = autoBefore;
-        this.ds = ds;
         this.sql = sql;
         this.sender = sender;
         this.onClose = onClose;
@@ -81,7 +83,12 @@ final class BrokerClaim {
         return token;
     }
 
-    /** @param receivedMillis when the RECEIVE ran, ms since 1970 on the database clock */
+    /** The receive wrote something that a rollback to the savepoint must not undo. */
+    void wroteOnReceive() {
+        wroteOnReceive = true;
+    }
+
+    /** @param receivedMillis when the RECEIVE returned, ms since 1970 on the database clock (0 without history) */
     void add(Envelope env, int attempt, long receivedMillis) {
         items.put(env.messageId(), new Item(env, attempt, receivedMillis));
     }
@@ -113,14 +120,18 @@ final class BrokerClaim {
     }
 
     private void finish() {
-        boolean grouped = items.values().stream().anyMatch(i -> i.env.group() != null);
         boolean done = items.values().stream().anyMatch(i -> i.state == State.ACKED || i.state == State.DEAD);
-        boolean nacked = items.values().stream().anyMatch(i -> i.state == State.NACKED);
-        boolean commit = done || (nacked && !grouped);
         BrokerSender.Resend resend = sender.resender(c, queue);
         boolean committed = false;
         try {
-            if (commit) {
+            if (!done && !wroteOnReceive) {
+                c.rollback(beforeReceive);
+                for (Item i : items.values()) {
+                    if (i.state == State.NACKED) {
+                        Sql.update(c, sql.raiseAttempts(), queue.value(), i.env.messageId(), BrokerReceiver.clip(i.text));
+                    }
+                }
+            } else {
                 for (Item i : items.values()) {
                     long id = i.env.messageId();
                     settledInGroup(i);
@@ -140,12 +151,9 @@ final class BrokerClaim {
                         }
                     }
                 }
-                c.commit();
-                committed = true;
-            } else {
-                raiseNackedElsewhere();
-                c.rollback();
             }
+            c.commit();
+            committed = true;
         } catch (SQLException e) {
             BrokerSender.rollbackQuietly(c, e);
             throw BrokerErrors.translate(e, "ending claim " + token + " of queue '" + queue + "'");
@@ -157,7 +165,7 @@ final class BrokerClaim {
 
     private void settledInGroup(Item i) throws SQLException {
         if (i.env.group() != null) {
-            Sql.update(c, sql.groupSettled(), queue.value(), i.env.group());
+            Sql.update(c, sql.groupSettled(), queue.value(), i.env.messageId());
         }
     }
 
@@ -165,25 +173,6 @@ final class BrokerClaim {
         if (history) {
             Sql.update(c, sql.insertHistory(), queue.value(), i.env.messageId(), i.env.enqueuedMillis(), i.receivedMillis,
                     i.attempt, outcome, BrokerReceiver.orNull(i.text == null ? null : BrokerReceiver.clip(i.text)));
-        }
-    }
-
-    private void raiseNackedElsewhere() throws SQLException {
-        if (items.values().stream().noneMatch(i -> i.state == State.NACKED)) {
-            return;
-        }
-        try (Connection other = ds.getConnection()) {
-            boolean auto = other.getAutoCommit();
-            other.setAutoCommit(true);
-            try {
-                for (Item i : items.values()) {
-                    if (i.state == State.NACKED) {
-                        Sql.update(other, sql.raiseAttempts(), queue.value(), i.env.messageId(), BrokerReceiver.clip(i.text));
-                    }
-                }
-            } finally {
-                other.setAutoCommit(auto);
-            }
         }
     }
 

@@ -114,6 +114,11 @@ public final class BrokerNames {
         return table("groups");
     }
 
+    /** Messages of groups sent and not yet gone from the queue, one row each. */
+    public String groupPendingTable() {
+        return table("group_pending");
+    }
+
     /** Processed messages (seed 001), written only when the queue config asks for history. */
     public String historyTable() {
         return table("history");

@@ -39,6 +39,9 @@ public final class BrokerProvisioner {
             Sql.update(c, sql.createAttemptsTable());
             Sql.update(c, sql.createDeadTable());
             Sql.update(c, sql.createGroupsTable());
+            Sql.update(c, sql.createGroupsHandleIndex());
+            Sql.update(c, sql.createGroupPendingTable());
+            Sql.update(c, sql.createGroupPendingIndex());
             Sql.update(c, sql.createHistoryTable());
             Sql.update(c, sql.createHistoryIndex());
             Sql.update(c, sql.createIdSequence());

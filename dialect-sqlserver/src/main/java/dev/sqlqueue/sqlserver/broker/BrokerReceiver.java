@@ -8,6 +8,7 @@ import dev.sqlqueue.Receipt;
 import dev.sqlqueue.spi.HeaderCodec;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Savepoint;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -31,8 +32,10 @@ import org.slf4j.LoggerFactory;
  * headers are malformed, is copied to the dead-letter table (bytes intact) and not returned; a message
  * whose recorded attempts reached {@link BrokerOptions#maxAttempts()} is dead-lettered the same way
  * (the poison limit; the transaction then commits). End-of-stream and EndDialog end the target's side
- * of the conversation; Error is logged with its code and description and ends our side; DialogTimer is
- * logged and dropped. A batch holding only such messages commits and the wait goes on.
+ * of the conversation; Error is logged with its code and description, the data messages still on that
+ * conversation are received and dead-lettered (END CONVERSATION would remove them), and our side ends;
+ * DialogTimer is logged and dropped. A batch holding only such messages commits and the wait goes on.
+ * A savepoint ({@value #SAVEPOINT}) is taken before each RECEIVE for {@link BrokerClaim}.
  *
  * <p>Error 9617 (queue disabled) becomes {@link QueueDisabledException}; for
  * {@link BrokerOptions#disabledRecheckMillis()} after it, consumes of that queue wait out their
@@ -42,6 +45,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class BrokerReceiver {
     private static final Logger LOG = LoggerFactory.getLogger(BrokerReceiver.class);
+    /** Taken before every RECEIVE: a claim that only nacks or releases rolls back to it and commits. */
+    static final String SAVEPOINT = "sqlq_receive";
 
     private final DataSource ds;
     private final BrokerStatements sql;
@@ -97,13 +102,14 @@ public final class BrokerReceiver {
             long deadline = System.nanoTime() + request.maxWait().toNanos();
             while (true) {
                 long waitMs = Math.max(0, (deadline - System.nanoTime()) / 1_000_000);
+                Savepoint beforeReceive = c.setSavepoint(SAVEPOINT);
                 List<Object[]> rows = Sql.query(c, sql.receive(q), request.maxMessages(), (int) Math.min(waitMs, Integer.MAX_VALUE));
                 if (rows.isEmpty()) {
                     c.commit();
                     return List.of();
                 }
                 long token = tokens.incrementAndGet();
-                BrokerClaim claim = new BrokerClaim(token, q, c, auto, ds, sql, sender, history, () -> claims.remove(token));
+                BrokerClaim claim = new BrokerClaim(token, q, c, beforeReceive, auto, sql, sender, history, () -> claims.remove(token));
                 List<Delivery> out = handle(c, q, rows, claim);
                 if (!out.isEmpty()) {
                     claims.put(token, claim);
@@ -138,7 +144,6 @@ public final class BrokerReceiver {
     private List<Delivery> handle(Connection c, QueueName q, List<Object[]> rows, BrokerClaim claim) throws SQLException {
         Set<UUID> ended = new HashSet<>();
         List<Envelope> data = new ArrayList<>();
-        long receivedMillis = rows.isEmpty() ? 0 : Sql.asLong(rows.get(0)[5]);
         String dataType = sql.names().messageType(q);
         String eosType = sql.names().endOfStreamType(q);
         for (Object[] r : rows) {
@@ -146,48 +151,49 @@ public final class BrokerReceiver {
             String type = String.valueOf(r[3]);
             byte[] body = (byte[]) r[4];
             if (type.equals(dataType)) {
-                Envelope env = null;
                 try {
-                    env = Envelope.decode(body);
+                    Envelope env = Envelope.decode(body);
                     HeaderCodec.decode(env.rawHeaders());
                     data.add(env);
                 } catch (Envelope.UndecodableException | HeaderCodec.MalformedHeadersException e) {
                     deadLetterRaw(c, q, body, "undecodable message: " + e.getMessage());
-                    if (env != null && env.group() != null) {
-                        Sql.update(c, sql.groupSettled(), q.value(), env.group());
-                    }
+                    claim.wroteOnReceive();
                 }
             } else if (type.equals(eosType) || type.equals(BrokerStatements.END_DIALOG)) {
                 end(c, handle, ended);
+                claim.wroteOnReceive();
             } else if (type.equals(BrokerStatements.ERROR)) {
-                LOG.warn("queue '{}': conversation {} reported an error ({}); ending our side", q, handle,
-                        SystemMessages.describeError(body));
-                end(c, handle, ended);
+                String error = SystemMessages.describeError(body);
+                LOG.warn("queue '{}': conversation {} reported an error ({}); dead-lettering what is left of it and ending our side",
+                        q, handle, error);
+                if (ended.add(handle)) {
+                    deadLetterRest(c, q, handle, error);
+                    Sql.update(c, sql.endConversation(), handle.toString());
+                }
+                claim.wroteOnReceive();
             } else if (type.equals(BrokerStatements.DIALOG_TIMER)) {
                 LOG.info("queue '{}': dialog timer fired on conversation {}; nothing is scheduled on it", q, handle);
             } else {
                 deadLetterRaw(c, q, body, "unexpected message type '" + type + "'");
+                claim.wroteOnReceive();
             }
         }
         if (data.isEmpty()) {
             return List.of();
         }
+        long receivedMillis = history ? Sql.asLong(Sql.query(c, sql.clockMillis()).get(0)[0]) : 0L;
         Map<Long, Integer> attempts = attempts(c, q, data);
         List<Delivery> out = new ArrayList<>();
         for (Envelope env : data) {
             int before = attempts.getOrDefault(env.messageId(), 0);
             if (before >= options.maxAttempts()) {
                 String reason = "poison message: " + before + " attempts reached broker.maxAttempts = " + options.maxAttempts();
-                Sql.update(c, sql.insertDeadLetter(), q.value(), env.messageId(), env.payload(), env.rawHeaders(), before,
-                        reason, env.enqueuedMillis(), orNull(env.group()));
-                Sql.update(c, sql.clearAttempts(), q.value(), env.messageId());
-                if (env.group() != null) {
-                    Sql.update(c, sql.groupSettled(), q.value(), env.group());
-                }
+                deadLetter(c, q, env, before, reason);
                 if (history) {
                     Sql.update(c, sql.insertHistory(), q.value(), env.messageId(), env.enqueuedMillis(), receivedMillis, before,
                             "dead-lettered", reason);
                 }
+                claim.wroteOnReceive();
                 continue;
             }
             claim.add(env, before + 1, receivedMillis);
@@ -196,6 +202,35 @@ public final class BrokerReceiver {
                     Instant.ofEpochMilli(env.enqueuedMillis()), env.group()));
         }
         return out;
+    }
+
+    /** Copies a decoded message to the dead-letter table and forgets its attempts and pending row. */
+    private void deadLetter(Connection c, QueueName q, Envelope env, int attempts, String reason) throws SQLException {
+        Sql.update(c, sql.insertDeadLetter(), q.value(), env.messageId(), env.payload(), env.rawHeaders(), attempts,
+                clip(reason), env.enqueuedMillis(), orNull(env.group()));
+        Sql.update(c, sql.clearAttempts(), q.value(), env.messageId());
+        if (env.group() != null) {
+            Sql.update(c, sql.groupSettled(), q.value(), env.messageId());
+        }
+    }
+
+    /**
+     * A conversation ended with an Error (for example its LIFETIME ran out): END CONVERSATION would
+     * remove the messages still on it, so they are received and dead-lettered first.
+     */
+    private void deadLetterRest(Connection c, QueueName q, UUID handle, String error) throws SQLException {
+        for (Object[] r : Sql.query(c, sql.receiveRest(q), handle.toString())) {
+            if (!String.valueOf(r[0]).equals(sql.names().messageType(q))) {
+                continue;
+            }
+            byte[] body = (byte[]) r[1];
+            String reason = "its conversation ended with an error before it was received: " + error;
+            try {
+                deadLetter(c, q, Envelope.decode(body), 0, reason);
+            } catch (Envelope.UndecodableException e) {
+                deadLetterRaw(c, q, body, reason);
+            }
+        }
     }
 
     private void end(Connection c, UUID handle, Set<UUID> ended) throws SQLException {
@@ -217,10 +252,15 @@ public final class BrokerReceiver {
         return out;
     }
 
+    /** Copies a body that cannot be decoded, bytes intact; forgets a pending row under its id if it has one. */
     private void deadLetterRaw(Connection c, QueueName q, byte[] body, String reason) throws SQLException {
         LOG.warn("queue '{}': {}; moved to the dead-letter table", q, reason);
-        Sql.update(c, sql.insertDeadLetter(), q.value(), Envelope.idOrZero(body), body == null ? new byte[0] : body, "", 1,
+        long id = Envelope.idOrZero(body);
+        Sql.update(c, sql.insertDeadLetter(), q.value(), id, body == null ? new byte[0] : body, "", 1,
                 clip(reason), new Sql.Null(java.sql.Types.BIGINT), new Sql.Null(java.sql.Types.NVARCHAR));
+        if (id != 0 && body[0] == Envelope.VERSION_GROUPED) {
+            Sql.update(c, sql.groupSettled(), q.value(), id);
+        }
     }
 
     /** The text, or a typed NVARCHAR null. */

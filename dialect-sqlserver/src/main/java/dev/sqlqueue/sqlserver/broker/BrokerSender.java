@@ -40,13 +40,11 @@ public final class BrokerSender {
     private final DataSource ds;
     private final BrokerStatements sql;
     private final Function<QueueName, DialogPool> pools;
-    private final int lifetimeSeconds;
 
-    public BrokerSender(DataSource ds, BrokerStatements sql, BrokerOptions options, Function<QueueName, DialogPool> pools) {
+    public BrokerSender(DataSource ds, BrokerStatements sql, Function<QueueName, DialogPool> pools) {
         this.ds = ds;
         this.sql = sql;
         this.pools = pools;
-        this.lifetimeSeconds = options.dialogLifetimeSeconds();
     }
 
     /** Pools by queue, created on first use. */
@@ -95,6 +93,7 @@ public final class BrokerSender {
                 throw BrokerErrors.translate(e, "opening a connection to enqueue on queue '" + q + "'");
             }
             boolean auto = true;
+            boolean onPooled = false;
             try {
                 auto = c.getAutoCommit();
                 c.setAutoCommit(false);
@@ -102,6 +101,7 @@ public final class BrokerSender {
                 for (int i : grouped) {
                     ids[i] = sendGrouped(c, q, messages.get(i));
                 }
+                onPooled = true;
                 for (int i : pooled) {
                     Message m = messages.get(i);
                     List<Object[]> r = Sql.query(c, sql.send(q), d.handle().toString(),
@@ -121,7 +121,7 @@ public final class BrokerSender {
                 return Arrays.asList(ids);
             } catch (SQLException e) {
                 rollbackQuietly(c, e);
-                if (BrokerErrors.isTransient(e) || d == null) {
+                if (BrokerErrors.isTransient(e) || d == null || !onPooled) {
                     if (d != null) {
                         pool.giveBack(d, 0);
                     }
@@ -139,7 +139,7 @@ public final class BrokerSender {
     }
 
     private long sendGrouped(Connection c, QueueName q, Message m) throws SQLException {
-        List<Object[]> r = Sql.query(c, sql.sendGrouped(q, lifetimeSeconds), q.value(), m.group(),
+        List<Object[]> r = Sql.query(c, sql.sendGrouped(q), q.value(), m.group(),
                 Envelope.rest(m.headers(), m.group(), m.payloadUnsafe()));
         return Sql.asLong(r.get(0)[0]);
     }
@@ -147,17 +147,24 @@ public final class BrokerSender {
     /**
      * Enqueue in the caller's transaction: runs on the caller's connection, changes neither its
      * auto-commit mode nor its session options, and neither commits nor rolls back. The message is
-     * visible to consumers only when the caller commits, and gone if the caller rolls back.
+     * visible to consumers only when the caller commits, and gone if the caller rolls back. If this
+     * throws, the caller must roll back: with {@code XACT_ABORT OFF} (the default) a failed statement
+     * can leave part of the batch done in the caller's transaction. A connection in auto-commit mode has
+     * no transaction to join: the message is then sent as by {@link #send}, on a connection of the
+     * backend's own.
      *
      * @return the message id
      * @throws dev.sqlqueue.TransientBackendException on deadlock, lock time-out or connection loss
      */
     public long sendInTransaction(Connection c, QueueName q, Message m) {
         try {
+            if (c.getAutoCommit()) {
+                return send(q, List.of(m)).get(0);
+            }
             if (m.group() != null) {
                 return sendGrouped(c, q, m);
             }
-            List<Object[]> r = Sql.query(c, sql.sendOnOwnDialog(q, lifetimeSeconds), Envelope.rest(m.headers(), m.payloadUnsafe()));
+            List<Object[]> r = Sql.query(c, sql.sendOnOwnDialog(q), Envelope.rest(m.headers(), m.payloadUnsafe()));
             return Sql.asLong(r.get(0)[0]);
         } catch (SQLException e) {
             throw BrokerErrors.translate(e, "enqueue on queue '" + q + "' in the caller's transaction");
@@ -180,6 +187,7 @@ public final class BrokerSender {
         private final Connection c;
         private final QueueName q;
         private DialogPool.Dialog d;
+        private DialogPool.Dialog broken;
         private int sent;
 
         private Resend(Connection c, QueueName q) {
@@ -189,7 +197,7 @@ public final class BrokerSender {
 
         public void send(Envelope env) throws SQLException {
             if (env.group() != null) {
-                Sql.query(c, sql.resendGrouped(q, lifetimeSeconds), q.value(), env.group(), env.encode());
+                Sql.query(c, sql.resendGrouped(q), q.value(), env.group(), env.messageId(), env.encode());
                 return;
             }
             DialogPool pool = pools.apply(q);
@@ -203,18 +211,27 @@ public final class BrokerSender {
                 if (BrokerErrors.isTransient(e)) {
                     pool.giveBack(d, 0);
                 } else {
-                    pool.discard(d);
+                    // ended only in end(): END CONVERSATION on another connection would wait for the
+                    // conversation lock this open transaction holds
+                    broken = d;
                 }
                 d = null;
                 throw e;
             }
         }
 
-        /** Gives the pooled dialog back, counting its sends if the transaction committed. */
+        /**
+         * Call after the transaction ended: gives the pooled dialog back, counting its sends if the
+         * transaction committed, and ends a dialog whose SEND failed.
+         */
         public void end(boolean committed) {
             if (d != null) {
                 pools.apply(q).giveBack(d, committed ? sent : 0);
                 d = null;
+            }
+            if (broken != null) {
+                pools.apply(q).discard(broken);
+                broken = null;
             }
         }
     }

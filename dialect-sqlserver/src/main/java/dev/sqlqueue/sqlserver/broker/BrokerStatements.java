@@ -92,17 +92,38 @@ public final class BrokerStatements {
                 + " group_key nvarchar(128) NULL)";
     }
 
-    /**
-     * Message groups: the dialog each group travels on, and how many of its messages are sent and not
-     * yet acked or dead-lettered ({@code pending}). A group's dialog is retired only when
-     * {@code pending = 0} ({@link #retireIdleGroups}), so a new dialog never overtakes an old one.
-     */
+    /** Message groups: the dialog each group travels on. */
     public String createGroupsTable() {
         return "IF OBJECT_ID(" + literal(n.unquotedTable("groups")) + ", N'U') IS NULL CREATE TABLE "
                 + n.groupsTable() + " (queue_name nvarchar(48) NOT NULL, group_key nvarchar(128) NOT NULL,"
-                + " conversation_handle uniqueidentifier NOT NULL, pending bigint NOT NULL,"
+                + " conversation_handle uniqueidentifier NOT NULL,"
                 + " created_at datetime2(3) NOT NULL DEFAULT SYSUTCDATETIME(),"
                 + " last_send_at datetime2(3) NOT NULL DEFAULT SYSUTCDATETIME(), PRIMARY KEY (queue_name, group_key))";
+    }
+
+    /** EndDialog and Error find a group's row by its handle ({@link #forgetDialog}). */
+    public String createGroupsHandleIndex() {
+        return "IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE object_id = OBJECT_ID(" + literal(n.unquotedTable("groups"))
+                + ") AND name = N'ux_handle') CREATE UNIQUE INDEX [ux_handle] ON " + n.groupsTable() + " (conversation_handle)";
+    }
+
+    /**
+     * One row per message of a group that was sent and has not left the queue (acked, dead-lettered,
+     * purged, or consumed and sent again). A group's dialog is retired only when it has no row here
+     * ({@link #retireIdleGroups}), so a new dialog never overtakes an old one. Rows are inserted by
+     * senders and deleted by consumers by message id: idempotent, and consumers never touch the group's
+     * row that senders lock.
+     */
+    public String createGroupPendingTable() {
+        return "IF OBJECT_ID(" + literal(n.unquotedTable("group_pending")) + ", N'U') IS NULL CREATE TABLE "
+                + n.groupPendingTable() + " (queue_name nvarchar(48) NOT NULL, message_id bigint NOT NULL,"
+                + " group_key nvarchar(128) NOT NULL, PRIMARY KEY (queue_name, message_id))";
+    }
+
+    /** The retire check looks pending messages up by group. */
+    public String createGroupPendingIndex() {
+        return "IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE object_id = OBJECT_ID(" + literal(n.unquotedTable("group_pending"))
+                + ") AND name = N'ix_group') CREATE INDEX [ix_group] ON " + n.groupPendingTable() + " (queue_name, group_key)";
     }
 
     /** Processed messages (seed 001): start, end and a duration computed by the database. */
@@ -209,7 +230,8 @@ public final class BrokerStatements {
     /** Parameter: queue name. Removes the queue's rows from every per-prefix table. */
     public String deleteQueueRows() {
         return "DECLARE @q nvarchar(48) = ?; DELETE FROM " + n.dialogsTable() + " WHERE queue_name = @q; DELETE FROM "
-                + n.groupsTable() + " WHERE queue_name = @q; DELETE FROM "
+                + n.groupsTable() + " WHERE queue_name = @q; DELETE FROM " + n.groupPendingTable()
+                + " WHERE queue_name = @q; DELETE FROM "
                 + n.attemptsTable() + " WHERE queue_name = @q; DELETE FROM " + n.deadTable()
                 + " WHERE queue_name = @q; DELETE FROM " + n.historyTable()
                 + " WHERE queue_name = @q; DELETE FROM " + n.queuesTable() + " WHERE queue_name = @q;";
@@ -223,6 +245,7 @@ public final class BrokerStatements {
     /** Drops the per-prefix tables and the id sequence (after every queue was dropped), in order. */
     public java.util.List<String> dropPrefixObjects() {
         return java.util.List.of("DROP TABLE IF EXISTS " + n.dialogsTable(), "DROP TABLE IF EXISTS " + n.groupsTable(),
+                "DROP TABLE IF EXISTS " + n.groupPendingTable(),
                 "DROP TABLE IF EXISTS " + n.attemptsTable(), "DROP TABLE IF EXISTS " + n.deadTable(),
                 "DROP TABLE IF EXISTS " + n.historyTable(), "DROP TABLE IF EXISTS " + n.queuesTable(),
                 "DROP SEQUENCE IF EXISTS " + n.idSequence());
@@ -339,40 +362,46 @@ public final class BrokerStatements {
      * is read with {@code UPDLOCK, HOLDLOCK}, so concurrent senders of one group queue behind each other
      * until commit (every SEND locks its conversation anyway) and two first sends of a new group cannot
      * both begin a dialog. The first message of a group (or the first after its dialog was retired)
-     * begins the dialog. Raises {@code pending}. No {@code SET} options are changed, because this may run
-     * on the caller's connection. Parameters: queue name, group, rest of the envelope (version 2). One
-     * row: message_id.
-     *
-     * @param lifetimeSeconds explicit dialog LIFETIME, validated 1..2147483647
+     * begins the dialog, with the longest LIFETIME (a group's dialog is always ended explicitly, and a
+     * LIFETIME that ran out would end it with its messages). Records the message as pending. No
+     * {@code SET} options are changed, because this may run on the caller's connection. Parameters:
+     * queue name, group, rest of the envelope (version 2). One row: message_id.
      */
-    public String sendGrouped(QueueName q, int lifetimeSeconds) {
-        return groupDialog(q, lifetimeSeconds, "@rest")
+    public String sendGrouped(QueueName q) {
+        return "DECLARE @queue nvarchar(48) = ?, @g nvarchar(128) = ?, @rest varbinary(max) = ?, @id bigint;"
+                + groupDialog(q)
                 + " SET @id = NEXT VALUE FOR " + n.idSequence() + ";"
                 + " DECLARE @body varbinary(max) = 0x02 + CAST(@id AS binary(8))"
                 + " + CAST(DATEDIFF_BIG(millisecond, " + EPOCH + ", SYSUTCDATETIME()) AS binary(8)) + @rest;"
-                + " SEND ON CONVERSATION (@h) MESSAGE TYPE " + quote(n.messageType(q)) + " (@body);"
+                + pendingAndSend(q)
                 + " SELECT @id AS message_id;";
     }
 
     /**
      * Sends a complete version-2 envelope again (same id, enqueue time and group) on its group's
-     * dialog, as {@link #sendGrouped}. Parameters: queue name, group, body.
+     * dialog, as {@link #sendGrouped}. Parameters: queue name, group, message id, body.
      */
-    public String resendGrouped(QueueName q, int lifetimeSeconds) {
-        return groupDialog(q, lifetimeSeconds, "@body")
-                + " SEND ON CONVERSATION (@h) MESSAGE TYPE " + quote(n.messageType(q)) + " (@body);";
+    public String resendGrouped(QueueName q) {
+        return "DECLARE @queue nvarchar(48) = ?, @g nvarchar(128) = ?, @id bigint = ?, @body varbinary(max) = ?;"
+                + groupDialog(q) + pendingAndSend(q);
     }
 
-    private String groupDialog(QueueName q, int lifetimeSeconds, String bodyVariable) {
-        return "DECLARE @queue nvarchar(48) = ?, @g nvarchar(128) = ?, " + bodyVariable + " varbinary(max) = ?,"
-                + " @h uniqueidentifier, @id bigint;"
+    /** The longest dialog LIFETIME T-SQL accepts (about 68 years): for dialogs that are always ended explicitly. */
+    public static final int LONGEST_LIFETIME_SECONDS = Integer.MAX_VALUE;
+
+    private String groupDialog(QueueName q) {
+        return " DECLARE @h uniqueidentifier;"
                 + " SELECT @h = conversation_handle FROM " + n.groupsTable() + " WITH (UPDLOCK, HOLDLOCK, ROWLOCK)"
                 + " WHERE queue_name = @queue AND group_key = @g;"
-                + " IF @h IS NULL BEGIN " + beginDialog(q, lifetimeSeconds) + ";"
-                + " INSERT INTO " + n.groupsTable() + " (queue_name, group_key, conversation_handle, pending)"
-                + " VALUES (@queue, @g, @h, 1); END"
-                + " ELSE UPDATE " + n.groupsTable() + " SET pending = pending + 1, last_send_at = SYSUTCDATETIME()"
+                + " IF @h IS NULL BEGIN " + beginDialog(q, LONGEST_LIFETIME_SECONDS) + ";"
+                + " INSERT INTO " + n.groupsTable() + " (queue_name, group_key, conversation_handle) VALUES (@queue, @g, @h); END"
+                + " ELSE UPDATE " + n.groupsTable() + " SET last_send_at = SYSUTCDATETIME()"
                 + " WHERE queue_name = @queue AND group_key = @g;";
+    }
+
+    private String pendingAndSend(QueueName q) {
+        return " INSERT INTO " + n.groupPendingTable() + " (queue_name, message_id, group_key) VALUES (@queue, @id, @g);"
+                + " SEND ON CONVERSATION (@h) MESSAGE TYPE " + quote(n.messageType(q)) + " (@body);";
     }
 
     /**
@@ -380,12 +409,13 @@ public final class BrokerStatements {
      * inside the caller's transaction (enqueue in the caller's transaction: a pooled dialog cannot be
      * lent to a transaction whose end the backend does not see, because SEND locks the conversation
      * until then). The target ends the dialog after receiving end-of-stream; the sweeper ends the
-     * initiator side on the EndDialog that follows. Nothing is sent fire-and-forget. No {@code SET}
+     * initiator side on the EndDialog that follows. The dialog has the longest LIFETIME, so a long
+     * consumer outage cannot end it with its message. Nothing is sent fire-and-forget. No {@code SET}
      * options are changed. Parameter: rest of the envelope (version 1). One row: message_id.
      */
-    public String sendOnOwnDialog(QueueName q, int lifetimeSeconds) {
+    public String sendOnOwnDialog(QueueName q) {
         return "DECLARE @rest varbinary(max) = ?, @h uniqueidentifier, @id bigint; "
-                + beginDialog(q, lifetimeSeconds) + ";"
+                + beginDialog(q, LONGEST_LIFETIME_SECONDS) + ";"
                 + " SET @id = NEXT VALUE FOR " + n.idSequence() + ";"
                 + " DECLARE @body varbinary(max) = 0x01 + CAST(@id AS binary(8))"
                 + " + CAST(DATEDIFF_BIG(millisecond, " + EPOCH + ", SYSUTCDATETIME()) AS binary(8)) + @rest;"
@@ -395,38 +425,54 @@ public final class BrokerStatements {
     }
 
     /**
-     * One message of a group left the queue for good (acked, dead-lettered, or sent again in the same
-     * transaction, which raises it back). Parameters: queue name, group.
+     * A message left the queue for good (acked, dead-lettered, purged, or consumed and sent again,
+     * which records it again); a no-op for a message without a group. Parameters: queue name, message id.
      */
     public String groupSettled() {
-        return "UPDATE " + n.groupsTable() + " SET pending = pending - 1 WHERE queue_name = ? AND group_key = ? AND pending > 0";
+        return "DELETE FROM " + n.groupPendingTable() + " WHERE queue_name = ? AND message_id = ?";
     }
 
     /**
      * Retires group dialogs that have nothing pending and are idle or old: sends end-of-stream on each
-     * and deletes its row, inside the caller's transaction. Rows a sender or consumer holds are skipped
-     * ({@code READPAST}). Because {@code pending = 0}, no message of the old dialog is queued or in a
-     * consumer's hands, so the group's next dialog cannot overtake it. Parameters: queue name, idle time
+     * and deletes its row, inside the caller's transaction. Group rows a sender holds are skipped
+     * ({@code READPAST}); the pending check reads without {@code READPAST}, so a consumer's uncommitted
+     * settlement is waited for, not skipped, for at most 2 s ({@code LOCK_TIMEOUT}; error 1222 ends the
+     * round early and what was retired so far stays). Because nothing of the old dialog is queued or in
+     * a consumer's hands, the group's next dialog cannot overtake it. Parameters: queue name, idle time
      * in ms (0..2147483647), maximum age in s, how many at most. One row: retired.
      */
     public String retireIdleGroups(QueueName q) {
         return "DECLARE @queue nvarchar(48) = ?, @idle int = ?, @age int = ?, @max int = ?, @g nvarchar(128),"
                 + " @h uniqueidentifier, @n int = 0;"
-                + " WHILE @n < @max BEGIN SET @h = NULL;"
-                + " SELECT TOP (1) @g = group_key, @h = conversation_handle FROM " + n.groupsTable()
-                + " WITH (UPDLOCK, ROWLOCK, READPAST) WHERE queue_name = @queue AND pending = 0"
-                + " AND (last_send_at < DATEADD(millisecond, -@idle, SYSUTCDATETIME())"
-                + " OR created_at < DATEADD(second, -@age, SYSUTCDATETIME()));"
+                + " SET LOCK_TIMEOUT 2000;"
+                + " BEGIN TRY WHILE @n < @max BEGIN SET @h = NULL;"
+                + " SELECT TOP (1) @g = gr.group_key, @h = gr.conversation_handle FROM " + n.groupsTable()
+                + " AS gr WITH (UPDLOCK, ROWLOCK, READPAST) WHERE gr.queue_name = @queue"
+                + " AND (gr.last_send_at < DATEADD(millisecond, -@idle, SYSUTCDATETIME())"
+                + " OR gr.created_at < DATEADD(second, -@age, SYSUTCDATETIME()))"
+                + " AND NOT EXISTS (SELECT 1 FROM " + n.groupPendingTable() + " AS p WITH (READCOMMITTEDLOCK)"
+                + " WHERE p.queue_name = gr.queue_name AND p.group_key = gr.group_key);"
                 + " IF @h IS NULL BREAK;"
                 + " SEND ON CONVERSATION (@h) MESSAGE TYPE " + quote(n.endOfStreamType(q)) + ";"
                 + " DELETE FROM " + n.groupsTable() + " WHERE queue_name = @queue AND group_key = @g;"
-                + " SET @n += 1; END;"
+                + " SET @n += 1; END; END TRY"
+                + " BEGIN CATCH SET LOCK_TIMEOUT -1; IF ERROR_NUMBER() <> 1222 THROW; END CATCH;"
+                + " SET LOCK_TIMEOUT -1;"
                 + " SELECT @n AS retired;";
     }
 
-    /** Purge emptied the queue: nothing of its groups is pending. Parameter: queue name. */
-    public String clearQueuePending() {
-        return "UPDATE " + n.groupsTable() + " SET pending = 0 WHERE queue_name = ?";
+    /** One row: now_ms, the database clock in ms since 1970. */
+    public String clockMillis() {
+        return "SELECT DATEDIFF_BIG(millisecond, " + EPOCH + ", SYSUTCDATETIME()) AS now_ms";
+    }
+
+    /**
+     * Receives the messages left on a conversation that ended with an Error, inside the caller's open
+     * transaction, so they can be dead-lettered before END CONVERSATION removes them. Parameter: the
+     * conversation handle. Columns: message_type_name, message_body.
+     */
+    public String receiveRest(QueueName q) {
+        return "RECEIVE message_type_name, message_body FROM " + n.qualified(n.queue(q)) + " WHERE conversation_handle = ?";
     }
 
     /** Sends a complete envelope again (same id). Parameters: conversation handle, body. */
@@ -444,8 +490,7 @@ public final class BrokerStatements {
      */
     public String receive(QueueName q) {
         return "WAITFOR (RECEIVE TOP (?) conversation_group_id, conversation_handle, message_sequence_number,"
-                + " message_type_name, message_body, DATEDIFF_BIG(millisecond, " + EPOCH + ", SYSUTCDATETIME()) AS received_ms"
-                + " FROM " + n.qualified(n.queue(q)) + "), TIMEOUT ?";
+                + " message_type_name, message_body FROM " + n.qualified(n.queue(q)) + "), TIMEOUT ?";
     }
 
     /** Receives from the initiator queue without waiting (EndDialog, Error, DialogTimer). Parameter: TOP. */
@@ -454,9 +499,9 @@ public final class BrokerStatements {
                 + n.qualified(n.initiatorQueue(q));
     }
 
-    /** Purge: receives without waiting. Parameter: TOP. */
+    /** Purge: receives without waiting. Parameter: TOP. The body tells a grouped message's id. */
     public String receiveForPurge(QueueName q) {
-        return "RECEIVE TOP (?) conversation_handle, message_type_name FROM " + n.qualified(n.queue(q));
+        return "RECEIVE TOP (?) conversation_handle, message_type_name, message_body FROM " + n.qualified(n.queue(q));
     }
 
     /** Ends our side of a conversation (never WITH CLEANUP). Parameter: conversation handle. */

@@ -47,7 +47,10 @@ public final class BrokerSweeper {
         int total = 0;
         try (Connection c = ds.getConnection()) {
             boolean auto = c.getAutoCommit();
+            int isolation = c.getTransactionIsolation();
             c.setAutoCommit(false);
+            // READPAST (retireIdleGroups) is legal only under READ COMMITTED or REPEATABLE READ
+            c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
             try {
                 while (true) {
                     List<Object[]> rows = Sql.query(c, sql.receiveInitiator(q), BATCH);
@@ -77,6 +80,7 @@ public final class BrokerSweeper {
                 throw e;
             } finally {
                 c.setAutoCommit(auto);
+                c.setTransactionIsolation(isolation);
             }
         }
     }

@@ -92,7 +92,7 @@ public final class ServiceBrokerBackend implements QueueBackend {
         this.sql = new BrokerStatements(new BrokerNames(config.tablePrefix()));
         this.provisioner = new BrokerProvisioner(sql, options);
         this.poolOf = BrokerSender.poolsOf(ds, sql, options, owner, pools);
-        this.sender = new BrokerSender(ds, sql, options, poolOf);
+        this.sender = new BrokerSender(ds, sql, poolOf);
         this.receiver = new BrokerReceiver(ds, sql, options, sender, history);
         this.sweeper = new BrokerSweeper(ds, sql, options, poolOf);
         this.dead = new DeadLetterStore(ds, sql, sender);
@@ -291,13 +291,16 @@ public final class ServiceBrokerBackend implements QueueBackend {
                         String type = String.valueOf(r[1]);
                         if (type.equals(sql.names().messageType(queue))) {
                             n++;
+                            byte[] body = (byte[]) r[2];
+                            if (body != null && body.length >= 9 && body[0] == Envelope.VERSION_GROUPED) {
+                                Sql.update(c, sql.groupSettled(), queue.value(), Envelope.idOrZero(body));
+                            }
                         } else if (!type.equals(BrokerStatements.DIALOG_TIMER) && ended.add(String.valueOf(r[0]))) {
                             Sql.update(c, sql.endConversation(), String.valueOf(r[0]));
                         }
                     }
                     if (rows.size() < PURGE_BATCH) {
                         Sql.update(c, sql.clearQueueAttempts(), queue.value());
-                        Sql.update(c, sql.clearQueuePending(), queue.value());
                         c.commit();
                         return n;
                     }

@@ -32,12 +32,12 @@ class BrokerAdminTest {
         BrokerSweeper sweeper = new BrokerSweeper(f.jdbc.dataSource(), f.sql, f.options, q -> pool);
         assertEquals(2, sweeper.sweep(Q));
         List<String> c2 = f.jdbc.callsContaining("c2 ");
-        assertEquals(List.of("c2 autoCommit=false", "c2 exec " + f.sql.receiveInitiator(Q) + " <-- [100]",
+        assertEquals(List.of("c2 autoCommit=false", "c2 isolation=2", "c2 exec " + f.sql.receiveInitiator(Q) + " <-- [100]",
                 "c2 exec DECLARE @h uniqueidentifier = ?; END CONVERSATION @h; <-- [" + H1 + "]", "c2 exec " + f.sql.forgetDialog() + " <-- [" + H1 + "]",
                 "c2 exec DECLARE @h uniqueidentifier = ?; END CONVERSATION @h; <-- [" + H3 + "]", "c2 exec " + f.sql.forgetDialog() + " <-- [" + H3 + "]",
                 "c2 commit",
                 "c2 exec " + f.sql.retireIdleGroups(Q) + " <-- [jobs, 60000, 3600, 100]", "c2 commit",
-                "c2 autoCommit=true", "c2 close"), c2);
+                "c2 autoCommit=true", "c2 isolation=2", "c2 close"), c2);
         assertEquals(1, pool.open(), "the errored idle dialog left the pool");
         f.jdbc.rows(f.sql.fillDialogs(Q, f.options.dialogLifetimeSeconds()), new Object[] {H3});
         assertNotEquals(UUID.fromString(H1), pool.acquire().handle(), "an errored dialog is never lent again");
@@ -61,11 +61,15 @@ class BrokerAdminTest {
     @Test
     void purgeReceivesEverythingEndsConversationsAndCountsDataMessages() {
         Fixture f = new Fixture();
-        f.jdbc.rows(f.sql.receiveForPurge(Q), new Object[] {H1, "sqlq_bk:jobs:msg"}, new Object[] {H1, "sqlq_bk:jobs:msg"},
-                new Object[] {H1, "sqlq_bk:jobs:eos"});
+        byte[] grouped = new Envelope(77L, 1L, "", "g", new byte[] {1}).encode();
+        byte[] plain = new Envelope(78L, 1L, "", new byte[] {2}).encode();
+        f.jdbc.rows(f.sql.receiveForPurge(Q), new Object[] {H1, "sqlq_bk:jobs:msg", plain}, new Object[] {H2, "sqlq_bk:jobs:msg", grouped},
+                new Object[] {H1, "sqlq_bk:jobs:eos", null});
         assertEquals(2, f.backend().purge(Q));
-        assertEquals(List.of(f.sql.receiveForPurge(Q), f.sql.endConversation(), f.sql.clearQueueAttempts(), f.sql.clearQueuePending()),
+        assertEquals(List.of(f.sql.receiveForPurge(Q), f.sql.groupSettled(), f.sql.endConversation(), f.sql.clearQueueAttempts()),
                 f.jdbc.executedSql());
+        assertEquals(List.of("c1 exec " + f.sql.groupSettled() + " <-- [jobs, 77]"), f.jdbc.callsContaining(f.sql.groupSettled()),
+                "a purged message of a group is no longer pending");
         assertEquals(List.of("c1 commit"), f.jdbc.callsContaining("commit"));
     }
 
@@ -111,8 +115,8 @@ class BrokerAdminTest {
         assertEquals(3, f.jdbc.callsContaining("c1 exec " + f.sql.resend(Q) + " <-- [" + H1 + ", ").size(),
                 "three messages on one borrowed dialog (a pool of 1 would otherwise run dry)");
         byte[] grouped = new Envelope(7L, 1000L, "", "order-9", new byte[] {3}).encode();
-        assertEquals(List.of("c1 exec " + f.sql.resendGrouped(Q, f.options.dialogLifetimeSeconds()) + " <-- [jobs, order-9, bytes"
-                + java.util.Arrays.toString(grouped) + "]"), f.jdbc.callsContaining(f.sql.resendGrouped(Q, f.options.dialogLifetimeSeconds())));
+        assertEquals(List.of("c1 exec " + f.sql.resendGrouped(Q) + " <-- [jobs, order-9, 7, bytes"
+                + java.util.Arrays.toString(grouped) + "]"), f.jdbc.callsContaining(f.sql.resendGrouped(Q)));
         assertEquals(List.of("c1 commit"), f.jdbc.callsContaining("commit"));
     }
 
@@ -126,7 +130,7 @@ class BrokerAdminTest {
         f.backend().dropSchema();
         List<String> ran = f.jdbc.executedSql();
         assertEquals(f.sql.dropQueueObjects(Q), ran.subList(4, 11));
-        assertEquals(f.sql.dropPrefixObjects(), ran.subList(ran.size() - 7, ran.size()));
+        assertEquals(f.sql.dropPrefixObjects(), ran.subList(ran.size() - 8, ran.size()));
         f.backend().close();
         assertTrue(f.jdbc.callsContaining(f.sql.releaseOwnedDialogs()).isEmpty(), "no statement on dropped tables");
     }

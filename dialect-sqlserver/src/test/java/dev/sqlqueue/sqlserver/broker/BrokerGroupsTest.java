@@ -3,10 +3,10 @@ package dev.sqlqueue.sqlserver.broker;
 import static dev.sqlqueue.sqlserver.broker.Fixture.H1;
 import static dev.sqlqueue.sqlserver.broker.Fixture.H3;
 import static dev.sqlqueue.sqlserver.broker.Fixture.Q;
-import static dev.sqlqueue.sqlserver.broker.Fixture.RECEIVED_MS;
 import static dev.sqlqueue.sqlserver.broker.Fixture.data;
 import static dev.sqlqueue.sqlserver.broker.Fixture.grouped;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sqlqueue.ClaimMode;
@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
  */
 class BrokerGroupsTest {
     private static final ConsumeRequest TX = new ConsumeRequest(10, Duration.ofSeconds(30), Duration.ZERO, ClaimMode.TRANSACTIONAL);
-    private static final int LIFETIME = 604_800;
+    private static final long NOW_MS = 1_700_000_100_000L;
 
     private static byte[] utf8(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
@@ -40,22 +40,22 @@ class BrokerGroupsTest {
     @Test
     void groupedMessageGoesOnItsGroupsDialogWithoutBorrowingFromThePool() {
         Fixture f = new Fixture();
-        String send = f.sql.sendGrouped(Q, LIFETIME);
+        String send = f.sql.sendGrouped(Q);
         f.jdbc.rows(send, new Object[] {41L});
         long id = f.backend().enqueue(Q, Message.builder(utf8("a")).header("k", "v").group("order-7").build());
         assertEquals(41L, id);
         byte[] rest = Envelope.rest(Map.of("k", "v"), "order-7", "a".getBytes(StandardCharsets.UTF_8));
         assertEquals(List.of("c1 autoCommit=false", "c1 exec " + send + " <-- [jobs, order-7, " + bytes(rest) + "]", "c1 commit",
                 "c1 autoCommit=true", "c1 close"), f.jdbc.calls());
-        assertTrue(f.jdbc.callsContaining(f.sql.fillDialogs(Q, LIFETIME)).isEmpty(), "no pooled dialog is begun for a group");
+        assertTrue(f.jdbc.callsContaining("fill").isEmpty() && f.jdbc.connectionsOpened() == 1, "no pooled dialog is begun for a group");
     }
 
     @Test
     void batchSendsGroupsFirstInGroupOrderKeepingEachGroupsOwnOrderAndReturnsIdsInInputOrder() {
         Fixture f = new Fixture("broker.dialogPoolSize", "1");
-        String send = f.sql.sendGrouped(Q, LIFETIME);
+        String send = f.sql.sendGrouped(Q);
         f.jdbc.rows(send, new Object[] {10L}).rows(send, new Object[] {11L}).rows(send, new Object[] {12L});
-        f.jdbc.rows(f.sql.fillDialogs(Q, LIFETIME), new Object[] {H3});
+        f.jdbc.rows(f.sql.fillDialogs(Q, f.options.dialogLifetimeSeconds()), new Object[] {H3});
         f.jdbc.rows(f.sql.send(Q), new Object[] {13L});
         List<Long> ids = f.backend().enqueueAll(Q, List.of(Message.ofText("plain"), Message.builder(utf8("b1")).group("b").build(),
                 Message.builder(utf8("a1")).group("a").build(), Message.builder(utf8("b2")).group("b").build()));
@@ -75,64 +75,66 @@ class BrokerGroupsTest {
     @Test
     void enqueueInTheCallersTransactionRunsOnItsConnectionAndNeitherCommitsNorChangesItsMode() throws Exception {
         Fixture f = new Fixture();
-        f.jdbc.rows(f.sql.sendOnOwnDialog(Q, LIFETIME), new Object[] {5L});
-        f.jdbc.rows(f.sql.sendGrouped(Q, LIFETIME), new Object[] {6L});
+        f.jdbc.rows(f.sql.sendOnOwnDialog(Q), new Object[] {5L});
+        f.jdbc.rows(f.sql.sendGrouped(Q), new Object[] {6L});
         Connection caller = f.jdbc.dataSource().getConnection();
         caller.setAutoCommit(false);
         assertEquals(5L, f.backend().enqueue(caller, Q, Message.ofText("x")));
         assertEquals(6L, f.backend().enqueue(caller, Q, Message.builder(utf8("y")).group("g").build()));
         assertEquals(List.of("c1 autoCommit=false",
-                "c1 exec " + f.sql.sendOnOwnDialog(Q, LIFETIME) + " <-- [" + bytes(Envelope.rest(Map.of(), "x".getBytes(StandardCharsets.UTF_8))) + "]",
-                "c1 exec " + f.sql.sendGrouped(Q, LIFETIME) + " <-- [jobs, g, "
+                "c1 exec " + f.sql.sendOnOwnDialog(Q) + " <-- [" + bytes(Envelope.rest(Map.of(), "x".getBytes(StandardCharsets.UTF_8))) + "]",
+                "c1 exec " + f.sql.sendGrouped(Q) + " <-- [jobs, g, "
                         + bytes(Envelope.rest(Map.of(), "g", "y".getBytes(StandardCharsets.UTF_8))) + "]"), f.jdbc.calls());
         assertEquals(1, f.jdbc.connectionsOpened(), "no connection of its own, no pooled dialog");
-        assertTrue(f.sql.sendOnOwnDialog(Q, LIFETIME).contains("MESSAGE TYPE [sqlq_bk:jobs:eos]"),
+        assertTrue(f.sql.sendOnOwnDialog(Q).contains("MESSAGE TYPE [sqlq_bk:jobs:eos]"),
                 "its own dialog carries end-of-stream, so the target ends it");
     }
 
     @Test
-    void groupedDeliveryCarriesItsGroupAndAckLowersThePendingCountBeforeCommit() {
+    void enqueueWithAnAutoCommitConnectionHasNoTransactionToJoinAndIsSentByTheBackend() throws Exception {
+        Fixture f = new Fixture();
+        f.jdbc.rows(f.sql.sendGrouped(Q), new Object[] {9L});
+        Connection caller = f.jdbc.dataSource().getConnection();
+        assertEquals(9L, f.backend().enqueue(caller, Q, Message.builder(utf8("z")).group("g").build()));
+        assertTrue(f.jdbc.callsContaining("c1 exec").isEmpty(), "nothing on the caller's auto-commit connection");
+        assertEquals(List.of("c2 commit"), f.jdbc.callsContaining("commit"));
+    }
+
+    @Test
+    void groupedDeliveryCarriesItsGroupAndAckDeletesItsPendingRowBeforeCommit() {
         Fixture f = new Fixture();
         f.jdbc.rows(f.sql.receive(Q), grouped(H1, 1, 5L, "order-7", "a", Map.of()));
         Delivery d = f.backend().consume(Q, TX).get(0);
         assertEquals("order-7", d.group());
         f.backend().ack(d.receipt());
         List<String> c1 = f.jdbc.callsContaining("c1 ");
-        int settled = c1.indexOf("c1 exec " + f.sql.groupSettled() + " <-- [jobs, order-7]");
+        int settled = c1.indexOf("c1 exec " + f.sql.groupSettled() + " <-- [jobs, 5]");
         assertTrue(settled > 0 && c1.indexOf("c1 commit") > settled, c1.toString());
     }
 
     @Test
-    void nackOfAGroupsClaimRollsBackSoTheGroupKeepsItsOrderAndCountsTheAttemptElsewhereFirst() {
-        Fixture f = new Fixture();
-        f.jdbc.rows(f.sql.receive(Q), grouped(H1, 1, 5L, "g", "x", Map.of()));
-        f.jdbc.rows(f.sql.attemptsOf(1), new Object[] {5L, 2});
-        Delivery d = f.backend().consume(Q, TX).get(0);
-        assertEquals(3, d.attempt());
-        f.backend().nack(d.receipt(), Duration.ZERO, "boom");
-        List<String> calls = f.jdbc.calls();
-        int raise = calls.indexOf("c2 exec " + f.sql.raiseAttempts() + " <-- [jobs, 5, boom]");
-        assertTrue(raise >= 0 && calls.indexOf("c1 rollback") > raise, calls.toString());
-        assertTrue(f.jdbc.callsContaining("c1 commit").isEmpty());
-        assertTrue(f.jdbc.callsContaining(f.sql.resendGrouped(Q, LIFETIME)).isEmpty(), "rolled back in place, not sent again");
-        assertTrue(f.jdbc.callsContaining(f.sql.groupSettled()).isEmpty(), "still pending");
-    }
-
-    @Test
-    void nackWithoutAGroupIsOneCommittedTransactionOnTheClaimsConnection() {
-        Fixture f = new Fixture("broker.dialogPoolSize", "1");
-        f.jdbc.rows(f.sql.receive(Q), data(H1, 1, 5L, "x", Map.of("h", "1")));
-        f.jdbc.rows(f.sql.fillDialogs(Q, LIFETIME), new Object[] {H3});
-        Delivery d = f.backend().consume(Q, TX).get(0);
-        f.backend().nack(d.receipt(), Duration.ZERO, "boom");
-        List<String> c1 = f.jdbc.callsContaining("c1 ");
-        int raise = c1.indexOf("c1 exec " + f.sql.raiseAttempts() + " <-- [jobs, 5, boom]");
-        byte[] again = new Envelope(5L, 1_700_000_000_005L, "h=1", "x".getBytes(StandardCharsets.UTF_8)).encode();
-        int resend = c1.indexOf("c1 exec " + f.sql.resend(Q) + " <-- [" + H3 + ", " + bytes(again) + "]");
-        assertTrue(raise > 0 && resend > raise && c1.indexOf("c1 commit") > resend, c1.toString());
-        assertTrue(f.jdbc.callsContaining("rollback").isEmpty(), "no rollback, so nothing can count toward poison handling");
-        assertTrue(f.jdbc.callsContaining("c3 ").isEmpty() && f.jdbc.callsContaining("c2 exec " + f.sql.raiseAttempts()).isEmpty(),
-                "the attempt is counted on the claim's own connection (c2 only fills the pool)");
+    void nackOnlyClaimRollsBackToTheSavepointCountsOnItsOwnConnectionAndCommits() {
+        for (String group : new String[] {null, "g"}) {
+            Fixture f = new Fixture();
+            f.jdbc.rows(f.sql.receive(Q), grouped(H1, 1, 5L, group, "x", Map.of()));
+            f.jdbc.rows(f.sql.attemptsOf(1), new Object[] {5L, 2});
+            Delivery d = f.backend().consume(Q, TX).get(0);
+            assertEquals(3, d.attempt());
+            f.backend().nack(d.receipt(), Duration.ZERO, "boom");
+            List<String> c1 = f.jdbc.callsContaining("c1 ");
+            int savepoint = c1.indexOf("c1 savepoint sqlq_receive");
+            int receive = c1.indexOf(c1.stream().filter(x -> x.contains(f.sql.receive(Q))).findFirst().orElseThrow());
+            int back = c1.indexOf("c1 rollback to sqlq_receive");
+            int raise = c1.indexOf("c1 exec " + f.sql.raiseAttempts() + " <-- [jobs, 5, boom]");
+            int commit = c1.indexOf("c1 commit");
+            assertTrue(savepoint >= 0 && receive > savepoint && back > receive && raise > back && commit > raise,
+                    "group " + group + ": " + c1);
+            assertEquals(1, f.jdbc.connectionsOpened(), "no second connection");
+            assertTrue(f.jdbc.callsContaining("c1 rollback").equals(List.of("c1 rollback to sqlq_receive")),
+                    "the transaction itself is never rolled back, so poison handling never counts it");
+            assertTrue(f.jdbc.callsContaining("resend").isEmpty() && f.jdbc.callsContaining(f.sql.groupSettled()).isEmpty(),
+                    "returned in place and still pending");
+        }
     }
 
     @Test
@@ -143,55 +145,94 @@ class BrokerGroupsTest {
         f.backend().ack(got.get(0).receipt());
         f.backend().nack(got.get(1).receipt(), Duration.ZERO, "later");
         List<String> c1 = f.jdbc.callsContaining("c1 ");
-        byte[] again = new Envelope(6L, 1_700_000_000_006L, "", "g", "b".getBytes(StandardCharsets.UTF_8)).encode();
-        int resend = c1.indexOf("c1 exec " + f.sql.resendGrouped(Q, LIFETIME) + " <-- [jobs, g, " + bytes(again) + "]");
-        assertTrue(resend > 0 && c1.indexOf("c1 commit") > resend, c1.toString());
-        assertEquals(2, f.jdbc.callsContaining("c1 exec " + f.sql.groupSettled() + " <-- [jobs, g]").size(),
-                "both leave the queue (the resend raises the count again)");
-        assertTrue(f.jdbc.callsContaining(f.sql.fillDialogs(Q, LIFETIME)).isEmpty());
+        byte[] again = new Envelope(6L, 1_700_000_000_006L, "", "g", utf8("b")).encode();
+        int settled6 = c1.indexOf("c1 exec " + f.sql.groupSettled() + " <-- [jobs, 6]");
+        int resend = c1.indexOf("c1 exec " + f.sql.resendGrouped(Q) + " <-- [jobs, g, 6, " + bytes(again) + "]");
+        assertTrue(settled6 > 0 && resend > settled6 && c1.indexOf("c1 commit") > resend,
+                "the consumed copy leaves, the resent one is pending again: " + c1);
+        assertTrue(c1.contains("c1 exec " + f.sql.groupSettled() + " <-- [jobs, 5]"));
+        assertEquals(1, f.jdbc.connectionsOpened(), "no pooled dialog for a group's resend");
     }
 
     @Test
-    void historyRowIsWrittenInTheAckTransactionWithTheReceiveTimeAndDetail() {
+    void historyRowIsWrittenInTheAckTransactionWithTheDatabaseClockAfterTheReceive() {
         Fixture f = new Fixture();
         ServiceBrokerBackend b = new ServiceBrokerBackend(f.jdbc.dataSource(), null,
                 dev.sqlqueue.QueueConfig.builder().url("jdbc:sqlserver://nowhere").backend("sqlserver-broker").history(true).build(),
                 f.options, false);
         f.jdbc.rows(f.sql.receive(Q), data(H1, 1, 5L, "x", Map.of()));
+        f.jdbc.rows(f.sql.clockMillis(), new Object[] {NOW_MS});
         Delivery d = b.consume(Q, TX).get(0);
         b.ack(d.receipt(), "exit 0");
         List<String> c1 = f.jdbc.callsContaining("c1 ");
-        int h = c1.indexOf("c1 exec " + f.sql.insertHistory() + " <-- [jobs, 5, 1700000000005, " + RECEIVED_MS + ", 1, acked, exit 0]");
-        assertTrue(h > 0 && c1.indexOf("c1 commit") > h, c1.toString());
-        f.jdbc.rows(f.sql.listHistory(), new Object[] {5L, 1_700_000_000_005L, RECEIVED_MS, RECEIVED_MS + 250, 250L, 1, "acked", "exit 0"});
+        int clock = c1.indexOf("c1 exec " + f.sql.clockMillis() + " <-- []");
+        int h = c1.indexOf("c1 exec " + f.sql.insertHistory() + " <-- [jobs, 5, 1700000000005, " + NOW_MS + ", 1, acked, exit 0]");
+        assertTrue(clock > 0 && h > clock && c1.indexOf("c1 commit") > h, c1.toString());
+        f.jdbc.rows(f.sql.listHistory(), new Object[] {5L, 1_700_000_000_005L, NOW_MS, NOW_MS + 250, 250L, 1, "acked", "exit 0"});
         var e = b.history(Q, 10).get(0);
         assertEquals(5L, e.messageId());
         assertEquals(250L, e.durationMillis());
         assertEquals("acked", e.outcome());
         assertEquals("exit 0", e.detail());
-        assertEquals(RECEIVED_MS, e.startedAt().toEpochMilli());
+        assertEquals(NOW_MS, e.startedAt().toEpochMilli());
     }
 
     @Test
-    void withoutHistoryNoHistoryRowIsWritten() {
+    void withoutHistoryNeitherTheClockNorTheHistoryIsTouched() {
         Fixture f = new Fixture();
         f.jdbc.rows(f.sql.receive(Q), data(H1, 1, 5L, "x", Map.of()));
         Delivery d = f.backend().consume(Q, TX).get(0);
         f.backend().ack(d.receipt(), "exit 0");
-        assertTrue(f.jdbc.callsContaining(f.sql.insertHistory()).isEmpty());
+        assertTrue(f.jdbc.callsContaining(f.sql.insertHistory()).isEmpty() && f.jdbc.callsContaining(f.sql.clockMillis()).isEmpty());
         assertEquals(List.of("c1 commit"), f.jdbc.callsContaining("commit"));
     }
 
     @Test
-    void poisonMessageOfAGroupLeavesTheGroupsPendingCountInTheSameTransaction() {
+    void poisonMessageAtAGroupsHeadIsDeadLetteredAndANackOfTheNextMustCommitSoTheDeadLetterStays() {
         Fixture f = new Fixture("broker.maxAttempts", "2");
-        f.jdbc.rows(f.sql.receive(Q), grouped(H1, 1, 5L, "g", "p", Map.of())).rows(f.sql.receive(Q));
-        f.jdbc.rows(f.sql.attemptsOf(1), new Object[] {5L, 2});
-        assertTrue(f.backend().consume(Q, TX).isEmpty());
-        List<String> c1 = f.jdbc.callsContaining("c1 ");
-        int settled = c1.indexOf("c1 exec " + f.sql.groupSettled() + " <-- [jobs, g]");
+        f.jdbc.rows(f.sql.receive(Q), grouped(H1, 1, 5L, "g", "p", Map.of()), grouped(H1, 2, 6L, "g", "q", Map.of()));
+        f.jdbc.rows(f.sql.attemptsOf(2), new Object[] {5L, 2});
+        List<Delivery> got = f.backend().consume(Q, TX);
+        assertEquals(List.of(6L), got.stream().map(Delivery::id).toList());
         String dead = f.jdbc.callsContaining(f.sql.insertDeadLetter()).get(0);
         assertTrue(dead.endsWith(", 1700000000005, g]"), "the dead letter keeps its group: " + dead);
-        assertTrue(settled > c1.indexOf(dead) && c1.indexOf("c1 commit") > settled, c1.toString());
+        assertTrue(f.jdbc.calls().contains("c1 exec " + f.sql.groupSettled() + " <-- [jobs, 5]"));
+        f.backend().nack(got.get(0).receipt(), Duration.ZERO, "no");
+        assertTrue(f.jdbc.callsContaining("rollback").isEmpty(), "a rollback to the savepoint would bring the poison message back");
+        assertEquals(1, f.jdbc.callsContaining(f.sql.resendGrouped(Q)).size());
+        assertEquals(List.of("c1 commit"), f.jdbc.callsContaining("commit"));
+    }
+
+    @Test
+    void errorOnAConversationDeadLettersWhatIsLeftOfItBeforeEndingIt() {
+        Fixture f = new Fixture();
+        byte[] left = new Envelope(8L, 1L, "", "g", utf8("left")).encode();
+        f.jdbc.rows(f.sql.receive(Q), Fixture.other(H1, BrokerStatements.ERROR, null)).rows(f.sql.receive(Q));
+        f.jdbc.rows(f.sql.receiveRest(Q), new Object[] {"sqlq_bk:jobs:msg", left}, new Object[] {BrokerStatements.END_DIALOG, null});
+        assertTrue(f.backend().consume(Q, TX).isEmpty());
+        List<String> c1 = f.jdbc.callsContaining("c1 ");
+        int rest = c1.indexOf("c1 exec " + f.sql.receiveRest(Q) + " <-- [" + H1 + "]");
+        int dead = c1.indexOf(f.jdbc.callsContaining(f.sql.insertDeadLetter()).get(0));
+        int settled = c1.indexOf("c1 exec " + f.sql.groupSettled() + " <-- [jobs, 8]");
+        int end = c1.indexOf("c1 exec " + f.sql.endConversation() + " <-- [" + H1 + "]");
+        assertTrue(rest > 0 && dead > rest && settled > dead && end > settled, c1.toString());
+        assertTrue(c1.get(dead).contains("its conversation ended with an error before it was received"), c1.get(dead));
+        assertEquals(1, f.jdbc.callsContaining(f.sql.insertDeadLetter()).size(), "only data messages are dead-lettered");
+    }
+
+    @Test
+    void aPooledDialogWhoseResendFailedIsEndedOnlyAfterTheClaimRolledBack() {
+        Fixture f = new Fixture("broker.dialogPoolSize", "1");
+        f.jdbc.rows(f.sql.receive(Q), data(H1, 1, 5L, "a", Map.of()), data(H1, 2, 6L, "b", Map.of()));
+        f.jdbc.rows(f.sql.fillDialogs(Q, f.options.dialogLifetimeSeconds()), new Object[] {H3});
+        f.jdbc.fail(f.sql.resend(Q), 8429, "S0001");
+        List<Delivery> got = f.backend().consume(Q, TX);
+        f.backend().ack(got.get(0).receipt());
+        assertThrows(dev.sqlqueue.SqlQueueException.class, () -> f.backend().nack(got.get(1).receipt(), Duration.ZERO, "x"));
+        List<String> calls = f.jdbc.calls();
+        int rollback = calls.indexOf("c1 rollback");
+        int discard = calls.indexOf(calls.stream().filter(x -> x.contains(f.sql.discardDialog())).findFirst().orElseThrow());
+        assertTrue(rollback > 0 && discard > rollback, "END CONVERSATION on another connection would wait for this claim's lock: "
+                + calls);
     }
 }

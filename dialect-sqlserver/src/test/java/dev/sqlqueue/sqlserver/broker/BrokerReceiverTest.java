@@ -62,7 +62,8 @@ class BrokerReceiverTest {
         f.jdbc.rows(f.sql.receive(Q), data(H1, 1, 5L, "x", Map.of()));
         Delivery d = f.backend().consume(Q, TX).get(0);
         f.backend().release(d.receipt());
-        assertEquals(List.of("c1 rollback"), f.jdbc.callsContaining("rollback"));
+        assertEquals(List.of("c1 rollback to sqlq_receive"), f.jdbc.callsContaining("rollback"));
+        assertEquals(List.of("c1 commit"), f.jdbc.callsContaining("commit"), "no transaction is rolled back as a whole");
         assertTrue(f.jdbc.callsContaining(f.sql.raiseAttempts()).isEmpty());
         assertEquals(1, f.jdbc.connectionsOpened());
     }
@@ -219,7 +220,7 @@ class BrokerReceiverTest {
     void emptyWaitCommitsAndReturnsTheConnection() {
         Fixture f = new Fixture();
         assertTrue(f.backend().consume(Q, TX).isEmpty());
-        assertEquals(List.of("c1 autoCommit=false", "c1 exec " + f.sql.receive(Q) + " <-- [10, 0]", "c1 commit",
+        assertEquals(List.of("c1 autoCommit=false", "c1 savepoint sqlq_receive", "c1 exec " + f.sql.receive(Q) + " <-- [10, 0]", "c1 commit",
                 "c1 autoCommit=true", "c1 close"), f.jdbc.calls());
     }
 

@@ -145,9 +145,10 @@ class BrokerStatementsTest {
     @Test
     void textDeleteQueueRows() {
         assertEquals("DECLARE @q nvarchar(48) = ?; DELETE FROM [dbo].[sqlq_bk_dialogs] WHERE queue_name = @q; DELETE FROM "
-                + "[dbo].[sqlq_bk_groups] WHERE queue_name = @q; DELETE FROM [dbo].[sqlq_bk_attempts] WHERE queue_name "
-                + "= @q; DELETE FROM [dbo].[sqlq_bk_dead] WHERE queue_name = @q; DELETE FROM [dbo].[sqlq_bk_history] WH"
-                + "ERE queue_name = @q; DELETE FROM [dbo].[sqlq_bk_queues] WHERE queue_name = @q;",
+                + "[dbo].[sqlq_bk_groups] WHERE queue_name = @q; DELETE FROM [dbo].[sqlq_bk_group_pending] WHERE queue_"
+                + "name = @q; DELETE FROM [dbo].[sqlq_bk_attempts] WHERE queue_name = @q; DELETE FROM [dbo].[sqlq_bk_de"
+                + "ad] WHERE queue_name = @q; DELETE FROM [dbo].[sqlq_bk_history] WHERE queue_name = @q; DELETE FROM [d"
+                + "bo].[sqlq_bk_queues] WHERE queue_name = @q;",
                 s.deleteQueueRows());
     }
 
@@ -222,8 +223,7 @@ class BrokerStatementsTest {
     @Test
     void textReceive() {
         assertEquals("WAITFOR (RECEIVE TOP (?) conversation_group_id, conversation_handle, message_sequence_number, messag"
-                + "e_type_name, message_body, DATEDIFF_BIG(millisecond, CAST('19700101' AS datetime2(3)), SYSUTCDATETIM"
-                + "E()) AS received_ms FROM [dbo].[sqlq_bk:jobs:queue]), TIMEOUT ?",
+                + "e_type_name, message_body FROM [dbo].[sqlq_bk:jobs:queue]), TIMEOUT ?",
                 s.receive(q));
     }
 
@@ -236,7 +236,7 @@ class BrokerStatementsTest {
 
     @Test
     void textReceiveForPurge() {
-        assertEquals("RECEIVE TOP (?) conversation_handle, message_type_name FROM [dbo].[sqlq_bk:jobs:queue]",
+        assertEquals("RECEIVE TOP (?) conversation_handle, message_type_name, message_body FROM [dbo].[sqlq_bk:jobs:queue]",
                 s.receiveForPurge(q));
     }
 
@@ -361,7 +361,7 @@ class BrokerStatementsTest {
     @Test
     void textDropPrefixObjects() {
         assertEquals(List.of("DROP TABLE IF EXISTS [dbo].[sqlq_bk_dialogs]", "DROP TABLE IF EXISTS [dbo].[sqlq_bk_groups]",
-                "DROP TABLE IF EXISTS [dbo].[sqlq_bk_attempts]", "DROP TABLE IF EXISTS [dbo].[sqlq_bk_dead]",
+                "DROP TABLE IF EXISTS [dbo].[sqlq_bk_group_pending]", "DROP TABLE IF EXISTS [dbo].[sqlq_bk_attempts]", "DROP TABLE IF EXISTS [dbo].[sqlq_bk_dead]",
                 "DROP TABLE IF EXISTS [dbo].[sqlq_bk_history]", "DROP TABLE IF EXISTS [dbo].[sqlq_bk_queues]",
                 "DROP SEQUENCE IF EXISTS [dbo].[sqlq_bk_ids]"), s.dropPrefixObjects());
     }
@@ -394,8 +394,8 @@ class BrokerStatementsTest {
     void textCreateGroupsTable() {
         assertEquals("IF OBJECT_ID(N'dbo.sqlq_bk_groups', N'U') IS NULL CREATE TABLE [dbo].[sqlq_bk_groups] (queue_name nv"
                 + "archar(48) NOT NULL, group_key nvarchar(128) NOT NULL, conversation_handle uniqueidentifier NOT NULL"
-                + ", pending bigint NOT NULL, created_at datetime2(3) NOT NULL DEFAULT SYSUTCDATETIME(), last_send_at d"
-                + "atetime2(3) NOT NULL DEFAULT SYSUTCDATETIME(), PRIMARY KEY (queue_name, group_key))",
+                + ", created_at datetime2(3) NOT NULL DEFAULT SYSUTCDATETIME(), last_send_at datetime2(3) NOT NULL DEFA"
+                + "ULT SYSUTCDATETIME(), PRIMARY KEY (queue_name, group_key))",
                 s.createGroupsTable());
     }
 
@@ -418,69 +418,66 @@ class BrokerStatementsTest {
 
     @Test
     void textSendGrouped() {
-        assertEquals("DECLARE @queue nvarchar(48) = ?, @g nvarchar(128) = ?, @rest varbinary(max) = ?, @h uniqueidentifier"
-                + ", @id bigint; SELECT @h = conversation_handle FROM [dbo].[sqlq_bk_groups] WITH (UPDLOCK, HOLDLOCK, R"
-                + "OWLOCK) WHERE queue_name = @queue AND group_key = @g; IF @h IS NULL BEGIN BEGIN DIALOG CONVERSATION "
-                + "@h FROM SERVICE [sqlq_bk:jobs:iservice] TO SERVICE N'sqlq_bk:jobs:service', N'CURRENT DATABASE' ON C"
-                + "ONTRACT [sqlq_bk:jobs:contract] WITH LIFETIME = 604800, ENCRYPTION = OFF; INSERT INTO [dbo].[sqlq_bk"
-                + "_groups] (queue_name, group_key, conversation_handle, pending) VALUES (@queue, @g, @h, 1); END ELSE "
-                + "UPDATE [dbo].[sqlq_bk_groups] SET pending = pending + 1, last_send_at = SYSUTCDATETIME() WHERE queue"
-                + "_name = @queue AND group_key = @g; SET @id = NEXT VALUE FOR [dbo].[sqlq_bk_ids]; DECLARE @body varbi"
-                + "nary(max) = 0x02 + CAST(@id AS binary(8)) + CAST(DATEDIFF_BIG(millisecond, CAST('19700101' AS dateti"
-                + "me2(3)), SYSUTCDATETIME()) AS binary(8)) + @rest; SEND ON CONVERSATION (@h) MESSAGE TYPE [sqlq_bk:jo"
-                + "bs:msg] (@body); SELECT @id AS message_id;",
-                s.sendGrouped(q, 604800));
+        assertEquals("DECLARE @queue nvarchar(48) = ?, @g nvarchar(128) = ?, @rest varbinary(max) = ?, @id bigint; DECLARE"
+                + " @h uniqueidentifier; SELECT @h = conversation_handle FROM [dbo].[sqlq_bk_groups] WITH (UPDLOCK, HOL"
+                + "DLOCK, ROWLOCK) WHERE queue_name = @queue AND group_key = @g; IF @h IS NULL BEGIN BEGIN DIALOG CONVE"
+                + "RSATION @h FROM SERVICE [sqlq_bk:jobs:iservice] TO SERVICE N'sqlq_bk:jobs:service', N'CURRENT DATABA"
+                + "SE' ON CONTRACT [sqlq_bk:jobs:contract] WITH LIFETIME = 2147483647, ENCRYPTION = OFF; INSERT INTO [d"
+                + "bo].[sqlq_bk_groups] (queue_name, group_key, conversation_handle) VALUES (@queue, @g, @h); END ELSE "
+                + "UPDATE [dbo].[sqlq_bk_groups] SET last_send_at = SYSUTCDATETIME() WHERE queue_name = @queue AND grou"
+                + "p_key = @g; SET @id = NEXT VALUE FOR [dbo].[sqlq_bk_ids]; DECLARE @body varbinary(max) = 0x02 + CAST"
+                + "(@id AS binary(8)) + CAST(DATEDIFF_BIG(millisecond, CAST('19700101' AS datetime2(3)), SYSUTCDATETIME"
+                + "()) AS binary(8)) + @rest; INSERT INTO [dbo].[sqlq_bk_group_pending] (queue_name, message_id, group_"
+                + "key) VALUES (@queue, @id, @g); SEND ON CONVERSATION (@h) MESSAGE TYPE [sqlq_bk:jobs:msg] (@body); SE"
+                + "LECT @id AS message_id;",
+                s.sendGrouped(q));
     }
 
     @Test
     void textResendGrouped() {
-        assertEquals("DECLARE @queue nvarchar(48) = ?, @g nvarchar(128) = ?, @body varbinary(max) = ?, @h uniqueidentifier"
-                + ", @id bigint; SELECT @h = conversation_handle FROM [dbo].[sqlq_bk_groups] WITH (UPDLOCK, HOLDLOCK, R"
-                + "OWLOCK) WHERE queue_name = @queue AND group_key = @g; IF @h IS NULL BEGIN BEGIN DIALOG CONVERSATION "
-                + "@h FROM SERVICE [sqlq_bk:jobs:iservice] TO SERVICE N'sqlq_bk:jobs:service', N'CURRENT DATABASE' ON C"
-                + "ONTRACT [sqlq_bk:jobs:contract] WITH LIFETIME = 604800, ENCRYPTION = OFF; INSERT INTO [dbo].[sqlq_bk"
-                + "_groups] (queue_name, group_key, conversation_handle, pending) VALUES (@queue, @g, @h, 1); END ELSE "
-                + "UPDATE [dbo].[sqlq_bk_groups] SET pending = pending + 1, last_send_at = SYSUTCDATETIME() WHERE queue"
-                + "_name = @queue AND group_key = @g; SEND ON CONVERSATION (@h) MESSAGE TYPE [sqlq_bk:jobs:msg] (@body)"
-                + ";",
-                s.resendGrouped(q, 604800));
+        assertEquals("DECLARE @queue nvarchar(48) = ?, @g nvarchar(128) = ?, @id bigint = ?, @body varbinary(max) = ?; DEC"
+                + "LARE @h uniqueidentifier; SELECT @h = conversation_handle FROM [dbo].[sqlq_bk_groups] WITH (UPDLOCK,"
+                + " HOLDLOCK, ROWLOCK) WHERE queue_name = @queue AND group_key = @g; IF @h IS NULL BEGIN BEGIN DIALOG C"
+                + "ONVERSATION @h FROM SERVICE [sqlq_bk:jobs:iservice] TO SERVICE N'sqlq_bk:jobs:service', N'CURRENT DA"
+                + "TABASE' ON CONTRACT [sqlq_bk:jobs:contract] WITH LIFETIME = 2147483647, ENCRYPTION = OFF; INSERT INT"
+                + "O [dbo].[sqlq_bk_groups] (queue_name, group_key, conversation_handle) VALUES (@queue, @g, @h); END E"
+                + "LSE UPDATE [dbo].[sqlq_bk_groups] SET last_send_at = SYSUTCDATETIME() WHERE queue_name = @queue AND "
+                + "group_key = @g; INSERT INTO [dbo].[sqlq_bk_group_pending] (queue_name, message_id, group_key) VALUES"
+                + " (@queue, @id, @g); SEND ON CONVERSATION (@h) MESSAGE TYPE [sqlq_bk:jobs:msg] (@body);",
+                s.resendGrouped(q));
     }
 
     @Test
     void textSendOnOwnDialog() {
         assertEquals("DECLARE @rest varbinary(max) = ?, @h uniqueidentifier, @id bigint; BEGIN DIALOG CONVERSATION @h FROM"
                 + " SERVICE [sqlq_bk:jobs:iservice] TO SERVICE N'sqlq_bk:jobs:service', N'CURRENT DATABASE' ON CONTRACT"
-                + " [sqlq_bk:jobs:contract] WITH LIFETIME = 604800, ENCRYPTION = OFF; SET @id = NEXT VALUE FOR [dbo].[s"
-                + "qlq_bk_ids]; DECLARE @body varbinary(max) = 0x01 + CAST(@id AS binary(8)) + CAST(DATEDIFF_BIG(millis"
-                + "econd, CAST('19700101' AS datetime2(3)), SYSUTCDATETIME()) AS binary(8)) + @rest; SEND ON CONVERSATI"
-                + "ON (@h) MESSAGE TYPE [sqlq_bk:jobs:msg] (@body); SEND ON CONVERSATION (@h) MESSAGE TYPE [sqlq_bk:job"
-                + "s:eos]; SELECT @id AS message_id;",
-                s.sendOnOwnDialog(q, 604800));
+                + " [sqlq_bk:jobs:contract] WITH LIFETIME = 2147483647, ENCRYPTION = OFF; SET @id = NEXT VALUE FOR [dbo"
+                + "].[sqlq_bk_ids]; DECLARE @body varbinary(max) = 0x01 + CAST(@id AS binary(8)) + CAST(DATEDIFF_BIG(mi"
+                + "llisecond, CAST('19700101' AS datetime2(3)), SYSUTCDATETIME()) AS binary(8)) + @rest; SEND ON CONVER"
+                + "SATION (@h) MESSAGE TYPE [sqlq_bk:jobs:msg] (@body); SEND ON CONVERSATION (@h) MESSAGE TYPE [sqlq_bk"
+                + ":jobs:eos]; SELECT @id AS message_id;",
+                s.sendOnOwnDialog(q));
     }
 
     @Test
     void textGroupSettled() {
-        assertEquals("UPDATE [dbo].[sqlq_bk_groups] SET pending = pending - 1 WHERE queue_name = ? AND group_key = ? AND p"
-                + "ending > 0",
+        assertEquals("DELETE FROM [dbo].[sqlq_bk_group_pending] WHERE queue_name = ? AND message_id = ?",
                 s.groupSettled());
     }
 
     @Test
     void textRetireIdleGroups() {
         assertEquals("DECLARE @queue nvarchar(48) = ?, @idle int = ?, @age int = ?, @max int = ?, @g nvarchar(128), @h uni"
-                + "queidentifier, @n int = 0; WHILE @n < @max BEGIN SET @h = NULL; SELECT TOP (1) @g = group_key, @h = "
-                + "conversation_handle FROM [dbo].[sqlq_bk_groups] WITH (UPDLOCK, ROWLOCK, READPAST) WHERE queue_name ="
-                + " @queue AND pending = 0 AND (last_send_at < DATEADD(millisecond, -@idle, SYSUTCDATETIME()) OR create"
-                + "d_at < DATEADD(second, -@age, SYSUTCDATETIME())); IF @h IS NULL BREAK; SEND ON CONVERSATION (@h) MES"
-                + "SAGE TYPE [sqlq_bk:jobs:eos]; DELETE FROM [dbo].[sqlq_bk_groups] WHERE queue_name = @queue AND group"
-                + "_key = @g; SET @n += 1; END; SELECT @n AS retired;",
+                + "queidentifier, @n int = 0; SET LOCK_TIMEOUT 2000; BEGIN TRY WHILE @n < @max BEGIN SET @h = NULL; SEL"
+                + "ECT TOP (1) @g = gr.group_key, @h = gr.conversation_handle FROM [dbo].[sqlq_bk_groups] AS gr WITH (U"
+                + "PDLOCK, ROWLOCK, READPAST) WHERE gr.queue_name = @queue AND (gr.last_send_at < DATEADD(millisecond, "
+                + "-@idle, SYSUTCDATETIME()) OR gr.created_at < DATEADD(second, -@age, SYSUTCDATETIME())) AND NOT EXIST"
+                + "S (SELECT 1 FROM [dbo].[sqlq_bk_group_pending] AS p WITH (READCOMMITTEDLOCK) WHERE p.queue_name = gr"
+                + ".queue_name AND p.group_key = gr.group_key); IF @h IS NULL BREAK; SEND ON CONVERSATION (@h) MESSAGE "
+                + "TYPE [sqlq_bk:jobs:eos]; DELETE FROM [dbo].[sqlq_bk_groups] WHERE queue_name = @queue AND group_key "
+                + "= @g; SET @n += 1; END; END TRY BEGIN CATCH SET LOCK_TIMEOUT -1; IF ERROR_NUMBER() <> 1222 THROW; EN"
+                + "D CATCH; SET LOCK_TIMEOUT -1; SELECT @n AS retired;",
                 s.retireIdleGroups(q));
-    }
-
-    @Test
-    void textClearQueuePending() {
-        assertEquals("UPDATE [dbo].[sqlq_bk_groups] SET pending = 0 WHERE queue_name = ?",
-                s.clearQueuePending());
     }
 
     @Test
@@ -502,5 +499,41 @@ class BrokerStatementsTest {
                 + "_ms, attempts, outcome, detail FROM [dbo].[sqlq_bk_history] WHERE queue_name = ? ORDER BY history_id"
                 + " DESC",
                 s.listHistory());
+    }
+
+    @Test
+    void textCreateGroupsHandleIndex() {
+        assertEquals("IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE object_id = OBJECT_ID(N'dbo.sqlq_bk_groups') AND name"
+                + " = N'ux_handle') CREATE UNIQUE INDEX [ux_handle] ON [dbo].[sqlq_bk_groups] (conversation_handle)",
+                s.createGroupsHandleIndex());
+    }
+
+    @Test
+    void textCreateGroupPendingTable() {
+        assertEquals("IF OBJECT_ID(N'dbo.sqlq_bk_group_pending', N'U') IS NULL CREATE TABLE [dbo].[sqlq_bk_group_pending] "
+                + "(queue_name nvarchar(48) NOT NULL, message_id bigint NOT NULL, group_key nvarchar(128) NOT NULL, PRI"
+                + "MARY KEY (queue_name, message_id))",
+                s.createGroupPendingTable());
+    }
+
+    @Test
+    void textCreateGroupPendingIndex() {
+        assertEquals("IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE object_id = OBJECT_ID(N'dbo.sqlq_bk_group_pending') A"
+                + "ND name = N'ix_group') CREATE INDEX [ix_group] ON [dbo].[sqlq_bk_group_pending] (queue_name, group_k"
+                + "ey)",
+                s.createGroupPendingIndex());
+    }
+
+    @Test
+    void textClockMillis() {
+        assertEquals("SELECT DATEDIFF_BIG(millisecond, CAST('19700101' AS datetime2(3)), SYSUTCDATETIME()) AS now_ms",
+                s.clockMillis());
+    }
+
+    @Test
+    void textReceiveRest() {
+        assertEquals("RECEIVE message_type_name, message_body FROM [dbo].[sqlq_bk:jobs:queue] WHERE conversation_handle = "
+                + "?",
+                s.receiveRest(q));
     }
 }

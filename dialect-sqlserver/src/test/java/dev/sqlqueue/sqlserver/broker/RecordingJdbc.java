@@ -23,7 +23,7 @@ import javax.sql.DataSource;
  * A recording test double of {@link DataSource}, {@link Connection}, {@link PreparedStatement},
  * {@link ResultSet} and {@link ResultSetMetaData}, built with {@link Proxy}. It stands in for no
  * database semantics whatsoever: it records every call that matters (connection number, SQL text,
- * bound parameters, commit, rollback, auto-commit, close) and answers each SQL text with results the
+ * bound parameters, commit, rollback, savepoints, auto-commit, isolation, close) and answers each SQL text with results the
  * test scripted beforehand (rows, or an SQLException with a vendor error code); unscripted statements
  * return no rows and an update count of 0. A test built on it shows which statements an operation runs,
  * with which parameters, in which order and in which transaction; never that SQL Server would accept
@@ -89,6 +89,7 @@ final class RecordingJdbc {
     private Connection connection(int id) {
         boolean[] auto = {true};
         boolean[] closed = {false};
+        int[] isolation = {Connection.TRANSACTION_READ_COMMITTED};
         String me = "c" + id;
         return proxy(Connection.class, (p, m, a) -> switch (m.getName()) {
             case "prepareStatement" -> statement(me, (String) a[0]);
@@ -98,8 +99,30 @@ final class RecordingJdbc {
                 calls.add(me + " autoCommit=" + a[0]);
                 yield null;
             }
-            case "commit", "rollback" -> {
-                calls.add(me + " " + m.getName());
+            case "commit" -> {
+                calls.add(me + " commit");
+                yield null;
+            }
+            case "rollback" -> {
+                calls.add(a == null || a.length == 0 ? me + " rollback"
+                        : me + " rollback to " + ((java.sql.Savepoint) a[0]).getSavepointName());
+                yield null;
+            }
+            case "setSavepoint" -> {
+                String name = a == null || a.length == 0 ? "unnamed" : (String) a[0];
+                calls.add(me + " savepoint " + name);
+                yield proxy(java.sql.Savepoint.class, (sp, sm, sa) -> switch (sm.getName()) {
+                    case "getSavepointName" -> name;
+                    case "toString" -> "savepoint " + name;
+                    case "hashCode" -> System.identityHashCode(sp);
+                    case "equals" -> sp == sa[0];
+                    default -> throw new UnsupportedOperationException("Savepoint." + sm.getName());
+                });
+            }
+            case "getTransactionIsolation" -> isolation[0];
+            case "setTransactionIsolation" -> {
+                isolation[0] = (Integer) a[0];
+                calls.add(me + " isolation=" + a[0]);
                 yield null;
             }
             case "close" -> {

@@ -172,7 +172,9 @@ public final class ServiceBrokerBackend implements QueueBackend {
      * options are left as they are; nothing is committed). A message with a group goes on its group's
      * dialog, whose row stays locked until the caller's transaction ends, so other senders of that group
      * wait until then; a message without one goes on a dialog of its own with the end-of-stream message
-     * (one BEGIN DIALOG per message: slower than a pooled send).
+     * (one BEGIN DIALOG per message: slower than a pooled send). If this throws, the caller must roll
+     * back. A connection in auto-commit mode has no transaction to join: the message is then sent as by
+     * {@link #enqueue(QueueName, Message)}.
      */
     @Override
     public long enqueue(Connection connection, QueueName queue, Message message) {

@@ -6,7 +6,9 @@ import dev.sqlqueue.SqlQueueException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Savepoint;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -109,7 +111,10 @@ final class BrokerClaim {
                 Sql.update(c, sql.insertDeadLetter(), queue.value(), messageId, it.env.payload(), it.env.rawHeaders(),
                         it.attempt, BrokerReceiver.clip(text), it.env.enqueuedMillis(), BrokerReceiver.orNull(it.env.group()));
             } catch (SQLException e) {
-                throw BrokerErrors.translate(e, "dead-lettering message " + messageId);
+                // the transaction may be gone (deadlock victim): end the claim, the messages come back
+                abandon();
+                throw BrokerErrors.translate(e, "dead-lettering message " + messageId + " (claim " + token
+                        + " rolled back; its messages will be delivered again)");
             }
         }
         it.state = outcome;
@@ -124,13 +129,16 @@ final class BrokerClaim {
         BrokerSender.Resend resend = sender.resender(c, queue);
         boolean committed = false;
         try {
+            Sql.update(c, sql.requireOpenTransaction());
             if (!done && !wroteOnReceive) {
-                c.rollback(beforeReceive);
-                for (Item i : items.values()) {
-                    if (i.state == State.NACKED) {
-                        Sql.update(c, sql.raiseAttempts(), queue.value(), i.env.messageId(), BrokerReceiver.clip(i.text));
-                    }
+                List<Item> nacked = items.values().stream().filter(i -> i.state == State.NACKED).toList();
+                List<Object> params = new ArrayList<>();
+                params.add(queue.value());
+                for (Item i : nacked) {
+                    params.add(i.env.messageId());
+                    params.add(BrokerReceiver.clip(i.text));
                 }
+                Sql.update(c, sql.releaseClaim(nacked.size()), params.toArray());
             } else {
                 for (Item i : items.values()) {
                     long id = i.env.messageId();
@@ -157,6 +165,11 @@ final class BrokerClaim {
         } catch (SQLException e) {
             BrokerSender.rollbackQuietly(c, e);
             throw BrokerErrors.translate(e, "ending claim " + token + " of queue '" + queue + "'");
+        } catch (RuntimeException e) {
+            // for example no pooled dialog for a resend: roll back before close() restores auto-commit,
+            // which would otherwise commit the acks without the resend
+            BrokerSender.rollbackQuietly(c, e);
+            throw e;
         } finally {
             resend.end(committed);
             close();
@@ -176,7 +189,7 @@ final class BrokerClaim {
         }
     }
 
-    /** Rolls back without settling (backend close): messages return with attempts unchanged. */
+    /** Rolls back without settling (backend close, failed settlement): messages return with attempts unchanged. */
     synchronized void abandon() {
         if (!closed) {
             try {

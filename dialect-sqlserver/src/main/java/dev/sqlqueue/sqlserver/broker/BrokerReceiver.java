@@ -96,16 +96,19 @@ public final class BrokerReceiver {
         }
         boolean auto = true;
         boolean handedOver = false;
+        boolean open = false;
         try {
             auto = c.getAutoCommit();
             c.setAutoCommit(false);
             long deadline = System.nanoTime() + request.maxWait().toNanos();
             while (true) {
                 long waitMs = Math.max(0, (deadline - System.nanoTime()) / 1_000_000);
+                open = true;
                 Savepoint beforeReceive = c.setSavepoint(SAVEPOINT);
                 List<Object[]> rows = Sql.query(c, sql.receive(q), request.maxMessages(), (int) Math.min(waitMs, Integer.MAX_VALUE));
                 if (rows.isEmpty()) {
                     c.commit();
+                    open = false;
                     return List.of();
                 }
                 long token = tokens.incrementAndGet();
@@ -117,12 +120,14 @@ public final class BrokerReceiver {
                     return out;
                 }
                 c.commit();
+                open = false;
                 if (System.nanoTime() >= deadline) {
                     return List.of();
                 }
             }
         } catch (SQLException e) {
             BrokerSender.rollbackQuietly(c, e);
+            open = false;
             if (BrokerErrors.has(e, BrokerErrors.QUEUE_DISABLED)) {
                 QueueDisabledException x = new QueueDisabledException("Service Broker queue "
                         + sql.names().qualified(sql.names().queue(q)) + " of sqlqueue queue '" + q
@@ -135,6 +140,11 @@ public final class BrokerReceiver {
             throw BrokerErrors.translate(e, "receive from queue '" + q + "'");
         } finally {
             if (!handedOver) {
+                if (open) {
+                    // a runtime failure: undo the RECEIVE before restore() turns auto-commit back on,
+                    // which would commit it
+                    BrokerSender.rollbackQuietly(c);
+                }
                 BrokerSender.restore(c, auto);
                 BrokerSender.closeQuietly(c);
             }

@@ -130,6 +130,13 @@ public final class BrokerSender {
                 LOG.warn("queue '{}': send on dialog {} failed ({}); replacing the dialog", q, d.handle(), e.toString());
                 pool.discard(d);
                 last = e;
+            } catch (RuntimeException e) {
+                // roll back before restore() turns auto-commit back on, which would commit half a batch
+                rollbackQuietly(c, e);
+                if (d != null) {
+                    pool.giveBack(d, 0);
+                }
+                throw e;
             } finally {
                 restore(c, auto);
                 closeQuietly(c);
@@ -233,6 +240,14 @@ public final class BrokerSender {
                 pools.apply(q).discard(broken);
                 broken = null;
             }
+        }
+    }
+
+    static void rollbackQuietly(Connection c) {
+        try {
+            c.rollback();
+        } catch (SQLException ignored) {
+            // the connection is closed next; the server rolls back what is left
         }
     }
 

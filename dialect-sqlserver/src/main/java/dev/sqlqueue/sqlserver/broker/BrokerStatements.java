@@ -435,29 +435,28 @@ public final class BrokerStatements {
     /**
      * Retires group dialogs that have nothing pending and are idle or old: sends end-of-stream on each
      * and deletes its row, inside the caller's transaction. Group rows a sender holds are skipped
-     * ({@code READPAST}); the pending check reads without {@code READPAST}, so a consumer's uncommitted
-     * settlement is waited for, not skipped, for at most 2 s ({@code LOCK_TIMEOUT}; error 1222 ends the
-     * round early and what was retired so far stays). Because nothing of the old dialog is queued or in
+     * ({@code READPAST}); the pending check reads without {@code READPAST} but with {@code NOWAIT}, so a
+     * consumer's uncommitted settlement is never skipped: it raises error 1222 at once, which ends the
+     * round early (what was retired so far stays; the next sweep tries again). No {@code SET} option is
+     * changed. Because nothing of the old dialog is queued or in
      * a consumer's hands, the group's next dialog cannot overtake it. Parameters: queue name, idle time
      * in ms (0..2147483647), maximum age in s, how many at most. One row: retired.
      */
     public String retireIdleGroups(QueueName q) {
         return "DECLARE @queue nvarchar(48) = ?, @idle int = ?, @age int = ?, @max int = ?, @g nvarchar(128),"
                 + " @h uniqueidentifier, @n int = 0;"
-                + " SET LOCK_TIMEOUT 2000;"
                 + " BEGIN TRY WHILE @n < @max BEGIN SET @h = NULL;"
                 + " SELECT TOP (1) @g = gr.group_key, @h = gr.conversation_handle FROM " + n.groupsTable()
                 + " AS gr WITH (UPDLOCK, ROWLOCK, READPAST) WHERE gr.queue_name = @queue"
                 + " AND (gr.last_send_at < DATEADD(millisecond, -@idle, SYSUTCDATETIME())"
                 + " OR gr.created_at < DATEADD(second, -@age, SYSUTCDATETIME()))"
-                + " AND NOT EXISTS (SELECT 1 FROM " + n.groupPendingTable() + " AS p WITH (READCOMMITTEDLOCK)"
+                + " AND NOT EXISTS (SELECT 1 FROM " + n.groupPendingTable() + " AS p WITH (READCOMMITTEDLOCK, NOWAIT)"
                 + " WHERE p.queue_name = gr.queue_name AND p.group_key = gr.group_key);"
                 + " IF @h IS NULL BREAK;"
                 + " SEND ON CONVERSATION (@h) MESSAGE TYPE " + quote(n.endOfStreamType(q)) + ";"
                 + " DELETE FROM " + n.groupsTable() + " WHERE queue_name = @queue AND group_key = @g;"
                 + " SET @n += 1; END; END TRY"
-                + " BEGIN CATCH SET LOCK_TIMEOUT -1; IF ERROR_NUMBER() <> 1222 THROW; END CATCH;"
-                + " SET LOCK_TIMEOUT -1;"
+                + " BEGIN CATCH IF ERROR_NUMBER() <> 1222 THROW; END CATCH;"
                 + " SELECT @n AS retired;";
     }
 
@@ -522,8 +521,47 @@ public final class BrokerStatements {
         if (count < 1) {
             throw new IllegalArgumentException("count must be at least 1");
         }
-        return "SELECT message_id, attempts FROM " + n.attemptsTable() + " WHERE queue_name = ? AND message_id IN ("
-                + String.join(", ", Collections.nCopies(count, "?")) + ")";
+        return "SELECT message_id, attempts FROM " + n.attemptsTable() + " WITH (READCOMMITTEDLOCK) WHERE queue_name = ?"
+                + " AND message_id IN (" + String.join(", ", Collections.nCopies(count, "?")) + ")";
+    }
+
+    /**
+     * Ends a claim that acked and dead-lettered nothing, inside its open transaction: rolls back to the
+     * savepoint taken before its RECEIVE ({@code sqlq_receive}), which returns the messages to the queue
+     * in place, then raises the attempt count of each nacked message, in one batch. The nacks are first
+     * kept in a table variable, which a rollback does not touch. Rolling back to a savepoint releases
+     * the locks taken after it (Transact-SQL reference, ROLLBACK TRANSACTION), so another consumer may
+     * receive a message as soon as the rollback ran; it reads the counts {@code WITH (READCOMMITTEDLOCK)}
+     * ({@link #attemptsOf}), so it waits for this batch's raise to commit instead of reading the old
+     * count. Parameters: queue name, then message id and last error per nack. The caller commits.
+     *
+     * @param nacks how many nacked messages (0 for a claim that only released)
+     */
+    public String releaseClaim(int nacks) {
+        if (nacks < 0 || nacks > 1000) {
+            throw new IllegalArgumentException("nacks must be 0..1000");
+        }
+        String rollback = "ROLLBACK TRANSACTION [" + BrokerReceiver.SAVEPOINT + "];";
+        if (nacks == 0) {
+            return "DECLARE @q nvarchar(48) = ?; " + rollback;
+        }
+        return "DECLARE @q nvarchar(48) = ?; DECLARE @n TABLE (message_id bigint NOT NULL PRIMARY KEY, last_error nvarchar(4000) NULL);"
+                + " INSERT INTO @n (message_id, last_error) VALUES " + String.join(", ", Collections.nCopies(nacks, "(?, ?)")) + "; "
+                + rollback
+                + " UPDATE a SET attempts = a.attempts + 1, last_error = x.last_error, updated_at = SYSUTCDATETIME() FROM "
+                + n.attemptsTable() + " AS a JOIN @n AS x ON a.queue_name = @q AND a.message_id = x.message_id;"
+                + " INSERT INTO " + n.attemptsTable() + " (queue_name, message_id, attempts, last_error)"
+                + " SELECT @q, x.message_id, 1, x.last_error FROM @n AS x WHERE NOT EXISTS (SELECT 1 FROM " + n.attemptsTable()
+                + " AS a WHERE a.queue_name = @q AND a.message_id = x.message_id);";
+    }
+
+    /**
+     * Fails (error 51000) unless the connection's transaction is still open and committable: a claim
+     * whose transaction the server ended (deadlock victim, killed session) must not commit what its
+     * settlements would run in a fresh implicit transaction.
+     */
+    public String requireOpenTransaction() {
+        return "IF XACT_STATE() <> 1 THROW 51000, N'sqlqueue: the claim''s transaction is no longer open', 1;";
     }
 
     /** Raises a message's attempt count. Parameters: queue name, message id, last error. */

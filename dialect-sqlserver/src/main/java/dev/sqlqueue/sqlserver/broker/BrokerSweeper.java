@@ -79,8 +79,12 @@ public final class BrokerSweeper {
                 BrokerSender.rollbackQuietly(c, e);
                 throw e;
             } finally {
-                c.setAutoCommit(auto);
-                c.setTransactionIsolation(isolation);
+                BrokerSender.restore(c, auto);
+                try {
+                    c.setTransactionIsolation(isolation);
+                } catch (SQLException ignored) {
+                    // the connection is closed next; a pool validates it
+                }
             }
         }
     }

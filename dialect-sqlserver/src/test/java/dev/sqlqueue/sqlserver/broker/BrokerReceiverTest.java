@@ -62,7 +62,8 @@ class BrokerReceiverTest {
         f.jdbc.rows(f.sql.receive(Q), data(H1, 1, 5L, "x", Map.of()));
         Delivery d = f.backend().consume(Q, TX).get(0);
         f.backend().release(d.receipt());
-        assertEquals(List.of("c1 rollback to sqlq_receive"), f.jdbc.callsContaining("rollback"));
+        assertEquals(List.of("c1 exec " + f.sql.releaseClaim(0) + " <-- [jobs]"), f.jdbc.callsContaining(f.sql.releaseClaim(0)));
+        assertTrue(f.jdbc.callsContaining("rollback").isEmpty());
         assertEquals(List.of("c1 commit"), f.jdbc.callsContaining("commit"), "no transaction is rolled back as a whole");
         assertTrue(f.jdbc.callsContaining(f.sql.raiseAttempts()).isEmpty());
         assertEquals(1, f.jdbc.connectionsOpened());
@@ -234,5 +235,31 @@ class BrokerReceiverTest {
         assertTrue(f.jdbc.calls().contains("c1 close"));
         assertThrows(LeaseLostException.class, () -> f.backend().ack(d.receipt()));
         assertArrayEquals(new byte[] {'x'}, d.payload());
+    }
+
+    @Test
+    void aResendThatGetsNoPooledDialogRollsTheClaimBackInsteadOfCommittingTheAcksAlone() {
+        Fixture f = new Fixture("broker.dialogPoolSize", "1", "broker.sendWaitMillis", "20");
+        f.jdbc.rows(f.sql.receive(Q), data(H1, 1, 5L, "a", Map.of()), data(H1, 2, 6L, "b", Map.of()));
+        List<Delivery> got = f.backend().consume(Q, TX);
+        f.backend().ack(got.get(0).receipt());
+        assertThrows(dev.sqlqueue.TransientBackendException.class, () -> f.backend().release(got.get(1).receipt()));
+        List<String> c1 = f.jdbc.callsContaining("c1 ");
+        assertTrue(f.jdbc.callsContaining("c1 commit").isEmpty(), "nothing committed: " + c1);
+        assertTrue(c1.indexOf("c1 rollback") >= 0 && c1.indexOf("c1 autoCommit=true") > c1.indexOf("c1 rollback"),
+                "rolled back before auto-commit is restored (which would commit): " + c1);
+        assertThrows(LeaseLostException.class, () -> f.backend().ack(got.get(1).receipt()), "the claim is over");
+    }
+
+    @Test
+    void aFailedDeadLetterInsertEndsTheClaimSoNothingCommitsInAFreshTransactionLater() {
+        Fixture f = new Fixture();
+        f.jdbc.rows(f.sql.receive(Q), data(H1, 1, 5L, "a", Map.of()), data(H1, 2, 6L, "b", Map.of()));
+        f.jdbc.fail(f.sql.insertDeadLetter(), 1205, "40001");
+        List<Delivery> got = f.backend().consume(Q, TX);
+        assertThrows(dev.sqlqueue.TransientBackendException.class, () -> f.backend().deadLetter(got.get(0).receipt(), "bad"));
+        assertEquals(List.of("c1 rollback"), f.jdbc.callsContaining("rollback"));
+        assertThrows(LeaseLostException.class, () -> f.backend().ack(got.get(1).receipt()));
+        assertTrue(f.jdbc.callsContaining("commit").isEmpty());
     }
 }

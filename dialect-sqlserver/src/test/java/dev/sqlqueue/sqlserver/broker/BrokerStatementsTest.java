@@ -255,8 +255,8 @@ class BrokerStatementsTest {
 
     @Test
     void textAttemptsOf3() {
-        assertEquals("SELECT message_id, attempts FROM [dbo].[sqlq_bk_attempts] WHERE queue_name = ? AND message_id IN (?,"
-                + " ?, ?)",
+        assertEquals("SELECT message_id, attempts FROM [dbo].[sqlq_bk_attempts] WITH (READCOMMITTEDLOCK) WHERE queue_name "
+                + "= ? AND message_id IN (?, ?, ?)",
                 s.attemptsOf(3));
     }
 
@@ -468,15 +468,14 @@ class BrokerStatementsTest {
     @Test
     void textRetireIdleGroups() {
         assertEquals("DECLARE @queue nvarchar(48) = ?, @idle int = ?, @age int = ?, @max int = ?, @g nvarchar(128), @h uni"
-                + "queidentifier, @n int = 0; SET LOCK_TIMEOUT 2000; BEGIN TRY WHILE @n < @max BEGIN SET @h = NULL; SEL"
-                + "ECT TOP (1) @g = gr.group_key, @h = gr.conversation_handle FROM [dbo].[sqlq_bk_groups] AS gr WITH (U"
-                + "PDLOCK, ROWLOCK, READPAST) WHERE gr.queue_name = @queue AND (gr.last_send_at < DATEADD(millisecond, "
-                + "-@idle, SYSUTCDATETIME()) OR gr.created_at < DATEADD(second, -@age, SYSUTCDATETIME())) AND NOT EXIST"
-                + "S (SELECT 1 FROM [dbo].[sqlq_bk_group_pending] AS p WITH (READCOMMITTEDLOCK) WHERE p.queue_name = gr"
-                + ".queue_name AND p.group_key = gr.group_key); IF @h IS NULL BREAK; SEND ON CONVERSATION (@h) MESSAGE "
-                + "TYPE [sqlq_bk:jobs:eos]; DELETE FROM [dbo].[sqlq_bk_groups] WHERE queue_name = @queue AND group_key "
-                + "= @g; SET @n += 1; END; END TRY BEGIN CATCH SET LOCK_TIMEOUT -1; IF ERROR_NUMBER() <> 1222 THROW; EN"
-                + "D CATCH; SET LOCK_TIMEOUT -1; SELECT @n AS retired;",
+                + "queidentifier, @n int = 0; BEGIN TRY WHILE @n < @max BEGIN SET @h = NULL; SELECT TOP (1) @g = gr.gro"
+                + "up_key, @h = gr.conversation_handle FROM [dbo].[sqlq_bk_groups] AS gr WITH (UPDLOCK, ROWLOCK, READPA"
+                + "ST) WHERE gr.queue_name = @queue AND (gr.last_send_at < DATEADD(millisecond, -@idle, SYSUTCDATETIME("
+                + ")) OR gr.created_at < DATEADD(second, -@age, SYSUTCDATETIME())) AND NOT EXISTS (SELECT 1 FROM [dbo]."
+                + "[sqlq_bk_group_pending] AS p WITH (READCOMMITTEDLOCK, NOWAIT) WHERE p.queue_name = gr.queue_name AND"
+                + " p.group_key = gr.group_key); IF @h IS NULL BREAK; SEND ON CONVERSATION (@h) MESSAGE TYPE [sqlq_bk:j"
+                + "obs:eos]; DELETE FROM [dbo].[sqlq_bk_groups] WHERE queue_name = @queue AND group_key = @g; SET @n +="
+                + " 1; END; END TRY BEGIN CATCH IF ERROR_NUMBER() <> 1222 THROW; END CATCH; SELECT @n AS retired;",
                 s.retireIdleGroups(q));
     }
 
@@ -535,5 +534,29 @@ class BrokerStatementsTest {
         assertEquals("RECEIVE message_type_name, message_body FROM [dbo].[sqlq_bk:jobs:queue] WHERE conversation_handle = "
                 + "?",
                 s.receiveRest(q));
+    }
+
+    @Test
+    void textReleaseClaim0() {
+        assertEquals("DECLARE @q nvarchar(48) = ?; ROLLBACK TRANSACTION [sqlq_receive];",
+                s.releaseClaim(0));
+    }
+
+    @Test
+    void textReleaseClaim2() {
+        assertEquals("DECLARE @q nvarchar(48) = ?; DECLARE @n TABLE (message_id bigint NOT NULL PRIMARY KEY, last_error nv"
+                + "archar(4000) NULL); INSERT INTO @n (message_id, last_error) VALUES (?, ?), (?, ?); ROLLBACK TRANSACT"
+                + "ION [sqlq_receive]; UPDATE a SET attempts = a.attempts + 1, last_error = x.last_error, updated_at = "
+                + "SYSUTCDATETIME() FROM [dbo].[sqlq_bk_attempts] AS a JOIN @n AS x ON a.queue_name = @q AND a.message_"
+                + "id = x.message_id; INSERT INTO [dbo].[sqlq_bk_attempts] (queue_name, message_id, attempts, last_erro"
+                + "r) SELECT @q, x.message_id, 1, x.last_error FROM @n AS x WHERE NOT EXISTS (SELECT 1 FROM [dbo].[sqlq"
+                + "_bk_attempts] AS a WHERE a.queue_name = @q AND a.message_id = x.message_id);",
+                s.releaseClaim(2));
+    }
+
+    @Test
+    void textRequireOpenTransaction() {
+        assertEquals("IF XACT_STATE() <> 1 THROW 51000, N'sqlqueue: the claim''s transaction is no longer open', 1;",
+                s.requireOpenTransaction());
     }
 }

@@ -149,7 +149,12 @@ public final class DialogPool {
     private void fill(int missing) throws SQLException {
         try (Connection c = ds.getConnection()) {
             boolean auto = c.getAutoCommit();
+            int isolation = c.getTransactionIsolation();
             c.setAutoCommit(true);
+            // adoptDialogs reads with READPAST, legal only under READ COMMITTED or REPEATABLE READ
+            if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
+                c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+            }
             try {
                 List<Object[]> adopted = Sql.query(c, sql.adoptDialogs(), missing, owner, queue.value());
                 for (Object[] row : adopted) {
@@ -167,6 +172,9 @@ public final class DialogPool {
                 }
             } finally {
                 c.setAutoCommit(auto);
+                if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
+                    c.setTransactionIsolation(isolation);
+                }
             }
         }
     }

@@ -95,6 +95,7 @@ final class Baseline {
                     ps.setLong(3, 0L);
                     ps.setString(4, NO_HEADERS);
                     ps.setBytes(5, payload);
+                    ps.setNull(6, java.sql.Types.VARCHAR);
                     if (n == 1) {
                         ps.executeUpdate();
                     } else {
@@ -172,6 +173,7 @@ final class Baseline {
                         rs.getString(5);
                         rs.getBytes(6);
                         rs.getLong(7);
+                        rs.getString(8);
                     }
                 }
             }

@@ -408,6 +408,7 @@ final class SkipLockedBackend implements QueueBackend {
                 ps.setLong(3, m.delay().toMillis());
                 ps.setString(4, HeaderCodec.encode(m.headers()));
                 ps.setBytes(5, m.payloadUnsafe());
+                ps.setString(6, m.group());
                 if (messages.size() == 1) {
                     ps.executeUpdate();
                 } else {
@@ -438,7 +439,7 @@ final class SkipLockedBackend implements QueueBackend {
 
     // ---- consumer ----------------------------------------------------------------------------
 
-    private record Row(long id, int priority, long enqueuedAt, int attempts, String headers, byte[] payload) {
+    private record Row(long id, int priority, long enqueuedAt, int attempts, String headers, byte[] payload, String group) {
     }
 
     @Override
@@ -455,15 +456,28 @@ final class SkipLockedBackend implements QueueBackend {
         return request.mode() == ClaimMode.LEASE ? consumeLeased(queue, request) : consumeTransactional(queue, request);
     }
 
+    /** H2: rounds of candidates a claim tries when rows it picked are locked by another backend. */
+    private static final int H2_CLAIM_ROUNDS = 4;
+
     private long selectCandidates(Connection c, QueueName queue, int limit, List<Row> rows) throws SQLException {
+        if (sql.claimCandidates == null) {
+            return lockRows(c, rows, ps -> {
+                ps.setString(1, queue.value());
+                ps.setInt(2, limit);
+            });
+        }
+        // H2: candidates are read without locks, then locked by id, skipping locked ones. Rows that
+        // another backend (another process, or another SqlQueue in this one) holds come back as
+        // candidates again and again, so a round that locked fewer than asked tries the next candidates,
+        // leaving out every id tried so far
+        List<Long> tried = heldIds();
         long now = 0;
-        Long[] candidates = null;
-        if (sql.claimCandidates != null) {
+        for (int round = 0; round < H2_CLAIM_ROUNDS && rows.size() < limit; round++) {
             List<Long> ids = new ArrayList<>(limit);
             try (PreparedStatement ps = c.prepareStatement(sql.claimCandidates)) {
                 ps.setString(1, queue.value());
-                ps.setObject(2, heldIds());
-                ps.setInt(3, limit);
+                ps.setObject(2, tried.toArray(new Long[0]));
+                ps.setInt(3, limit - rows.size());
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         ids.add(rs.getLong(1));
@@ -471,20 +485,28 @@ final class SkipLockedBackend implements QueueBackend {
                 }
             }
             if (ids.isEmpty()) {
-                return 0;
+                break;
             }
-            candidates = ids.toArray(new Long[0]);
+            Long[] candidates = ids.toArray(new Long[0]);
+            now = lockRows(c, rows, ps -> ps.setObject(1, candidates));
+            tried.addAll(ids);
         }
+        return now;
+    }
+
+    private interface Binder {
+        void bind(PreparedStatement ps) throws SQLException;
+    }
+
+    /** Runs the locking claim select; adds the rows it locked; returns the database clock it read (0 if none). */
+    private long lockRows(Connection c, List<Row> rows, Binder binder) throws SQLException {
+        long now = 0;
         try (PreparedStatement ps = c.prepareStatement(sql.claimSelect)) {
-            if (candidates != null) {
-                ps.setObject(1, candidates);
-            } else {
-                ps.setString(1, queue.value());
-                ps.setInt(2, limit);
-            }
+            binder.bind(ps);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    rows.add(new Row(rs.getLong(1), rs.getInt(2), rs.getLong(3), rs.getInt(4), rs.getString(5), rs.getBytes(6)));
+                    rows.add(new Row(rs.getLong(1), rs.getInt(2), rs.getLong(3), rs.getInt(4), rs.getString(5), rs.getBytes(6),
+                            rs.getString(8)));
                     now = rs.getLong(7);
                 }
             }
@@ -537,7 +559,7 @@ final class SkipLockedBackend implements QueueBackend {
             for (int i = 0; i < rows.size(); i++) {
                 Row r = rows.get(i);
                 out.add(new Delivery(new Receipt(queue, r.id(), token, ClaimMode.LEASE), r.payload(), headers.get(i),
-                        r.attempts() + 1, r.priority(), Instant.ofEpochMilli(r.enqueuedAt()), null));
+                        r.attempts() + 1, r.priority(), Instant.ofEpochMilli(r.enqueuedAt()), r.group()));
             }
             return out;
         });
@@ -572,7 +594,7 @@ final class SkipLockedBackend implements QueueBackend {
                 for (int i = 0; i < rows.size(); i++) {
                     Row r = rows.get(i);
                     out.add(new Delivery(new Receipt(queue, r.id(), token, ClaimMode.TRANSACTIONAL), r.payload(),
-                            headers.get(i), r.attempts() + 1, r.priority(), Instant.ofEpochMilli(r.enqueuedAt()), null));
+                            headers.get(i), r.attempts() + 1, r.priority(), Instant.ofEpochMilli(r.enqueuedAt()), r.group()));
                 }
                 return out;
             } catch (SQLException e) {
@@ -600,13 +622,14 @@ final class SkipLockedBackend implements QueueBackend {
         }
     }
 
+
     /** Ids held by this backend's open transactional claims (H2 leaves them out of a claim). */
-    private Long[] heldIds() {
+    private List<Long> heldIds() {
         List<Long> held = new ArrayList<>();
         for (TransactionalClaim claim : claims.values()) {
             held.addAll(claim.openIds());
         }
-        return held.toArray(new Long[0]);
+        return held;
     }
 
     /** H2: one claim per queue at a time in this process, so claims never lock each other's candidates. */

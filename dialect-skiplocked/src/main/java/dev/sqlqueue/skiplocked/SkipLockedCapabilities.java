@@ -19,7 +19,7 @@ final class SkipLockedCapabilities {
     static Capabilities of(String name, SkipLockedDialect dialect) {
         EnumSet<Capability> features = EnumSet.of(Capability.DELAYED_DELIVERY, Capability.PRIORITY,
                 Capability.LEASE_EXTENSION, Capability.NACK_DELAY, Capability.TRANSACTIONAL_ENQUEUE,
-                Capability.HISTORY, Capability.DROP_SCHEMA, Capability.RAW_ROW_INSERT);
+                Capability.HISTORY, Capability.DROP_SCHEMA, Capability.RAW_ROW_INSERT, Capability.MESSAGE_GROUPS);
         if (dialect == SkipLockedDialect.POSTGRES) {
             features.add(Capability.SERVER_SIDE_WAIT);
         }

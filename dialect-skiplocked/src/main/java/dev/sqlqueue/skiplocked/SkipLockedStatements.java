@@ -29,13 +29,15 @@ import org.jooq.impl.SQLDataType;
  * Immutable and thread-safe.
  */
 public final class SkipLockedStatements {
-    /** (queue, priority, delay ms, headers, payload). */
+    /** (queue, priority, delay ms, headers, payload, group or null). */
     public final String insert;
     /** (queue): register a queue if it is missing. */
     public final String ensureQueue;
     /**
      * (queue, limit), on H2 (candidate ids as a Long[] array): rows id, priority, enqueued_at, attempts,
-     * headers, payload, claimed-now; locks them, skipping locked rows.
+     * headers, payload, claimed-now, group_key; locks them, skipping locked rows. A message of a group is
+     * claimable only while no older message of its group is in the table (ready, delayed or in flight),
+     * so a group is delivered one message at a time, in id order.
      */
     public final String claimSelect;
     /** H2 only (else null): (queue, held ids as a Long[] array, limit): candidate ids of a claim, read without locks. */
@@ -118,6 +120,7 @@ public final class SkipLockedStatements {
     static final Field<byte[]> PAYLOAD = field(unquotedName("payload"), SQLDataType.VARBINARY);
     static final Field<String> LAST_ERROR = field(unquotedName("last_error"), SQLDataType.VARCHAR);
     static final Field<String> REASON = field(unquotedName("reason"), SQLDataType.VARCHAR);
+    static final Field<String> GROUP_KEY = field(unquotedName("group_key"), SQLDataType.VARCHAR);
     static final Field<Long> DEAD_AT = field(unquotedName("dead_at"), SQLDataType.BIGINT);
     static final Field<Long> HISTORY_ID = field(unquotedName("history_id"), SQLDataType.BIGINT);
     static final Field<Long> STARTED_AT = field(unquotedName("started_at"), SQLDataType.BIGINT);
@@ -149,9 +152,13 @@ public final class SkipLockedStatements {
         Condition leased = ID.eq(id).and(LEASE_TOKEN.eq(token));
         Condition byId = ID.eq(id);
 
-        insert = sql(dsl.insertInto(message, QUEUE, PRIORITY, VISIBLE_AT, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD)
+        insert = sql(dsl.insertInto(message, QUEUE, PRIORITY, VISIBLE_AT, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, GROUP_KEY)
                 .values(queue, param("priority", Integer.class), now.plus(param("delay", Long.class)), now,
-                        inline(0), param("headers", String.class), param("payload", byte[].class)), dsl);
+                        inline(0), param("headers", String.class), param("payload", byte[].class), param("group", String.class)), dsl);
+        // message groups: only the oldest message of a group still in the table can be claimed; the
+        // outer columns are qualified by the table's name, the inner ones by the alias g
+        Condition headOfGroup = DSL.condition("({0} is null or not exists (select 1 from {1} g where g.queue = {1}.queue"
+                + " and g.group_key = {1}.group_key and g.id < {1}.id))", GROUP_KEY, message);
         ensureQueue = dialect == SkipLockedDialect.H2
                 // jOOQ cannot emulate ON DUPLICATE KEY IGNORE on H2 for a table it has no key metadata of;
                 // a concurrent duplicate is caught as a unique-key violation by the caller
@@ -166,6 +173,7 @@ public final class SkipLockedStatements {
                 ? dsl.select(ID).from(message)
                         .where(QUEUE.eq(queue)).and(VISIBLE_AT.le(now))
                         .and(DSL.condition("not ({0} = any({1}))", ID, ids))
+                        .and(headOfGroup)
                         // queue first (a constant here): H2 reads an index in order only when ORDER BY
                         // starts with the index's first column; without it a claim read and sorted the
                         // whole queue (docs/backends/h2.md)
@@ -174,15 +182,15 @@ public final class SkipLockedStatements {
                         .getSQL(ParamType.INDEXED)
                 : null;
         claimSelect = dialect == SkipLockedDialect.H2
-                ? dsl.select(ID, PRIORITY, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, now)
+                ? dsl.select(ID, PRIORITY, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, now, GROUP_KEY)
                         .from(message)
-                        .where(DSL.condition("{0} = any({1})", ID, ids)).and(VISIBLE_AT.le(now))
+                        .where(DSL.condition("{0} = any({1})", ID, ids)).and(VISIBLE_AT.le(now)).and(headOfGroup)
                         .orderBy(PRIORITY.desc(), VISIBLE_AT.asc(), ID.asc())
                         .forUpdate().skipLocked()
                         .getSQL(ParamType.INDEXED)
-                : dsl.select(ID, PRIORITY, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, now)
+                : dsl.select(ID, PRIORITY, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, now, GROUP_KEY)
                         .from(message)
-                        .where(QUEUE.eq(queue)).and(VISIBLE_AT.le(now))
+                        .where(QUEUE.eq(queue)).and(VISIBLE_AT.le(now)).and(headOfGroup)
                         .orderBy(PRIORITY.desc(), VISIBLE_AT.asc(), ID.asc())
                         .limit(param("limit", Integer.class))
                         .forUpdate().skipLocked()
@@ -208,11 +216,13 @@ public final class SkipLockedStatements {
         releaseLeased = sql(dsl.update(message).set(VISIBLE_AT, now).set(LEASE_TOKEN, NULL_TOKEN)
                 .set(ATTEMPTS, ATTEMPTS.minus(inline(1))).where(leased), dsl);
         Field<String> reason = param("reason", String.class);
-        deadLetterLeased = sql(dsl.insertInto(deadLetter, ID, QUEUE, PRIORITY, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, REASON, DEAD_AT)
-                .select(dsl.select(ID, QUEUE, PRIORITY, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, reason, now)
+        deadLetterLeased = sql(dsl.insertInto(deadLetter, ID, QUEUE, PRIORITY, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, REASON, DEAD_AT,
+                        GROUP_KEY)
+                .select(dsl.select(ID, QUEUE, PRIORITY, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, reason, now, GROUP_KEY)
                         .from(message).where(leased)), dsl);
-        deadLetterById = sql(dsl.insertInto(deadLetter, ID, QUEUE, PRIORITY, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, REASON, DEAD_AT)
-                .select(dsl.select(ID, QUEUE, PRIORITY, ENQUEUED_AT, ATTEMPTS.plus(inline(1)), HEADERS, PAYLOAD, reason, now)
+        deadLetterById = sql(dsl.insertInto(deadLetter, ID, QUEUE, PRIORITY, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, REASON, DEAD_AT,
+                        GROUP_KEY)
+                .select(dsl.select(ID, QUEUE, PRIORITY, ENQUEUED_AT, ATTEMPTS.plus(inline(1)), HEADERS, PAYLOAD, reason, now, GROUP_KEY)
                         .from(message).where(byId)), dsl);
         Field<Integer> one = inline(1);
         Field<Integer> zero = inline(0);
@@ -234,8 +244,9 @@ public final class SkipLockedStatements {
         listDead = sql(dsl.select(ID, PRIORITY, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, REASON, DEAD_AT)
                 .from(deadLetter).where(QUEUE.eq(queue)).orderBy(DEAD_AT.asc(), ID.asc()).limit(param("limit", Integer.class)), dsl);
         lockDeadIds = dsl.select(ID).from(deadLetter).where(QUEUE.eq(queue)).orderBy(ID).forUpdate().getSQL(ParamType.INDEXED);
-        requeueDead = sql(dsl.insertInto(message, ID, QUEUE, PRIORITY, VISIBLE_AT, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, LAST_ERROR)
-                .select(dsl.select(ID, QUEUE, PRIORITY, now, ENQUEUED_AT, zero, HEADERS, PAYLOAD, REASON)
+        requeueDead = sql(dsl.insertInto(message, ID, QUEUE, PRIORITY, VISIBLE_AT, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, LAST_ERROR,
+                        GROUP_KEY)
+                .select(dsl.select(ID, QUEUE, PRIORITY, now, ENQUEUED_AT, zero, HEADERS, PAYLOAD, REASON, GROUP_KEY)
                         .from(deadLetter).where(QUEUE.eq(queue)).and(ID.eq(id))), dsl);
         deleteDead = sql(dsl.deleteFrom(deadLetter).where(QUEUE.eq(queue)).and(ID.eq(id)), dsl);
         purgeDead = sql(dsl.deleteFrom(deadLetter).where(QUEUE.eq(queue)), dsl);

@@ -32,15 +32,22 @@ class SkipLockedStatementsTest {
         final String NOW = PG_NOW;
         Map<String, String> e = new LinkedHashMap<>();
         e.put("insert",
-                "insert into \"sqlq_message\" (queue, priority, visible_at, enqueued_at, attempts, headers, "
-                + "payload) values (?, ?, ((" + NOW + ") + ?), (" + NOW + "), 0, ?, ?)");
+                "insert into \"sqlq_message\" (queue, priority, visible_at, enqueued_at, attempts, headers, payl"
+                + "oad, group_key) values (?, ?, (("
+                + NOW
+                + ") + ?), ("
+                + NOW
+                + "), 0, ?, ?, ?)");
         e.put("ensureQueue",
                 "insert into \"sqlq_queue\" (name, created_at) values (?, (" + NOW + ")) on conflict do nothing");
         e.put("claimSelect",
-                "select id, priority, enqueued_at, attempts, headers, payload, (" + NOW
-                + ") from \"sqlq_message\" where (queue = ? and visible_at <= (" + NOW
-                + ")) order by priority desc, visible_at asc, id asc fetch next ? rows only for update skip "
-                + "locked");
+                "select id, priority, enqueued_at, attempts, headers, payload, ("
+                + NOW
+                + "), group_key from \"sqlq_message\" where (queue = ? and visible_at <= ("
+                + NOW
+                + ") and ((group_key is null or not exists (select 1 from \"sqlq_message\" g where g.queue = \"sql"
+                + "q_message\".queue and g.group_key = \"sqlq_message\".group_key and g.id < \"sqlq_message\".id))"
+                + ")) order by priority desc, visible_at asc, id asc fetch next ? rows only for update skip locked");
         e.put("leaseUpdate",
                 "update \"sqlq_message\" set lease_token = ?, attempts = (attempts + 1), claimed_at = (" + NOW
                 + "), visible_at = ((" + NOW + ") + ?) where id = ?");
@@ -68,13 +75,17 @@ class SkipLockedStatementsTest {
                 "update \"sqlq_message\" set visible_at = (" + NOW
                 + "), lease_token = null, attempts = (attempts - 1) where (id = ? and lease_token = ?)");
         e.put("deadLetterLeased",
-                "insert into \"sqlq_dead_letter\" (id, queue, priority, enqueued_at, attempts, headers, "
-                + "payload, reason, dead_at) select id, queue, priority, enqueued_at, attempts, headers, "
-                + "payload, ?, (" + NOW + ") from \"sqlq_message\" where (id = ? and lease_token = ?)");
+                "insert into \"sqlq_dead_letter\" (id, queue, priority, enqueued_at, attempts, headers, payload,"
+                + " reason, dead_at, group_key) select id, queue, priority, enqueued_at, attempts, headers, payloa"
+                + "d, ?, ("
+                + NOW
+                + "), group_key from \"sqlq_message\" where (id = ? and lease_token = ?)");
         e.put("deadLetterById",
-                "insert into \"sqlq_dead_letter\" (id, queue, priority, enqueued_at, attempts, headers, "
-                + "payload, reason, dead_at) select id, queue, priority, enqueued_at, (attempts + 1), "
-                + "headers, payload, ?, (" + NOW + ") from \"sqlq_message\" where id = ?");
+                "insert into \"sqlq_dead_letter\" (id, queue, priority, enqueued_at, attempts, headers, payload,"
+                + " reason, dead_at, group_key) select id, queue, priority, enqueued_at, (attempts + 1), headers, "
+                + "payload, ?, ("
+                + NOW
+                + "), group_key from \"sqlq_message\" where id = ?");
         e.put("stats",
                 "select sum(case when visible_at <= (select (" + NOW
                 + ")) then 1 else 0 end), sum(case when (visible_at > (select (" + NOW
@@ -94,10 +105,11 @@ class SkipLockedStatementsTest {
         e.put("lockDeadIds",
                 "select id from \"sqlq_dead_letter\" where queue = ? order by id for update");
         e.put("requeueDead",
-                "insert into \"sqlq_message\" (id, queue, priority, visible_at, enqueued_at, attempts, "
-                + "headers, payload, last_error) select id, queue, priority, (" + NOW
-                + "), enqueued_at, 0, headers, payload, reason from \"sqlq_dead_letter\" where (queue = ? and "
-                + "id = ?)");
+                "insert into \"sqlq_message\" (id, queue, priority, visible_at, enqueued_at, attempts, headers, "
+                + "payload, last_error, group_key) select id, queue, priority, ("
+                + NOW
+                + "), enqueued_at, 0, headers, payload, reason, group_key from \"sqlq_dead_letter\" where (queue ="
+                + " ? and id = ?)");
         e.put("deleteDead",
                 "delete from \"sqlq_dead_letter\" where (queue = ? and id = ?)");
         e.put("purgeDead",
@@ -135,15 +147,22 @@ class SkipLockedStatementsTest {
         final String NOW = MARIADB_NOW;
         Map<String, String> e = new LinkedHashMap<>();
         e.put("insert",
-                "insert into `sqlq_message` (queue, priority, visible_at, enqueued_at, attempts, headers, "
-                + "payload) values (?, ?, ((" + NOW + ") + ?), (" + NOW + "), 0, ?, ?)");
+                "insert into `sqlq_message` (queue, priority, visible_at, enqueued_at, attempts, headers, payloa"
+                + "d, group_key) values (?, ?, (("
+                + NOW
+                + ") + ?), ("
+                + NOW
+                + "), 0, ?, ?, ?)");
         e.put("ensureQueue",
                 "insert ignore into `sqlq_queue` (name, created_at) values (?, (" + NOW + "))");
         e.put("claimSelect",
-                "select id, priority, enqueued_at, attempts, headers, payload, (" + NOW
-                + ") from `sqlq_message` where (queue = ? and visible_at <= (" + NOW
-                + ")) order by priority desc, visible_at asc, id asc fetch next ? rows only for update skip "
-                + "locked");
+                "select id, priority, enqueued_at, attempts, headers, payload, ("
+                + NOW
+                + "), group_key from `sqlq_message` where (queue = ? and visible_at <= ("
+                + NOW
+                + ") and ((group_key is null or not exists (select 1 from `sqlq_message` g where g.queue = `sqlq_m"
+                + "essage`.queue and g.group_key = `sqlq_message`.group_key and g.id < `sqlq_message`.id)))) order"
+                + " by priority desc, visible_at asc, id asc fetch next ? rows only for update skip locked");
         e.put("leaseUpdate",
                 "update `sqlq_message` set lease_token = ?, attempts = (attempts + 1), claimed_at = (" + NOW
                 + "), visible_at = ((" + NOW + ") + ?) where id = ?");
@@ -171,13 +190,17 @@ class SkipLockedStatementsTest {
                 "update `sqlq_message` set visible_at = (" + NOW
                 + "), lease_token = null, attempts = (attempts - 1) where (id = ? and lease_token = ?)");
         e.put("deadLetterLeased",
-                "insert into `sqlq_dead_letter` (id, queue, priority, enqueued_at, attempts, headers, "
-                + "payload, reason, dead_at) select id, queue, priority, enqueued_at, attempts, headers, "
-                + "payload, ?, (" + NOW + ") from `sqlq_message` where (id = ? and lease_token = ?)");
+                "insert into `sqlq_dead_letter` (id, queue, priority, enqueued_at, attempts, headers, payload, r"
+                + "eason, dead_at, group_key) select id, queue, priority, enqueued_at, attempts, headers, payload,"
+                + " ?, ("
+                + NOW
+                + "), group_key from `sqlq_message` where (id = ? and lease_token = ?)");
         e.put("deadLetterById",
-                "insert into `sqlq_dead_letter` (id, queue, priority, enqueued_at, attempts, headers, "
-                + "payload, reason, dead_at) select id, queue, priority, enqueued_at, (attempts + 1), "
-                + "headers, payload, ?, (" + NOW + ") from `sqlq_message` where id = ?");
+                "insert into `sqlq_dead_letter` (id, queue, priority, enqueued_at, attempts, headers, payload, r"
+                + "eason, dead_at, group_key) select id, queue, priority, enqueued_at, (attempts + 1), headers, pa"
+                + "yload, ?, ("
+                + NOW
+                + "), group_key from `sqlq_message` where id = ?");
         e.put("stats",
                 "select sum(case when visible_at <= (" + NOW + ") then 1 else 0 end), sum(case when (visible_at > ("
                 + NOW + ") and lease_token is not null) then 1 else 0 end), sum(case when (visible_at > (" + NOW
@@ -196,10 +219,11 @@ class SkipLockedStatementsTest {
         e.put("lockDeadIds",
                 "select id from `sqlq_dead_letter` where queue = ? order by id for update");
         e.put("requeueDead",
-                "insert into `sqlq_message` (id, queue, priority, visible_at, enqueued_at, attempts, "
-                + "headers, payload, last_error) select id, queue, priority, (" + NOW
-                + "), enqueued_at, 0, headers, payload, reason from `sqlq_dead_letter` where (queue = ? and "
-                + "id = ?)");
+                "insert into `sqlq_message` (id, queue, priority, visible_at, enqueued_at, attempts, headers, pa"
+                + "yload, last_error, group_key) select id, queue, priority, ("
+                + NOW
+                + "), enqueued_at, 0, headers, payload, reason, group_key from `sqlq_dead_letter` where (queue = ?"
+                + " and id = ?)");
         e.put("deleteDead",
                 "delete from `sqlq_dead_letter` where (queue = ? and id = ?)");
         e.put("purgeDead",
@@ -233,19 +257,31 @@ class SkipLockedStatementsTest {
         final String NOW = H2_NOW;
         Map<String, String> e = new LinkedHashMap<>();
         e.put("insert",
-                "insert into \"sqlq_message\" (queue, priority, visible_at, enqueued_at, attempts, headers, "
-                + "payload) values (?, ?, ((" + NOW + ") + cast(? as bigint)), (" + NOW + "), 0, ?, ?)");
+                "insert into \"sqlq_message\" (queue, priority, visible_at, enqueued_at, attempts, headers, payl"
+                + "oad, group_key) values (?, ?, (("
+                + NOW
+                + ") + cast(? as bigint)), ("
+                + NOW
+                + "), 0, ?, ?, ?)");
         e.put("ensureQueue",
                 "insert into \"sqlq_queue\" (name, created_at) select cast(? as varchar), (" + NOW
                 + ") where not exists (select 1 one from \"sqlq_queue\" where name = cast(? as varchar))");
         e.put("claimSelect",
-                "select id, priority, enqueued_at, attempts, headers, payload, (" + NOW
-                + ") from \"sqlq_message\" where ((id = any(cast(? as bigint array))) and visible_at <= (" + NOW
+                "select id, priority, enqueued_at, attempts, headers, payload, ("
+                + NOW
+                + "), group_key from \"sqlq_message\" where ((id = any(cast(? as bigint array))) and visible_at <="
+                + " ("
+                + NOW
+                + ") and ((group_key is null or not exists (select 1 from \"sqlq_message\" g where g.queue = \"sql"
+                + "q_message\".queue and g.group_key = \"sqlq_message\".group_key and g.id < \"sqlq_message\".id))"
                 + ")) order by priority desc, visible_at asc, id asc for update skip locked");
         e.put("claimCandidates",
-                "select id from \"sqlq_message\" where (queue = cast(? as varchar) and visible_at <= (" + NOW
-                + ") and (not (id = any(cast(? as bigint array))))) order by queue asc, priority desc, "
-                + "visible_at asc, id asc fetch next ? rows only");
+                "select id from \"sqlq_message\" where (queue = cast(? as varchar) and visible_at <= ("
+                + NOW
+                + ") and (not (id = any(cast(? as bigint array)))) and ((group_key is null or not exists (select 1"
+                + " from \"sqlq_message\" g where g.queue = \"sqlq_message\".queue and g.group_key = \"sqlq_messag"
+                + "e\".group_key and g.id < \"sqlq_message\".id)))) order by queue asc, priority desc, visible_at "
+                + "asc, id asc fetch next ? rows only");
         e.put("leaseUpdate",
                 "update \"sqlq_message\" set lease_token = ?, attempts = (attempts + 1), claimed_at = (" + NOW
                 + "), visible_at = ((" + NOW + ") + cast(? as bigint)) where id = cast(? as bigint)");
@@ -280,15 +316,18 @@ class SkipLockedStatementsTest {
                 + "), lease_token = null, attempts = (attempts - 1) where (id = cast(? as bigint) and "
                 + "lease_token = cast(? as bigint))");
         e.put("deadLetterLeased",
-                "insert into \"sqlq_dead_letter\" (id, queue, priority, enqueued_at, attempts, headers, "
-                + "payload, reason, dead_at) select id, queue, priority, enqueued_at, attempts, headers, "
-                + "payload, cast(? as varchar), (" + NOW
-                + ") from \"sqlq_message\" where (id = cast(? as bigint) and lease_token = cast(? as bigint))");
+                "insert into \"sqlq_dead_letter\" (id, queue, priority, enqueued_at, attempts, headers, payload,"
+                + " reason, dead_at, group_key) select id, queue, priority, enqueued_at, attempts, headers, payloa"
+                + "d, cast(? as varchar), ("
+                + NOW
+                + "), group_key from \"sqlq_message\" where (id = cast(? as bigint) and lease_token = cast(? as bi"
+                + "gint))");
         e.put("deadLetterById",
-                "insert into \"sqlq_dead_letter\" (id, queue, priority, enqueued_at, attempts, headers, "
-                + "payload, reason, dead_at) select id, queue, priority, enqueued_at, (attempts + 1), "
-                + "headers, payload, cast(? as varchar), (" + NOW
-                + ") from \"sqlq_message\" where id = cast(? as bigint)");
+                "insert into \"sqlq_dead_letter\" (id, queue, priority, enqueued_at, attempts, headers, payload,"
+                + " reason, dead_at, group_key) select id, queue, priority, enqueued_at, (attempts + 1), headers, "
+                + "payload, cast(? as varchar), ("
+                + NOW
+                + "), group_key from \"sqlq_message\" where id = cast(? as bigint)");
         e.put("stats",
                 "select sum(case when visible_at <= (" + NOW + ") then 1 else 0 end), sum(case when (visible_at > ("
                 + NOW + ") and lease_token is not null) then 1 else 0 end), sum(case when (visible_at > (" + NOW
@@ -309,10 +348,11 @@ class SkipLockedStatementsTest {
         e.put("lockDeadIds",
                 "select id from \"sqlq_dead_letter\" where queue = cast(? as varchar) order by id for update");
         e.put("requeueDead",
-                "insert into \"sqlq_message\" (id, queue, priority, visible_at, enqueued_at, attempts, "
-                + "headers, payload, last_error) select id, queue, priority, (" + NOW
-                + "), enqueued_at, 0, headers, payload, reason from \"sqlq_dead_letter\" where (queue = cast(? "
-                + "as varchar) and id = cast(? as bigint))");
+                "insert into \"sqlq_message\" (id, queue, priority, visible_at, enqueued_at, attempts, headers, "
+                + "payload, last_error, group_key) select id, queue, priority, ("
+                + NOW
+                + "), enqueued_at, 0, headers, payload, reason, group_key from \"sqlq_dead_letter\" where (queue ="
+                + " cast(? as varchar) and id = cast(? as bigint))");
         e.put("deleteDead",
                 "delete from \"sqlq_dead_letter\" where (queue = cast(? as varchar) and id = cast(? as "
                 + "bigint))");
@@ -434,7 +474,8 @@ class SkipLockedStatementsTest {
             Matcher cmp = queueCompare.matcher(s.getValue());
             while (cmp.find()) {
                 String rhs = cmp.group(2);
-                assertTrue(rhs.equals("?") || rhs.equals("?)") || rhs.startsWith("cast(?"),
+                // or the outer row's own queue, in the claim's message-group check (g.queue = "sqlq_message".queue)
+                assertTrue(rhs.equals("?") || rhs.equals("?)") || rhs.startsWith("cast(?") || rhs.matches("[\"`]sqlq_message[\"`]\\.queue"),
                         d + " " + s.getKey() + " compares " + cmp.group(1) + " with " + rhs);
             }
         }
@@ -456,7 +497,7 @@ class SkipLockedStatementsTest {
     void placeholdersMatchTheBackendsBinds(SkipLockedDialect d) {
         boolean h2 = d == SkipLockedDialect.H2;
         Map<String, Integer> binds = new HashMap<>();
-        binds.put("insert", 5);                  // queue, priority, delay, headers, payload
+        binds.put("insert", 6);                  // queue, priority, delay, headers, payload, group
         binds.put("ensureQueue", h2 ? 2 : 1);    // queue (H2: queue twice, NOT EXISTS)
         binds.put("claimSelect", h2 ? 1 : 2);    // queue, limit (H2: the candidate ids)
         if (h2) {

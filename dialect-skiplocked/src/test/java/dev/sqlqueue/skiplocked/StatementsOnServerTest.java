@@ -52,7 +52,7 @@ class StatementsOnServerTest {
     static Map<String, Object[]> binds(SkipLockedDialect d, String queue, long id, long token, String channel) {
         boolean h2 = d == SkipLockedDialect.H2;
         Map<String, Object[]> b = new HashMap<>();
-        b.put("insert", new Object[] {queue, 0, 0L, "", PAYLOAD});
+        b.put("insert", new Object[] {queue, 0, 0L, "", PAYLOAD, "g"});
         b.put("ensureQueue", h2 ? new Object[] {queue, queue} : new Object[] {queue});
         if (h2) {
             b.put("claimCandidates", new Object[] {queue, new Long[0], 10});

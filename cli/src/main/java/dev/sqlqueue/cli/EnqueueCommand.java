@@ -54,6 +54,11 @@ public final class EnqueueCommand implements Callable<Integer> {
             description = "Priority -1000..1000; higher is consumed first. Default: ${DEFAULT-VALUE}.")
     int priority;
 
+    @Option(names = "--group", paramLabel = "GROUP",
+            description = "Put every message in this message group: they run one at a time, in line order, "
+                    + "while other groups and ungrouped messages go on (1..128 characters).")
+    String group;
+
     @Option(names = "--header", paramLabel = "KEY=VALUE",
             description = "A header on every message (repeatable).")
     Map<String, String> headers = new LinkedHashMap<>();
@@ -102,6 +107,9 @@ public final class EnqueueCommand implements Callable<Integer> {
         if (delay != null) {
             b.delay(delay);
         }
+        if (group != null) {
+            b.group(group);
+        }
         return b.build();
     }
 
@@ -129,6 +137,9 @@ public final class EnqueueCommand implements Callable<Integer> {
         }
         if (template.priority() != 0 && !caps.has(Capability.PRIORITY)) {
             throw new UnsupportedCapabilityException(Capability.PRIORITY, caps.backend());
+        }
+        if (template.group() != null && !caps.has(Capability.MESSAGE_GROUPS)) {
+            throw new UnsupportedCapabilityException(Capability.MESSAGE_GROUPS, caps.backend());
         }
         for (LineReader.Line line : lines) {
             if (line.bytes().length > caps.maxPayloadBytes()) {

@@ -84,6 +84,29 @@ class EnqueueAndWorkTest {
     }
 
     @Test
+    void aGroupRunsOneAtATimeInLineOrderWhileFourWorkersServeTheQueue() throws Exception {
+        Cli cli = new Cli(dir);
+        Path input = dir.resolve("in.txt");
+        List<String> lines = new ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+            lines.add(String.valueOf(i));
+        }
+        Files.write(input, lines);
+        Cli.Run enq = cli.run("enqueue", "-q", "serial", "--group", "migrations", input.toString());
+        assertEquals(0, enq.code(), enq::toString);
+        Path out = dir.resolve("out");
+        Cli.Run work = cli.run("work", "-q", "serial", "--workers", "4", "--drain", "--poll", "50ms",
+                "--exec", "echo start {} >> '" + out + "'; sleep 0.05; echo end {} >> '" + out + "'");
+        assertEquals(0, work.code(), work::toString);
+        List<String> expected = new ArrayList<>();
+        for (String l : lines) {
+            expected.add("start " + l);
+            expected.add("end " + l);
+        }
+        assertEquals(expected, Files.readAllLines(out), "never two of the group at once, and in line order");
+    }
+
+    @Test
     void delayedMessagesAreNotReadyYet() throws Exception {
         Cli cli = new Cli(dir);
         Path input = dir.resolve("in.txt");

@@ -32,11 +32,20 @@ final class Sql {
         }
     }
 
-    /** Runs a statement that returns no rows; the update count of the first result, or -1. */
+    /**
+     * Runs a statement that returns no rows; the update count of the first result, or -1. Every later
+     * result of a multi-statement batch is read too, so that an error raised by a later statement of
+     * the batch (a failed {@code ROLLBACK TRANSACTION} to a savepoint, a {@code THROW}) is thrown here
+     * and not lost when the statement closes.
+     */
     static int update(Connection c, String sql, Object... params) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             bind(ps, params);
-            return ps.executeUpdate();
+            int first = ps.executeUpdate();
+            while (ps.getMoreResults() || ps.getUpdateCount() != -1) {
+                // drain: errors of later statements surface while reading their results
+            }
+            return first;
         }
     }
 

@@ -149,10 +149,14 @@ public final class Message {
             return this;
         }
 
-        /** @throws InvalidInputException if the group is empty or over 128 characters */
+        /**
+         * @throws InvalidInputException (rule {@code group.length}) if the group is empty or longer than 128
+         *     UTF-16 code units (H2 and SQL Server measure a column in them, so an emoji counts as 2)
+         */
         public Builder group(String group) {
             if (group != null && (group.isEmpty() || group.length() > 128)) {
-                throw new InvalidInputException("group.length", "message group must be 1 to 128 characters");
+                throw new InvalidInputException("group.length", "message group must be 1 to 128 UTF-16 code units"
+                        + " (a character outside the Basic Multilingual Plane, such as an emoji, counts as 2), was " + group.length());
             }
             this.group = group;
             return this;

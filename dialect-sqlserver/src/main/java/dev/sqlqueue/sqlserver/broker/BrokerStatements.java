@@ -92,10 +92,18 @@ public final class BrokerStatements {
                 + " group_key nvarchar(128) NULL)";
     }
 
+    /**
+     * Group names compare by code point ({@code Latin1_General_100_BIN2}), not by the database's default
+     * collation, which is usually case-insensitive and would merge {@code G} and {@code g}. SQL Server
+     * still ignores trailing spaces in {@code =} (ANSI padding), so groups that differ only in trailing
+     * spaces share a dialog here.
+     */
+    static final String GROUP_COLLATION = "COLLATE Latin1_General_100_BIN2";
+
     /** Message groups: the dialog each group travels on. */
     public String createGroupsTable() {
         return "IF OBJECT_ID(" + literal(n.unquotedTable("groups")) + ", N'U') IS NULL CREATE TABLE "
-                + n.groupsTable() + " (queue_name nvarchar(48) NOT NULL, group_key nvarchar(128) NOT NULL,"
+                + n.groupsTable() + " (queue_name nvarchar(48) NOT NULL, group_key nvarchar(128) " + GROUP_COLLATION + " NOT NULL,"
                 + " conversation_handle uniqueidentifier NOT NULL,"
                 + " created_at datetime2(3) NOT NULL DEFAULT SYSUTCDATETIME(),"
                 + " last_send_at datetime2(3) NOT NULL DEFAULT SYSUTCDATETIME(), PRIMARY KEY (queue_name, group_key))";
@@ -117,7 +125,7 @@ public final class BrokerStatements {
     public String createGroupPendingTable() {
         return "IF OBJECT_ID(" + literal(n.unquotedTable("group_pending")) + ", N'U') IS NULL CREATE TABLE "
                 + n.groupPendingTable() + " (queue_name nvarchar(48) NOT NULL, message_id bigint NOT NULL,"
-                + " group_key nvarchar(128) NOT NULL, PRIMARY KEY (queue_name, message_id))";
+                + " group_key nvarchar(128) " + GROUP_COLLATION + " NOT NULL, PRIMARY KEY (queue_name, message_id))";
     }
 
     /** The retire check looks pending messages up by group. */

@@ -393,9 +393,9 @@ class BrokerStatementsTest {
     @Test
     void textCreateGroupsTable() {
         assertEquals("IF OBJECT_ID(N'dbo.sqlq_bk_groups', N'U') IS NULL CREATE TABLE [dbo].[sqlq_bk_groups] (queue_name nv"
-                + "archar(48) NOT NULL, group_key nvarchar(128) NOT NULL, conversation_handle uniqueidentifier NOT NULL"
-                + ", created_at datetime2(3) NOT NULL DEFAULT SYSUTCDATETIME(), last_send_at datetime2(3) NOT NULL DEFA"
-                + "ULT SYSUTCDATETIME(), PRIMARY KEY (queue_name, group_key))",
+                + "archar(48) NOT NULL, group_key nvarchar(128) COLLATE Latin1_General_100_BIN2 NOT NULL, conversation_"
+                + "handle uniqueidentifier NOT NULL, created_at datetime2(3) NOT NULL DEFAULT SYSUTCDATETIME(), last_se"
+                + "nd_at datetime2(3) NOT NULL DEFAULT SYSUTCDATETIME(), PRIMARY KEY (queue_name, group_key))",
                 s.createGroupsTable());
     }
 
@@ -510,8 +510,8 @@ class BrokerStatementsTest {
     @Test
     void textCreateGroupPendingTable() {
         assertEquals("IF OBJECT_ID(N'dbo.sqlq_bk_group_pending', N'U') IS NULL CREATE TABLE [dbo].[sqlq_bk_group_pending] "
-                + "(queue_name nvarchar(48) NOT NULL, message_id bigint NOT NULL, group_key nvarchar(128) NOT NULL, PRI"
-                + "MARY KEY (queue_name, message_id))",
+                + "(queue_name nvarchar(48) NOT NULL, message_id bigint NOT NULL, group_key nvarchar(128) COLLATE Latin"
+                + "1_General_100_BIN2 NOT NULL, PRIMARY KEY (queue_name, message_id))",
                 s.createGroupPendingTable());
     }
 

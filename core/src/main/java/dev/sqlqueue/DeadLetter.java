@@ -15,7 +15,14 @@ import java.util.Map;
  * @param reason why it was dead-lettered (the last error)
  * @param enqueuedAt the original enqueue time
  * @param deadAt when it was dead-lettered (database clock)
+ * @param group its message group, or null (requeue puts it back in the group)
  */
 public record DeadLetter(long messageId, QueueName queue, byte[] payload, Map<String, String> headers,
-                         String rawHeaders, int attempts, String reason, Instant enqueuedAt, Instant deadAt) {
+                         String rawHeaders, int attempts, String reason, Instant enqueuedAt, Instant deadAt,
+                         String group) {
+    /** A dead letter without a message group (backends that offer none). */
+    public DeadLetter(long messageId, QueueName queue, byte[] payload, Map<String, String> headers,
+                      String rawHeaders, int attempts, String reason, Instant enqueuedAt, Instant deadAt) {
+        this(messageId, queue, payload, headers, rawHeaders, attempts, reason, enqueuedAt, deadAt, null);
+    }
 }

@@ -37,9 +37,10 @@ public final class DlqListCommand implements Callable<Integer> {
                 out.flush();
                 return ExitCodes.OK;
             }
-            TextTable t = new TextTable("ID", "ATTEMPTS", "REASON", "PAYLOAD");
+            TextTable t = new TextTable("ID", "ATTEMPTS", "GROUP", "REASON", "PAYLOAD");
             for (DeadLetter d : dead) {
-                t.row(d.messageId(), d.attempts(), TextTable.preview(d.reason() == null ? "" : d.reason(), 80),
+                t.row(d.messageId(), d.attempts(), d.group() == null ? "-" : TextTable.preview(d.group(), 24),
+                        TextTable.preview(d.reason() == null ? "" : d.reason(), 80),
                         TextTable.preview(ShellCommand.text(d.payload()), 40));
             }
             t.print(out);

@@ -314,7 +314,8 @@ final class SkipLockedBackend implements QueueBackend {
                             headers = Map.of();
                         }
                         out.add(new DeadLetter(rs.getLong(1), queue, rs.getBytes(6), headers, raw, rs.getInt(4),
-                                rs.getString(7), Instant.ofEpochMilli(rs.getLong(3)), Instant.ofEpochMilli(rs.getLong(8))));
+                                rs.getString(7), Instant.ofEpochMilli(rs.getLong(3)), Instant.ofEpochMilli(rs.getLong(8)),
+                                rs.getString(9)));
                     }
                 }
             }
@@ -340,6 +341,7 @@ final class SkipLockedBackend implements QueueBackend {
             long moved = 0;
             for (long id : ids) {
                 moved += update(c, sql.requeueDead, queue.value(), id);
+                moved += update(c, sql.requeueDeadGrouped, queue.value(), id);
                 update(c, sql.deleteDead, queue.value(), id);
             }
             return moved;

@@ -72,12 +72,18 @@ public final class SkipLockedStatements {
     public final String countHistory;
     /** (queue, limit): id, enqueued_at, started_at, finished_at, duration_ms, attempts, outcome, detail. */
     public final String listHistory;
-    /** (queue, limit): id, priority, enqueued_at, attempts, headers, payload, reason, dead_at. */
+    /** (queue, limit): id, priority, enqueued_at, attempts, headers, payload, reason, dead_at, group_key. */
     public final String listDead;
     /** (queue): ids of the queue's dead letters, locked. */
     public final String lockDeadIds;
-    /** (queue, id): copy one dead letter back to its queue with attempts 0. */
+    /** (queue, id): copy one dead letter without a group back to its queue with attempts 0, keeping its id. */
     public final String requeueDead;
+    /**
+     * (queue, id): copy one dead letter of a message group back with attempts 0 and a new id, so it goes
+     * to the tail of its group: with its old id it would count as older than a message of the group that
+     * may be in a consumer's hands, and run beside it.
+     */
+    public final String requeueDeadGrouped;
     /** (queue, id). */
     public final String deleteDead;
     /** (queue). */
@@ -241,13 +247,17 @@ public final class SkipLockedStatements {
         countHistory = sql(dsl.selectCount().from(history).where(QUEUE.eq(queue)), dsl);
         listHistory = sql(dsl.select(ID, ENQUEUED_AT, STARTED_AT, FINISHED_AT, DURATION_MS, ATTEMPTS, OUTCOME, DETAIL)
                 .from(history).where(QUEUE.eq(queue)).orderBy(HISTORY_ID.desc()).limit(param("limit", Integer.class)), dsl);
-        listDead = sql(dsl.select(ID, PRIORITY, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, REASON, DEAD_AT)
+        listDead = sql(dsl.select(ID, PRIORITY, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, REASON, DEAD_AT, GROUP_KEY)
                 .from(deadLetter).where(QUEUE.eq(queue)).orderBy(DEAD_AT.asc(), ID.asc()).limit(param("limit", Integer.class)), dsl);
         lockDeadIds = dsl.select(ID).from(deadLetter).where(QUEUE.eq(queue)).orderBy(ID).forUpdate().getSQL(ParamType.INDEXED);
         requeueDead = sql(dsl.insertInto(message, ID, QUEUE, PRIORITY, VISIBLE_AT, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, LAST_ERROR,
                         GROUP_KEY)
                 .select(dsl.select(ID, QUEUE, PRIORITY, now, ENQUEUED_AT, zero, HEADERS, PAYLOAD, REASON, GROUP_KEY)
-                        .from(deadLetter).where(QUEUE.eq(queue)).and(ID.eq(id))), dsl);
+                        .from(deadLetter).where(QUEUE.eq(queue)).and(ID.eq(id)).and(GROUP_KEY.isNull())), dsl);
+        requeueDeadGrouped = sql(dsl.insertInto(message, QUEUE, PRIORITY, VISIBLE_AT, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD,
+                        LAST_ERROR, GROUP_KEY)
+                .select(dsl.select(QUEUE, PRIORITY, now, ENQUEUED_AT, zero, HEADERS, PAYLOAD, REASON, GROUP_KEY)
+                        .from(deadLetter).where(QUEUE.eq(queue)).and(ID.eq(id)).and(GROUP_KEY.isNotNull())), dsl);
         deleteDead = sql(dsl.deleteFrom(deadLetter).where(QUEUE.eq(queue)).and(ID.eq(id)), dsl);
         purgeDead = sql(dsl.deleteFrom(deadLetter).where(QUEUE.eq(queue)), dsl);
         purgeMessages = sql(dsl.deleteFrom(message).where(QUEUE.eq(queue)), dsl);

@@ -100,16 +100,22 @@ class SkipLockedStatementsTest {
                 "select id, enqueued_at, started_at, finished_at, duration_ms, attempts, outcome, detail "
                 + "from \"sqlq_history\" where queue = ? order by history_id desc fetch next ? rows only");
         e.put("listDead",
-                "select id, priority, enqueued_at, attempts, headers, payload, reason, dead_at from "
-                + "\"sqlq_dead_letter\" where queue = ? order by dead_at asc, id asc fetch next ? rows only");
+                "select id, priority, enqueued_at, attempts, headers, payload, reason, dead_at, group_key from \""
+                + "sqlq_dead_letter\" where queue = ? order by dead_at asc, id asc fetch next ? rows only");
         e.put("lockDeadIds",
                 "select id from \"sqlq_dead_letter\" where queue = ? order by id for update");
         e.put("requeueDead",
-                "insert into \"sqlq_message\" (id, queue, priority, visible_at, enqueued_at, attempts, headers, "
-                + "payload, last_error, group_key) select id, queue, priority, ("
+                "insert into \"sqlq_message\" (id, queue, priority, visible_at, enqueued_at, attempts, headers, pa"
+                + "yload, last_error, group_key) select id, queue, priority, ("
                 + NOW
-                + "), enqueued_at, 0, headers, payload, reason, group_key from \"sqlq_dead_letter\" where (queue ="
-                + " ? and id = ?)");
+                + "), enqueued_at, 0, headers, payload, reason, group_key from \"sqlq_dead_letter\" where (queue = ?"
+                + " and id = ? and group_key is null)");
+        e.put("requeueDeadGrouped",
+                "insert into \"sqlq_message\" (queue, priority, visible_at, enqueued_at, attempts, headers, payloa"
+                + "d, last_error, group_key) select queue, priority, ("
+                + NOW
+                + "), enqueued_at, 0, headers, payload, reason, group_key from \"sqlq_dead_letter\" where (queue = ?"
+                + " and id = ? and group_key is not null)");
         e.put("deleteDead",
                 "delete from \"sqlq_dead_letter\" where (queue = ? and id = ?)");
         e.put("purgeDead",
@@ -214,8 +220,8 @@ class SkipLockedStatementsTest {
                 "select id, enqueued_at, started_at, finished_at, duration_ms, attempts, outcome, detail "
                 + "from `sqlq_history` where queue = ? order by history_id desc fetch next ? rows only");
         e.put("listDead",
-                "select id, priority, enqueued_at, attempts, headers, payload, reason, dead_at from "
-                + "`sqlq_dead_letter` where queue = ? order by dead_at asc, id asc fetch next ? rows only");
+                "select id, priority, enqueued_at, attempts, headers, payload, reason, dead_at, group_key from `"
+                + "sqlq_dead_letter` where queue = ? order by dead_at asc, id asc fetch next ? rows only");
         e.put("lockDeadIds",
                 "select id from `sqlq_dead_letter` where queue = ? order by id for update");
         e.put("requeueDead",
@@ -223,7 +229,13 @@ class SkipLockedStatementsTest {
                 + "yload, last_error, group_key) select id, queue, priority, ("
                 + NOW
                 + "), enqueued_at, 0, headers, payload, reason, group_key from `sqlq_dead_letter` where (queue = ?"
-                + " and id = ?)");
+                + " and id = ? and group_key is null)");
+        e.put("requeueDeadGrouped",
+                "insert into `sqlq_message` (queue, priority, visible_at, enqueued_at, attempts, headers, payloa"
+                + "d, last_error, group_key) select queue, priority, ("
+                + NOW
+                + "), enqueued_at, 0, headers, payload, reason, group_key from `sqlq_dead_letter` where (queue = ?"
+                + " and id = ? and group_key is not null)");
         e.put("deleteDead",
                 "delete from `sqlq_dead_letter` where (queue = ? and id = ?)");
         e.put("purgeDead",
@@ -342,17 +354,23 @@ class SkipLockedStatementsTest {
                 + "from \"sqlq_history\" where queue = cast(? as varchar) order by history_id desc fetch next "
                 + "? rows only");
         e.put("listDead",
-                "select id, priority, enqueued_at, attempts, headers, payload, reason, dead_at from "
-                + "\"sqlq_dead_letter\" where queue = cast(? as varchar) order by dead_at asc, id asc fetch "
-                + "next ? rows only");
+                "select id, priority, enqueued_at, attempts, headers, payload, reason, dead_at, group_key from \""
+                + "sqlq_dead_letter\" where queue = cast(? as varchar) order by dead_at asc, id asc fetch next ? ro"
+                + "ws only");
         e.put("lockDeadIds",
                 "select id from \"sqlq_dead_letter\" where queue = cast(? as varchar) order by id for update");
         e.put("requeueDead",
-                "insert into \"sqlq_message\" (id, queue, priority, visible_at, enqueued_at, attempts, headers, "
-                + "payload, last_error, group_key) select id, queue, priority, ("
+                "insert into \"sqlq_message\" (id, queue, priority, visible_at, enqueued_at, attempts, headers, pa"
+                + "yload, last_error, group_key) select id, queue, priority, ("
                 + NOW
-                + "), enqueued_at, 0, headers, payload, reason, group_key from \"sqlq_dead_letter\" where (queue ="
-                + " cast(? as varchar) and id = cast(? as bigint))");
+                + "), enqueued_at, 0, headers, payload, reason, group_key from \"sqlq_dead_letter\" where (queue = c"
+                + "ast(? as varchar) and id = cast(? as bigint) and group_key is null)");
+        e.put("requeueDeadGrouped",
+                "insert into \"sqlq_message\" (queue, priority, visible_at, enqueued_at, attempts, headers, payloa"
+                + "d, last_error, group_key) select queue, priority, ("
+                + NOW
+                + "), enqueued_at, 0, headers, payload, reason, group_key from \"sqlq_dead_letter\" where (queue = c"
+                + "ast(? as varchar) and id = cast(? as bigint) and group_key is not null)");
         e.put("deleteDead",
                 "delete from \"sqlq_dead_letter\" where (queue = cast(? as varchar) and id = cast(? as "
                 + "bigint))");
@@ -521,6 +539,7 @@ class SkipLockedStatementsTest {
         binds.put("listDead", 2);                // queue, limit
         binds.put("lockDeadIds", 1);
         binds.put("requeueDead", 2);             // queue, id
+        binds.put("requeueDeadGrouped", 2);      // queue, id
         binds.put("deleteDead", 2);              // queue, id
         binds.put("purgeDead", 1);
         binds.put("purgeMessages", 1);

@@ -82,6 +82,7 @@ class StatementsOnServerTest {
         b.put("listDead", new Object[] {queue, 10});
         b.put("lockDeadIds", new Object[] {queue});
         b.put("requeueDead", new Object[] {queue, id});
+        b.put("requeueDeadGrouped", new Object[] {queue, id});
         b.put("deleteDead", new Object[] {queue, id});
         b.put("purgeDead", new Object[] {queue});
         b.put("purgeMessages", new Object[] {queue});
@@ -108,7 +109,7 @@ class StatementsOnServerTest {
                 "rawInsert", "claimSelect", "claimCandidates", "stats", "countDead", "countHistory", "listQueues", "notify")) {
             ROWS.put(s, 1);
         }
-        for (String s : List.of("ensureQueue", "listHistory", "listDead", "lockDeadIds", "requeueDead", "deleteDead",
+        for (String s : List.of("ensureQueue", "listHistory", "listDead", "lockDeadIds", "requeueDead", "requeueDeadGrouped", "deleteDead",
                 "purgeDead", "purgeHistory", "listen")) {
             ROWS.put(s, 0);
         }

@@ -44,7 +44,7 @@ public final class DeadLetterStore {
             }
             out.add(new DeadLetter(Sql.asLong(r[1]), q, (byte[]) r[2], headers, raw, (int) Sql.asLong(r[4]),
                     String.valueOf(r[5]), r[6] == null ? null : Instant.ofEpochMilli(Sql.asLong(r[6])),
-                    Instant.ofEpochMilli(Sql.asLong(r[7]))));
+                    Instant.ofEpochMilli(Sql.asLong(r[7])), r[8] == null ? null : String.valueOf(r[8])));
         }
         return out;
     }

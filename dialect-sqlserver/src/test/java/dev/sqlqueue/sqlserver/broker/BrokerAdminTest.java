@@ -76,9 +76,11 @@ class BrokerAdminTest {
     @Test
     void deadLettersAreListedWithRawHeadersAndTimes() {
         Fixture f = new Fixture();
-        f.jdbc.rows(f.sql.listDeadLetters(), new Object[] {1L, 5L, new byte[] {1, 2}, "k=v", 3, "boom", 1000L, 2000L, null},
+        f.jdbc.rows(f.sql.listDeadLetters(), new Object[] {1L, 5L, new byte[] {1, 2}, "k=v", 3, "boom", 1000L, 2000L, "order-1"},
                 new Object[] {2L, 0L, new byte[] {9}, "broken", 1, "undecodable", null, 3000L, null});
         List<DeadLetter> dl = f.backend().deadLetters(Q, 50);
+        assertEquals("order-1", dl.get(0).group());
+        assertEquals(null, dl.get(1).group());
         assertEquals(List.of("c1 exec " + f.sql.listDeadLetters() + " <-- [50, jobs]"), f.jdbc.callsContaining("exec"));
         assertEquals(Map.of("k", "v"), dl.get(0).headers());
         assertEquals(Instant.ofEpochMilli(1000), dl.get(0).enqueuedAt());

@@ -20,12 +20,17 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /** Group names are compared exactly on every database (C22 covers order and exclusivity). */
 class MessageGroupsOnServerTest {
+    /** A fresh table prefix on the database of {@code d}. */
+    private static QueueConfig config(SkipLockedDialect d) {
+        StatementsOnServerTest.Server s = StatementsOnServerTest.server(d);
+        return QueueConfig.builder().url(s.url()).user(s.user()).password(s.password())
+                .tablePrefix("mg" + Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xffffffL) + "_").build();
+    }
+
     @ParameterizedTest
     @EnumSource(SkipLockedDialect.class)
     void groupsThatDifferOnlyInTrailingSpacesOrCaseAreDifferentGroups(SkipLockedDialect d) {
-        StatementsOnServerTest.Server s = StatementsOnServerTest.server(d);
-        QueueConfig config = QueueConfig.builder().url(s.url()).user(s.user()).password(s.password())
-                .tablePrefix("mg" + Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xffffffL) + "_").build();
+        QueueConfig config = config(d);
         QueueName q = QueueName.of("groups");
         try (SqlQueue queue = SqlQueue.open(config)) {
             try {
@@ -46,9 +51,7 @@ class MessageGroupsOnServerTest {
     @ParameterizedTest
     @EnumSource(SkipLockedDialect.class)
     void aDeadLetterKeepsItsGroupAndRequeueAppendsItToTheGroup(SkipLockedDialect d) {
-        StatementsOnServerTest.Server s = StatementsOnServerTest.server(d);
-        QueueConfig config = QueueConfig.builder().url(s.url()).user(s.user()).password(s.password())
-                .tablePrefix("mg" + Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xffffffL) + "_").build();
+        QueueConfig config = config(d);
         QueueName q = QueueName.of("dead");
         try (SqlQueue queue = SqlQueue.open(config)) {
             try {

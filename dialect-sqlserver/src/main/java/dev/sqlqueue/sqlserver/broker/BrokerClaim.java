@@ -20,9 +20,9 @@ import java.util.Map;
  *
  * <ul>
  *   <li>no delivery acked or dead-lettered (only nacks and releases): rollback to the savepoint, which
- *       returns the messages to the queue in place (in front of the rest of their group) while the
- *       transaction keeps its locks; then the nacks' attempt counts are raised and the transaction
- *       commits. One connection, one transaction, and no transaction is rolled back, so nothing counts
+ *       returns the messages to the queue in place (in front of the rest of their group) and releases
+ *       the locks taken after it; the nacks' attempt counts are raised in the same batch
+ *       ({@link BrokerStatements#releaseClaim}) and the transaction commits. One connection, one transaction, and no transaction is rolled back, so nothing counts
  *       toward Service Broker's poison-message rule (five rollbacks in a row);</li>
  *   <li>otherwise commit: acked messages are gone (with a history row when the queue keeps history);
  *       dead-lettered ones were copied to the dead-letter table; nacked ones get attempts + 1 and, like

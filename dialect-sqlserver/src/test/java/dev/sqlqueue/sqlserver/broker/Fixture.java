@@ -35,9 +35,6 @@ final class Fixture {
         return backend;
     }
 
-    /** The database-clock time every scripted RECEIVE reports, ms since 1970. */
-    static final long RECEIVED_MS = 1_700_000_100_000L;
-
     /** A RECEIVE row of a data message. */
     static Object[] data(String handle, long seq, long id, String payload, Map<String, String> headers) {
         return grouped(handle, seq, id, null, payload, headers);
@@ -47,11 +44,11 @@ final class Fixture {
     static Object[] grouped(String handle, long seq, long id, String group, String payload, Map<String, String> headers) {
         byte[] body = new Envelope(id, 1_700_000_000_000L + id, HeaderCodec.encode(headers), group,
                 payload.getBytes(java.nio.charset.StandardCharsets.UTF_8)).encode();
-        return new Object[] {UUID.randomUUID().toString(), handle, seq, "sqlq_bk:jobs:msg", body, RECEIVED_MS};
+        return new Object[] {UUID.randomUUID().toString(), handle, seq, "sqlq_bk:jobs:msg", body};
     }
 
     /** A RECEIVE row of another message type. */
     static Object[] other(String handle, String type, byte[] body) {
-        return new Object[] {UUID.randomUUID().toString(), handle, 9L, type, body, RECEIVED_MS};
+        return new Object[] {UUID.randomUUID().toString(), handle, 9L, type, body};
     }
 }

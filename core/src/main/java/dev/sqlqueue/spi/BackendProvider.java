@@ -37,4 +37,13 @@ public interface BackendProvider {
     default java.util.List<String> ddl(QueueConfig config, dev.sqlqueue.QueueName queue) {
         return java.util.List.of();
     }
+
+    /**
+     * The experiments that settle, on a real server, what this backend's documentation could not
+     * (see {@link Probe}); run by {@code sqlqueue probe --backend NAME}. Empty by default: the backends
+     * that run for real in the project's own tests need none.
+     */
+    default java.util.List<Probe> probes() {
+        return java.util.List.of();
+    }
 }

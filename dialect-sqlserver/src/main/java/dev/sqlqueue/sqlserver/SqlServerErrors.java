@@ -21,6 +21,9 @@ import java.util.Set;
  *   <li>A broken or refused connection (SQLState class {@code 08}, the JDBC connection exception
  *       types, 233 no process on the other end of the pipe, 596 session in the kill state, 10053 and
  *       10054 connection aborted or reset): {@link TransientBackendException}.</li>
+ *   <li>Azure SQL Database failover, reconfiguration and throttling (40613, 40197, 40501, 49918-49920,
+ *       4221, 10928, 10929): {@link TransientBackendException}; not retried inside the library (the
+ *       database may stay unavailable for seconds; the caller's or the worker's back-off applies).</li>
  * </ul>
  *
  * <p>Stateless and thread-safe.
@@ -30,6 +33,15 @@ public final class SqlServerErrors {
     public static final int LOCK_TIMEOUT = 1222;
     public static final int READPAST_ISOLATION = 650;
     private static final Set<Integer> CONNECTION_ERRORS = Set.of(233, 596, 10053, 10054);
+    /**
+     * Azure SQL Database failover, reconfiguration and throttling errors (Microsoft Learn "Troubleshoot
+     * transient connection errors in SQL Database and SQL Managed Instance", transient fault error codes;
+     * "Resource management in Azure SQL Database", 10928/10929): 40613 database unavailable, 40197
+     * service error processing the request (failover/upgrade), 40501 service busy, 49918/49919/49920
+     * cannot process request/create/update (too many operations), 4221 login to read-secondary failed
+     * during redo, 10928/10929 resource limit reached.
+     */
+    static final Set<Integer> AZURE_TRANSIENT = Set.of(40613, 40197, 40501, 49918, 49919, 49920, 4221, 10928, 10929);
 
     private SqlServerErrors() {
     }
@@ -66,6 +78,16 @@ public final class SqlServerErrors {
         return false;
     }
 
+    /** True when the chain holds one of the Azure SQL transient errors ({@link #AZURE_TRANSIENT}). */
+    public static boolean isAzureTransient(SQLException e) {
+        for (SQLException x = e; x != null; x = x.getNextException() == x ? null : x.getNextException()) {
+            if (AZURE_TRANSIENT.contains(x.getErrorCode())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** The sqlqueue exception for a failed operation; {@code what} names it ("claim from queue 'jobs'"). */
     public static SqlQueueException map(String what, SQLException e) {
         if (e.getErrorCode() == READPAST_ISOLATION) {
@@ -79,6 +101,10 @@ public final class SqlServerErrors {
             return new TransientBackendException(what + " failed with SQL Server error " + e.getErrorCode()
                     + (e.getErrorCode() == DEADLOCK_VICTIM ? " (deadlock victim)" : " (lock time-out)")
                     + ": " + e.getMessage(), e);
+        }
+        if (isAzureTransient(e)) {
+            return new TransientBackendException(what + " failed with Azure SQL transient error " + e.getErrorCode()
+                    + " (failover, reconfiguration or throttling; retry after a pause): " + e.getMessage(), e);
         }
         if (isConnectionFailure(e)) {
             return new TransientBackendException(what + " failed: the SQL Server connection is unavailable ("

@@ -145,7 +145,8 @@ public final class SqlServerQueueBackend implements QueueBackend {
             id = tryInsert(c, statement, queue, m);
         }
         if (id == null) {
-            throw new SqlQueueException("queue '" + queue + "' was dropped while a message was being enqueued on it");
+            throw new SqlQueueException("queue '" + queue + "' is being dropped or was dropped while a message was being"
+                    + " enqueued on it; nothing was enqueued");
         }
         return id;
     }
@@ -177,6 +178,7 @@ public final class SqlServerQueueBackend implements QueueBackend {
         }
         for (int attempt = 0; ; attempt++) {
             Sessions.Session s = null;
+            long handle = 0; // non-zero once TransactionalClaims owns the session (and ends it; review finding 6)
             try {
                 s = sessions.open();
                 List<ClaimedRow> rows = claim(s.connection, queue, n, leaseMs);
@@ -185,10 +187,10 @@ public final class SqlServerQueueBackend implements QueueBackend {
                     s.restoreAndClose();
                     return List.of();
                 }
-                long handle = claims.register(s, rows);
+                handle = claims.register(s, rows);
                 return deliveries(queue, rows, ClaimMode.TRANSACTIONAL, handle);
             } catch (SQLException e) {
-                if (s != null) {
+                if (s != null && handle == 0) {
                     s.rollbackQuietly(e);
                     s.restoreAndClose();
                 }
@@ -198,7 +200,7 @@ public final class SqlServerQueueBackend implements QueueBackend {
                 }
                 throw SqlServerErrors.map(what, e);
             } catch (RuntimeException e) {
-                if (s != null) {
+                if (s != null && handle == 0) {
                     s.rollbackQuietly(e);
                     s.restoreAndClose();
                 }

@@ -13,12 +13,22 @@ import java.util.Map;
  * schema and claim order. Every identifier is delimited with {@link SqlServerNames#quote} and
  * schema-qualified; queue names, ids, tokens, payloads and times are always bind values ({@code ?}).
  *
- * <p>Each statement starts with {@code SET NOCOUNT ON; SET XACT_ABORT ON;}: no row-count messages, and
- * any run-time error rolls back the whole transaction. A SET inside a batch run through
- * {@code sp_executesql}/{@code sp_prepexec} (how mssql-jdbc runs prepared statements) is restored when
- * the batch returns (manual: "SET Statements (Transact-SQL)", considerations), so the settings do not
- * leak into pooled connections. Statements whose effect must be counted end with
- * {@code SELECT @@ROWCOUNT}, which NOCOUNT does not suppress.
+ * <p>Each statement run on the backend's own connections starts with {@code SET NOCOUNT ON; SET XACT_ABORT ON;}:
+ * no row-count messages, and any run-time error rolls back the whole transaction. The manual restores a
+ * SET option after a dynamic SQL batch run by {@code sp_executesql} or {@code EXECUTE} ("SET Statements
+ * (Transact-SQL)", considerations); a SET in a plain SQL batch stays on the session. mssql-jdbc sends
+ * prepared statements as {@code sp_executesql}/{@code sp_prepexec} RPCs, except with
+ * {@code prepareMethod=none} (13.4+), which sends plain batches: {@link Sessions} therefore switches such a
+ * connection to {@code prepexec} while it holds it (review finding 1). Whether {@code sp_prepexec} and
+ * {@code sp_execute} restore SETs like {@code sp_executesql} is not written in the manual; probe V2 measures
+ * it. {@code enqueueJoined} runs on the caller's connection and sets nothing. Statements whose effect must
+ * be counted end with {@code SELECT @@ROWCOUNT}, which NOCOUNT does not suppress.
+ *
+ * <p>The claim also sets {@code SET TRANSACTION ISOLATION LEVEL READ COMMITTED} in its own batch (review
+ * finding 9: the driver's cached isolation level can be wrong after raw SQL changed it) and forces a seek
+ * on the claim index ({@code FORCESEEK (index (queue_name))}, manual "Table hints (Transact-SQL)"; review
+ * finding 3), so a plan compiled on a near-empty table cannot scan and U-lock the whole backlog; if the
+ * index is missing the claim fails with error 8622 instead of scanning.
  *
  * <p>The reason for every hint is in {@code docs/backends/sqlserver.md}. Sources: manual "Table hints
  * (Transact-SQL)" (ROWLOCK, READPAST, UPDLOCK, READCOMMITTEDLOCK, NOLOCK, REPEATABLEREAD, HOLDLOCK),
@@ -32,6 +42,8 @@ import java.util.Map;
  */
 public final class SqlServerStatements {
     static final String PRELUDE = "SET NOCOUNT ON; SET XACT_ABORT ON; ";
+    /** The claim's own isolation level, whatever the driver believes the session's is (review finding 9). */
+    static final String CLAIM_ISOLATION = "SET TRANSACTION ISOLATION LEVEL READ COMMITTED; ";
     static final String ROWCOUNT = "; SELECT @@ROWCOUNT AS [n]";
     /** Largest number of rows one purge, requeue or archive statement touches (lock escalation: ~5,000). */
     public static final int MAINTENANCE_BATCH = 500;
@@ -72,6 +84,16 @@ public final class SqlServerStatements {
         };
     }
 
+    /** The claim index, delimited: {@code [<prefix>messages_claim]} (also the migration's index name). */
+    public String claimIndex() {
+        return quote(prefix + "messages_claim");
+    }
+
+    /** The claim's table hints: row locks, skip locked rows, update locks, locking read, seek on the claim index. */
+    public String claimHints() {
+        return "WITH (ROWLOCK, READPAST, UPDLOCK, READCOMMITTEDLOCK, FORCESEEK (" + claimIndex() + " ([queue_name])))";
+    }
+
     /** Every statement by name, in a stable order (for tests and docs). */
     public Map<String, String> all() {
         return Collections.unmodifiableMap(all);
@@ -98,9 +120,9 @@ public final class SqlServerStatements {
     private void build() {
         // claim: ordered candidates with locking hints in a CTE, then UPDATE through it with OUTPUT.
         // Binds: 1 batch size, 2 queue, 3 lease ms.
-        all.put("claim", PRELUDE + "WITH [claim] AS (SELECT TOP (?) [id], [priority], [enqueued_at], [visible_at],"
-                + " [attempts], [claim_count], [lease_token], [started_at], [payload], [headers]"
-                + " FROM " + messages + " WITH (ROWLOCK, READPAST, UPDLOCK, READCOMMITTEDLOCK)"
+        all.put("claim", PRELUDE + CLAIM_ISOLATION + "WITH [claim] AS (SELECT TOP (?) [id], [priority], [enqueued_at],"
+                + " [visible_at], [attempts], [claim_count], [lease_token], [started_at], [payload], [headers]"
+                + " FROM " + messages + " " + claimHints()
                 + " WHERE [queue_name] = ? AND [visible_at] <= SYSUTCDATETIME()"
                 + " ORDER BY " + claimKey() + ")"
                 + " UPDATE [claim] SET [attempts] = [attempts] + 1, [claim_count] = [claim_count] + 1,"
@@ -108,14 +130,14 @@ public final class SqlServerStatements {
                 + " [started_at] = SYSUTCDATETIME()"
                 + " OUTPUT inserted.[id], inserted.[lease_token], inserted.[attempts], inserted.[priority],"
                 + " inserted.[enqueued_at], deleted.[visible_at] AS [prior_visible_at], inserted.[payload], inserted.[headers];");
-        // enqueue: only into an existing queue; REPEATABLEREAD keeps the queue row share-locked until
-        // commit so that dropQueue cannot delete it under a running enqueue.
+        // enqueue: only into an existing queue that is not being dropped; REPEATABLEREAD keeps the queue row
+        // share-locked until commit so that dropQueue cannot mark it under a running enqueue.
         // Binds: 1 priority, 2 delay s, 3 delay ms, 4 payload, 5 headers, 6 queue.
         all.put("enqueue", PRELUDE + "INSERT INTO " + messages
                 + " ([queue_name], [priority], [visible_at], [enqueued_at], [payload], [headers])"
                 + " OUTPUT inserted.[id]"
                 + " SELECT [q].[name], ?, " + DELAY + ", SYSUTCDATETIME(), ?, ?"
-                + " FROM " + queues + " AS [q] WITH (ROWLOCK, REPEATABLEREAD) WHERE [q].[name] = ?;");
+                + " FROM " + queues + " AS [q] WITH (ROWLOCK, REPEATABLEREAD) WHERE [q].[name] = ? AND [q].[dropping] = 0;");
         // enqueue in the caller's transaction: no XACT_ABORT, so an error does not doom the caller's
         // transaction behind its back (the caller owns its error handling). Binds as enqueue.
         all.put("enqueueJoined", "SET NOCOUNT ON; " + all.get("enqueue").substring(PRELUDE.length()));
@@ -153,8 +175,12 @@ public final class SqlServerStatements {
         all.put("createQueue", PRELUDE + "INSERT INTO " + queues + " ([name], [created_at])"
                 + " SELECT ?, SYSUTCDATETIME() WHERE NOT EXISTS (SELECT 1 FROM " + queues
                 + " WITH (UPDLOCK, HOLDLOCK) WHERE [name] = ?);");
+        // dropQueue, first step: enqueue and auto-create refuse a dropping queue. Binds: 1 queue.
+        all.put("markDropping", PRELUDE + "UPDATE " + queues + " WITH (ROWLOCK) SET [dropping] = 1 WHERE [name] = ?"
+                + ROWCOUNT + ";");
+        // dropQueue, last step, after its rows are gone. Binds: 1 queue.
         all.put("deleteQueue", PRELUDE + "DELETE FROM " + queues + " WITH (ROWLOCK) WHERE [name] = ?" + ROWCOUNT + ";");
-        all.put("listQueues", PRELUDE + "SELECT [name] FROM " + queues + ";");
+        all.put("listQueues", PRELUDE + "SELECT [name] FROM " + queues + " WHERE [dropping] = 0;");
         // Binds: 1 batch size, 2 queue.
         all.put("purgeBatch", PRELUDE + "DELETE TOP (?) FROM " + messages + " WITH (ROWLOCK) WHERE [queue_name] = ?" + ROWCOUNT + ";");
         all.put("purgeDeadLettersBatch", PRELUDE + "DELETE TOP (?) FROM " + deadLetters
@@ -210,7 +236,8 @@ public final class SqlServerStatements {
         p.put("queues", queues);
         p.put("settings", settings);
         p.put("messages_pk", quote(prefix + "messages_pk"));
-        p.put("claim_index", quote(prefix + "messages_claim"));
+        p.put("claim_index", claimIndex());
+        p.put("queues_dropping_default", quote(prefix + "queues_dropping_default"));
         p.put("claim_key", claimKey());
         p.put("pk_kind", layout == SqlServerOptions.Layout.CLUSTERED ? "CLUSTERED" : "NONCLUSTERED");
         p.put("dead_letters_pk", quote(prefix + "dead_letters_pk"));

@@ -55,7 +55,8 @@ final class TransactionalClaims {
      *
      * @throws LeaseLostException if the claim has ended, the delivery was already settled, or the
      *     statement changed no row
-     * @throws TransientBackendException if the connection broke or the commit failed (messages back)
+     * @throws TransientBackendException if the connection broke (the claim rolled back: messages back) or
+     *     the commit failed (outcome unknown: the server may have committed; review finding 7)
      */
     void settle(Receipt receipt, Kind kind, SettleWork work) {
         OpenClaim claim = open.get(receipt.token());
@@ -110,8 +111,12 @@ final class TransactionalClaims {
             }
         } catch (SQLException e) {
             end(claim, false);
-            throw new TransientBackendException("the transactional claim could not "
-                    + (claim.anyKept ? "commit" : "roll back") + "; its messages are back on the queue: " + e.getMessage(), e);
+            throw new TransientBackendException(claim.anyKept
+                    ? "the transactional claim's commit failed, outcome unknown: the server may have committed before"
+                    + " the connection failed, so its messages were either settled as asked or are back on the queue: "
+                    + e.getMessage()
+                    : "the transactional claim could not roll back; its messages are back on the queue once the"
+                    + " server ends the session: " + e.getMessage(), e);
         }
         claim.ended = true;
         open.remove(claim.handle);

@@ -103,13 +103,32 @@ class AdminCallSequenceTest {
         assertTrue(f.jdbc.binds().containsAll(List.of("bind 1=500", "bind 2=jobs")));
     }
 
+    /**
+     * Review finding 4: the queue row is marked dropping first (enqueue and auto-create then refuse the
+     * queue, so no message committed during the drop is purged behind its producer's back) and deleted
+     * last, after its rows.
+     */
     @Test
-    void dropDeletesTheQueueRowFirstThenItsRows() {
-        f.jdbc.count(1).count(0).count(0).count(0);
+    void dropMarksTheQueueFirstThenDeletesItsRowsThenTheQueueRowLast() {
+        f.jdbc.count(1).count(0).count(0).count(0).count(1);
         f.backend.dropQueue(Q);
         List<String> prepared = f.jdbc.sequence().stream().filter(s -> s.startsWith("prepare")).toList();
-        assertEquals(List.of("prepare deleteQueue", "prepare purgeBatch", "prepare purgeDeadLettersBatch",
-                "prepare purgeHistoryBatch"), prepared);
+        assertEquals(List.of("prepare markDropping", "prepare purgeBatch", "prepare purgeDeadLettersBatch",
+                "prepare purgeHistoryBatch", "prepare deleteQueue"), prepared);
+    }
+
+    /** Review finding 4: an enqueue that meets a dropping queue fails; it does not re-create the queue. */
+    @Test
+    void enqueueIntoADroppingQueueFailsAndCommitsNothing() {
+        f.jdbc.rows().rows();
+        SqlQueueException e = assertThrows(SqlQueueException.class, () -> f.backend.enqueue(Q, Message.ofText("a")));
+        assertTrue(e.getMessage().contains("is being dropped or was dropped"), e.getMessage());
+        assertTrue(f.sql.get("enqueue").endsWith("WHERE [q].[name] = ? AND [q].[dropping] = 0;"));
+        assertTrue(f.sql.get("createQueue").contains("WHERE NOT EXISTS (SELECT 1 FROM [dbo].[sqlq_queues] WITH (UPDLOCK, "
+                + "HOLDLOCK) WHERE [name] = ?)"), "auto-create sees the dropping row and inserts none");
+        assertEquals(List.of("prepare enqueue", "executeQuery", "prepare createQueue", "execute", "prepare enqueue",
+                "executeQuery", "rollback"), f.jdbc.sequence().subList(4, 11));
+        assertTrue(!f.jdbc.sequence().contains("commit"));
     }
 
     @Test
@@ -194,10 +213,10 @@ class AdminCallSequenceTest {
 
     @Test
     void dropQueueCommitsEachStepSeparately() {
-        f.jdbc.count(1).count(0).count(0).count(0);
+        f.jdbc.count(1).count(0).count(0).count(0).count(1);
         f.backend.dropQueue(Q);
         List<String> expected = new java.util.ArrayList<>();
-        for (String st : List.of("deleteQueue", "purgeBatch", "purgeDeadLettersBatch", "purgeHistoryBatch")) {
+        for (String st : List.of("markDropping", "purgeBatch", "purgeDeadLettersBatch", "purgeHistoryBatch", "deleteQueue")) {
             expected.addAll(oneTransaction(st, "executeQuery"));
         }
         assertEquals(expected, f.jdbc.sequence());

@@ -23,11 +23,26 @@ import org.junit.jupiter.api.Test;
  * here (there is no SQL Server).
  */
 class MigrationScriptTest {
+    private static final String[] SCRIPTS = {"V1__queue_tables.sql", "V2__queue_dropping.sql"};
+
+    /** Every migration script, in version order, joined. */
     private static String script() throws IOException {
-        try (InputStream in = MigrationScriptTest.class.getResourceAsStream("/db/sqlqueue/sqlserver-tables/V1__queue_tables.sql")) {
-            assertNotNull(in, "migration on the class path");
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        StringBuilder all = new StringBuilder();
+        for (String name : SCRIPTS) {
+            try (InputStream in = MigrationScriptTest.class.getResourceAsStream("/db/sqlqueue/sqlserver-tables/" + name)) {
+                assertNotNull(in, name + " on the class path");
+                all.append(new String(in.readAllBytes(), StandardCharsets.UTF_8)).append('\n');
+            }
         }
+        return all.toString();
+    }
+
+    /** Review finding 4: the queue row carries a dropping flag, off by default, that enqueue filters on. */
+    @Test
+    void queuesHaveADroppingFlagOffByDefault() throws IOException {
+        String ddl = fill(script(), new SqlServerStatements("sqlq_", "dbo", ClaimOrder.FIFO).placeholders(Layout.CLUSTERED));
+        assertTrue(ddl.contains("ALTER TABLE [dbo].[sqlq_queues] ADD [dropping] bit NOT NULL CONSTRAINT "
+                + "[sqlq_queues_dropping_default] DEFAULT (0);"), ddl);
     }
 
     private static String fill(String text, Map<String, String> p) {

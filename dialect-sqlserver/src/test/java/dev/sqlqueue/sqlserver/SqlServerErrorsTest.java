@@ -45,4 +45,19 @@ class SqlServerErrorsTest {
         assertEquals(1000, Backoff.capMillis(7));
         assertEquals(1000, Backoff.capMillis(30));
     }
+
+    /**
+     * Review finding 8: Azure SQL Database failover, reconfiguration and throttling errors are transient
+     * (Microsoft Learn "Troubleshoot transient connection errors" / "Resource limits" error lists).
+     */
+    @Test
+    void azureSqlFailoverAndThrottlingErrorsAreTransient() {
+        for (int code : new int[] {40613, 40197, 40501, 49918, 49919, 49920, 4221, 10928, 10929}) {
+            SqlQueueException e = SqlServerErrors.map("op", new SQLException("azure " + code, "S0001", code));
+            assertInstanceOf(TransientBackendException.class, e, "error " + code);
+            assertTrue(e.getMessage().contains(String.valueOf(code)), e.getMessage());
+        }
+        assertFalse(SqlServerErrors.map("op", new SQLException("x", "S0001", 40544)) instanceof TransientBackendException,
+                "a full database (40544) is not transient");
+    }
 }

@@ -20,9 +20,11 @@ class SqlServerStatementsTest {
     void everyStatementTextIsPinned() {
         Map<String, String> expected = new LinkedHashMap<>();
         expected.put("claim",
-                "SET NOCOUNT ON; SET XACT_ABORT ON; WITH [claim] AS (SELECT TOP (?) [id], [priority], [enqueued_at], "
+                "SET NOCOUNT ON; SET XACT_ABORT ON; SET TRANSACTION ISOLATION LEVEL READ COMMITTED; WITH [claim] AS "
+                + "(SELECT TOP (?) [id], [priority], [enqueued_at], "
                 + "[visible_at], [attempts], [claim_count], [lease_token], [started_at], [payload], [headers] FROM "
-                + "[dbo].[sqlq_messages] WITH (ROWLOCK, READPAST, UPDLOCK, READCOMMITTEDLOCK) WHERE [queue_name] = ? "
+                + "[dbo].[sqlq_messages] WITH (ROWLOCK, READPAST, UPDLOCK, READCOMMITTEDLOCK, FORCESEEK "
+                + "([sqlq_messages_claim] ([queue_name]))) WHERE [queue_name] = ? "
                 + "AND [visible_at] <= SYSUTCDATETIME() ORDER BY [visible_at], [id]) UPDATE [claim] SET [attempts] = "
                 + "[attempts] + 1, [claim_count] = [claim_count] + 1, [lease_token] = [claim_count] + 1, [visible_at] = "
                 + "DATEADD(millisecond, ?, SYSUTCDATETIME()), [started_at] = SYSUTCDATETIME() OUTPUT inserted.[id], "
@@ -32,12 +34,12 @@ class SqlServerStatementsTest {
                 "SET NOCOUNT ON; SET XACT_ABORT ON; INSERT INTO [dbo].[sqlq_messages] ([queue_name], [priority], "
                 + "[visible_at], [enqueued_at], [payload], [headers]) OUTPUT inserted.[id] SELECT [q].[name], ?, "
                 + "DATEADD(second, ?, DATEADD(millisecond, ?, SYSUTCDATETIME())), SYSUTCDATETIME(), ?, ? FROM "
-                + "[dbo].[sqlq_queues] AS [q] WITH (ROWLOCK, REPEATABLEREAD) WHERE [q].[name] = ?;");
+                + "[dbo].[sqlq_queues] AS [q] WITH (ROWLOCK, REPEATABLEREAD) WHERE [q].[name] = ? AND [q].[dropping] = 0;");
         expected.put("enqueueJoined",
                 "SET NOCOUNT ON; INSERT INTO [dbo].[sqlq_messages] ([queue_name], [priority], [visible_at], "
                 + "[enqueued_at], [payload], [headers]) OUTPUT inserted.[id] SELECT [q].[name], ?, DATEADD(second, ?, "
                 + "DATEADD(millisecond, ?, SYSUTCDATETIME())), SYSUTCDATETIME(), ?, ? FROM [dbo].[sqlq_queues] AS [q] "
-                + "WITH (ROWLOCK, REPEATABLEREAD) WHERE [q].[name] = ?;");
+                + "WITH (ROWLOCK, REPEATABLEREAD) WHERE [q].[name] = ? AND [q].[dropping] = 0;");
         expected.put("ack",
                 "SET NOCOUNT ON; SET XACT_ABORT ON; DELETE FROM [dbo].[sqlq_messages] WITH (ROWLOCK) WHERE [id] = ? "
                 + "AND [queue_name] = ? AND [lease_token] = ?; SELECT @@ROWCOUNT AS [n];");
@@ -79,11 +81,14 @@ class SqlServerStatementsTest {
                 "SET NOCOUNT ON; SET XACT_ABORT ON; INSERT INTO [dbo].[sqlq_queues] ([name], [created_at]) SELECT ?, "
                 + "SYSUTCDATETIME() WHERE NOT EXISTS (SELECT 1 FROM [dbo].[sqlq_queues] WITH (UPDLOCK, HOLDLOCK) WHERE "
                 + "[name] = ?);");
+        expected.put("markDropping",
+                "SET NOCOUNT ON; SET XACT_ABORT ON; UPDATE [dbo].[sqlq_queues] WITH (ROWLOCK) SET [dropping] = 1 WHERE "
+                + "[name] = ?; SELECT @@ROWCOUNT AS [n];");
         expected.put("deleteQueue",
                 "SET NOCOUNT ON; SET XACT_ABORT ON; DELETE FROM [dbo].[sqlq_queues] WITH (ROWLOCK) WHERE [name] = ?; "
                 + "SELECT @@ROWCOUNT AS [n];");
         expected.put("listQueues",
-                "SET NOCOUNT ON; SET XACT_ABORT ON; SELECT [name] FROM [dbo].[sqlq_queues];");
+                "SET NOCOUNT ON; SET XACT_ABORT ON; SELECT [name] FROM [dbo].[sqlq_queues] WHERE [dropping] = 0;");
         expected.put("purgeBatch",
                 "SET NOCOUNT ON; SET XACT_ABORT ON; DELETE TOP (?) FROM [dbo].[sqlq_messages] WITH (ROWLOCK) WHERE "
                 + "[queue_name] = ?; SELECT @@ROWCOUNT AS [n];");
@@ -139,12 +144,40 @@ class SqlServerStatementsTest {
         expected.forEach((name, text) -> assertEquals(text, sql.get(name), "statement " + name));
     }
 
+    /** The claim of every ordering, whole (review finding 3 and tests gap 3: not only the ORDER BY). */
     @Test
-    void claimOrderByFollowsTheOrderingOption() {
-        assertTrue(new SqlServerStatements("sqlq_", "dbo", ClaimOrder.LIFO).get("claim")
-                .contains(" ORDER BY [visible_at] DESC, [id] DESC) UPDATE [claim] SET"));
-        assertTrue(new SqlServerStatements("sqlq_", "dbo", ClaimOrder.PRIORITY_FIRST).get("claim")
-                .contains(" ORDER BY [priority] DESC, [visible_at], [id]) UPDATE [claim] SET"));
+    void claimTextOfEveryOrderingIsPinnedWhole() {
+        String head = "SET NOCOUNT ON; SET XACT_ABORT ON; SET TRANSACTION ISOLATION LEVEL READ COMMITTED; WITH [claim] AS "
+                + "(SELECT TOP (?) [id], [priority], [enqueued_at], [visible_at], [attempts], [claim_count], [lease_token], "
+                + "[started_at], [payload], [headers] FROM [dbo].[sqlq_messages] WITH (ROWLOCK, READPAST, UPDLOCK, "
+                + "READCOMMITTEDLOCK, FORCESEEK ([sqlq_messages_claim] ([queue_name]))) WHERE [queue_name] = ? AND "
+                + "[visible_at] <= SYSUTCDATETIME() ORDER BY ";
+        String tail = ") UPDATE [claim] SET [attempts] = [attempts] + 1, [claim_count] = [claim_count] + 1, "
+                + "[lease_token] = [claim_count] + 1, [visible_at] = DATEADD(millisecond, ?, SYSUTCDATETIME()), "
+                + "[started_at] = SYSUTCDATETIME() OUTPUT inserted.[id], inserted.[lease_token], inserted.[attempts], "
+                + "inserted.[priority], inserted.[enqueued_at], deleted.[visible_at] AS [prior_visible_at], "
+                + "inserted.[payload], inserted.[headers];";
+        assertEquals(head + "[visible_at], [id]" + tail, sql.get("claim"));
+        assertEquals(head + "[visible_at] DESC, [id] DESC" + tail,
+                new SqlServerStatements("sqlq_", "dbo", ClaimOrder.LIFO).get("claim"));
+        assertEquals(head + "[priority] DESC, [visible_at], [id]" + tail,
+                new SqlServerStatements("sqlq_", "dbo", ClaimOrder.PRIORITY_FIRST).get("claim"));
+    }
+
+    /**
+     * Review finding 3: the claim's seek is forced onto the claim index (its name comes from the same
+     * source as the migration's index name), so no plan compiled on a near-empty table can scan and
+     * U-lock the backlog; a missing index fails with error 8622 instead of scanning.
+     */
+    @Test
+    void claimForcesASeekOnTheClaimIndexInEveryOrderingAndPrefix() {
+        for (ClaimOrder o : ClaimOrder.values()) {
+            SqlServerStatements s = new SqlServerStatements("my_q_", "ops", o);
+            String index = s.placeholders(SqlServerOptions.Layout.HEAP).get("claim_index");
+            assertEquals("[my_q_messages_claim]", index);
+            assertTrue(s.get("claim").contains("FROM [ops].[my_q_messages] WITH (ROWLOCK, READPAST, UPDLOCK, "
+                    + "READCOMMITTEDLOCK, FORCESEEK (" + index + " ([queue_name]))) WHERE"), o.key());
+        }
     }
 
     @Test
@@ -158,6 +191,15 @@ class SqlServerStatementsTest {
         });
     }
 
+    /** Review finding 9: the claim sets READ COMMITTED itself instead of trusting the driver's cached level. */
+    @Test
+    void claimSetsReadCommittedInsideItsOwnBatch() {
+        for (ClaimOrder o : ClaimOrder.values()) {
+            assertTrue(new SqlServerStatements("sqlq_", "dbo", o).get("claim")
+                    .startsWith("SET NOCOUNT ON; SET XACT_ABORT ON; SET TRANSACTION ISOLATION LEVEL READ COMMITTED; WITH"));
+        }
+    }
+
     @Test
     void queueTableStatementsKeepRowlockAndClaimHasAllFourHints() {
         sql.all().forEach((name, text) -> {
@@ -167,7 +209,7 @@ class SqlServerStatementsTest {
                 assertTrue(text.contains("ROWLOCK"), name + " touches the message table with ROWLOCK");
             }
         });
-        assertTrue(sql.get("claim").contains("WITH (ROWLOCK, READPAST, UPDLOCK, READCOMMITTEDLOCK)"));
+        assertTrue(sql.get("claim").contains("WITH (ROWLOCK, READPAST, UPDLOCK, READCOMMITTEDLOCK, FORCESEEK ("));
     }
 
     @Test

@@ -155,4 +155,35 @@ class TransactionalCallSequenceTest {
         assertEquals(List.of("prepare deadLetter", "executeQuery", "commit", "setAutoCommit(true)", "close"),
                 f.jdbc.sequence().subList(OPEN.size(), f.jdbc.sequence().size()));
     }
+
+    /**
+     * Review finding 6: when dead-lettering a garbage row fails inside a transactional claim, the claim
+     * ends (rolled back, connection closed) exactly once; consume does not roll back and close it again.
+     */
+    @Test
+    void failedDeadLetterOfAGarbageRowEndsTheClaimOnce() {
+        f.jdbc.rows(Fixture.claimed(7, 3, 1, "bad", "\\q=1"), Fixture.claimed(8, 4, 1, "ok", ""));
+        f.jdbc.failOn("prepare deadLetter", new SQLException("reset", "08S01", 0));
+        assertThrows(TransientBackendException.class,
+                () -> f.backend.consume(Q, ConsumeRequest.of(2).withMode(ClaimMode.TRANSACTIONAL)));
+        assertEquals(List.of("prepare deadLetter", "rollback", "setAutoCommit(true)", "close"),
+                f.jdbc.sequence().subList(OPEN.size(), f.jdbc.sequence().size()), "one rollback, one close");
+        assertEquals(0, f.backend.openTransactionalClaims());
+    }
+
+    /**
+     * Review finding 7: a commit that fails may have happened on the server (the acknowledgement was
+     * lost), so the error says the outcome is unknown instead of "back on the queue".
+     */
+    @Test
+    void failedCommitReportsAnUnknownOutcome() {
+        List<Delivery> got = claimTwo();
+        f.jdbc.count(1).count(1);
+        f.backend.ack(got.get(0).receipt());
+        f.jdbc.failOn("commit", new SQLException("connection reset", "08S01", 0));
+        TransientBackendException e = assertThrows(TransientBackendException.class, () -> f.backend.ack(got.get(1).receipt()));
+        assertTrue(e.getMessage().contains("outcome unknown"), e.getMessage());
+        assertTrue(!e.getMessage().contains("its messages are back on the queue"), e.getMessage());
+        assertEquals(0, f.backend.openTransactionalClaims());
+    }
 }

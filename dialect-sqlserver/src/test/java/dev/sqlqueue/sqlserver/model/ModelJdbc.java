@@ -1,5 +1,6 @@
 package dev.sqlqueue.sqlserver.model;
 
+import com.microsoft.sqlserver.jdbc.ISQLServerConnection;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
@@ -39,7 +40,18 @@ final class ModelJdbc {
 
     private static Connection connection(SqlServerModel model, Session s) {
         return proxy(Connection.class, (p, m, a) -> switch (m.getName()) {
-            case "prepareStatement" -> statement(model, s, (String) a[0], model.prepareMethod() != SqlServerModel.PrepareMethod.NONE);
+            case "prepareStatement" -> statement(model, s, (String) a[0], s.prepareMethod != SqlServerModel.PrepareMethod.NONE);
+            case "isWrapperFor" -> a[0] == ISQLServerConnection.class;
+            case "unwrap" -> {
+                if (a[0] != ISQLServerConnection.class) {
+                    throw new SQLException("the model wraps only ISQLServerConnection, not " + a[0]);
+                }
+                yield driverConnection(model, s);
+            }
+            case "abort" -> {
+                model.abort(s);
+                yield null;
+            }
             case "createStatement" -> statement(model, s, null, false);
             case "getAutoCommit" -> s.driverAutoCommit;
             case "setAutoCommit" -> {
@@ -88,6 +100,22 @@ final class ModelJdbc {
             case "hashCode" -> System.identityHashCode(p);
             case "equals" -> p == a[0];
             default -> throw new UnsupportedOperationException("Connection." + m.getName());
+        });
+    }
+
+    /** The mssql-jdbc interface of a connection: only its prepareMethod property. */
+    private static ISQLServerConnection driverConnection(SqlServerModel model, Session s) {
+        return proxy(ISQLServerConnection.class, (p, m, a) -> switch (m.getName()) {
+            case "getPrepareMethod" -> s.prepareMethod.name().toLowerCase(java.util.Locale.ROOT);
+            case "setPrepareMethod" -> {
+                // mssql-jdbc accepts the names case-insensitively (PrepareMethod.valueOfString)
+                model.setPrepareMethod(s, SqlServerModel.PrepareMethod.valueOf(((String) a[0]).toUpperCase(java.util.Locale.ROOT)));
+                yield null;
+            }
+            case "toString" -> "c" + s.id + " (ISQLServerConnection)";
+            case "hashCode" -> System.identityHashCode(p);
+            case "equals" -> p == a[0];
+            default -> throw new UnsupportedOperationException("ISQLServerConnection." + m.getName());
         });
     }
 

@@ -18,6 +18,13 @@ public final class Session {
     /** SET XACT_ABORT: OFF by default in a T-SQL session ("SET XACT_ABORT (Transact-SQL)", Remarks). */
     boolean xactAbort;
     int isolation = Connection.TRANSACTION_READ_COMMITTED;
+    /**
+     * mssql-jdbc's connection property {@code prepareMethod} for this connection, from the model's at open;
+     * changed by {@code ISQLServerConnection.setPrepareMethod} (a public method of the 13.2.1 jar's
+     * interface). A PreparedStatement reads it when it is created ({@code isDirectSqlExecution} is a final
+     * field set in its constructor, per the mssql-jdbc source), so a change affects statements prepared later.
+     */
+    SqlServerModel.PrepareMethod prepareMethod = SqlServerModel.PrepareMethod.PREPEXEC;
     int tranCount;
     Transaction tx;
     boolean closed;
@@ -54,6 +61,11 @@ public final class Session {
 
     public boolean closed() {
         return closed;
+    }
+
+    /** The connection's current {@code prepareMethod}. */
+    public SqlServerModel.PrepareMethod prepareMethod() {
+        return prepareMethod;
     }
 
     @Override

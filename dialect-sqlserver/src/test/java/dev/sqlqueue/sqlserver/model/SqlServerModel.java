@@ -56,6 +56,10 @@ import javax.sql.DataSource;
  *       connection property {@code prepareMethod=none} (13.4.0+), which sends it as a plain batch with
  *       the parameters substituted ("sqlserver-tables" review, finding 1, quoting
  *       {@code SQLServerPreparedStatement.doPrepExec}). A plain {@code Statement} is a plain batch.</li>
+ *   <li>mssql-jdbc {@code prepareMethod} is a property of each connection: {@code ISQLServerConnection}
+ *       (13.2.1) has {@code getPrepareMethod}/{@code setPrepareMethod}; a PreparedStatement decides at
+ *       creation whether it is a plain batch ({@link Session#prepareMethod}). {@code Connection.abort}
+ *       ends the session like a close: the server rolls back its open transaction.</li>
  *   <li>"SET XACT_ABORT (Transact-SQL)": with ON, a run-time error rolls back the whole transaction.
  *       Error 1205 (deadlock victim) always rolls back the victim's transaction ("Deadlocks guide").</li>
  *   <li>"THROW (Transact-SQL)": ends the batch with the given error number.</li>
@@ -190,8 +194,25 @@ public final class SqlServerModel {
 
     synchronized Session open() {
         Session s = new Session(sessions.size() + 1);
+        s.prepareMethod = prepareMethod;
         sessions.add(s);
         return s;
+    }
+
+    /** mssql-jdbc setPrepareMethod on one connection ({@link Session#prepareMethod}). */
+    synchronized void setPrepareMethod(Session s, PrepareMethod m) {
+        s.prepareMethod = m;
+        note(s, "prepareMethod=" + m.name().toLowerCase(Locale.ROOT));
+    }
+
+    /**
+     * JDBC {@code Connection.abort}: the driver closes the physical connection; the server ends the
+     * session and rolls back its open transaction ("KILL (Transact-SQL)"/session end: uncommitted work is
+     * rolled back), like {@link #close}.
+     */
+    synchronized void abort(Session s) {
+        note(s, "abort");
+        close(s);
     }
 
     void note(Session s, String what) {

@@ -12,6 +12,17 @@ import javax.sql.DataSource;
  * both, so a pool that hands out SNAPSHOT, SERIALIZABLE or READ UNCOMMITTED connections still claims
  * correctly and gets its connections back unchanged. Only what differs is set and restored.
  *
+ * <p>It also keeps mssql-jdbc from running the backend's statements as plain batches
+ * ({@link PrepareMethods}: {@code prepareMethod=none} would leave their {@code SET NOCOUNT ON; SET
+ * XACT_ABORT ON} on the session, review finding 1) and gives the property back as it found it.
+ *
+ * <p>No failure path commits (review finding 2). mssql-jdbc's {@code setAutoCommit(true)} commits an
+ * open transaction ({@code IF @@TRANCOUNT > 0 COMMIT TRAN}, as the JDBC contract of setAutoCommit
+ * requires), so a session is rolled back before auto-commit is restored unless it was ended by
+ * {@link Session#commit}/{@link Session#rollback}; any {@link Throwable} from the unit of work (an
+ * {@link Error} included) rolls back; and if that rollback fails the connection is aborted
+ * ({@link Connection#abort}: the server ends the session and rolls back) instead of restored.
+ *
  * <p>{@link #inTransaction} retries the whole unit of work when SQL Server chose it as deadlock victim
  * (1205) or a lock request timed out (1222), up to {@code retries} times with {@link Backoff}. With
  * {@code SET XACT_ABORT ON} such an error has already rolled the transaction back, so a retry starts
@@ -69,9 +80,9 @@ final class Sessions {
         Session s = open();
         try {
             T result = work.run(s.connection);
-            s.connection.commit();
+            s.commit();
             return result;
-        } catch (SQLException | RuntimeException e) {
+        } catch (Throwable e) {
             s.rollbackQuietly(e);
             throw e;
         } finally {
@@ -79,10 +90,14 @@ final class Sessions {
         }
     }
 
-    /** Borrow a connection and set READ COMMITTED and auto-commit off; the caller must end the session. */
+    /**
+     * Borrow a connection, switch a plain-batch prepareMethod to prepexec, set READ COMMITTED and
+     * auto-commit off; the caller must end the session ({@link Session#restoreAndClose}).
+     */
     Session open() throws SQLException {
         Connection c = dataSource.getConnection();
         try {
+            String prepareMethod = PrepareMethods.forceRpc(c);
             int isolation = c.getTransactionIsolation();
             boolean autoCommit = c.getAutoCommit();
             if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
@@ -91,7 +106,7 @@ final class Sessions {
             if (autoCommit) {
                 c.setAutoCommit(false);
             }
-            return new Session(c, isolation, autoCommit);
+            return new Session(c, isolation, autoCommit, prepareMethod);
         } catch (SQLException | RuntimeException e) {
             try {
                 c.close();
@@ -102,41 +117,78 @@ final class Sessions {
         }
     }
 
-    /** A borrowed connection and the settings it came with. Not thread-safe; guard it externally. */
+    /**
+     * A borrowed connection and the settings it came with. Tracks whether its transaction was ended by
+     * {@link #commit} or {@link #rollback}: {@link #restoreAndClose} rolls back one that was not. Not
+     * thread-safe; guard it externally.
+     */
     static final class Session {
         final Connection connection;
         private final int isolation;
         private final boolean autoCommit;
+        private final String prepareMethod;
+        /** True once a commit or rollback returned; a session is presumed to hold work until then. */
+        private boolean ended;
+        private boolean rollbackFailed;
 
-        Session(Connection connection, int isolation, boolean autoCommit) {
+        Session(Connection connection, int isolation, boolean autoCommit, String prepareMethod) {
             this.connection = connection;
             this.isolation = isolation;
             this.autoCommit = autoCommit;
+            this.prepareMethod = prepareMethod;
+        }
+
+        /** Commit; only a commit that returned counts as the end of the transaction. */
+        void commit() throws SQLException {
+            ended = false;
+            connection.commit();
+            ended = true;
+        }
+
+        /** Roll back; only a rollback that returned counts as the end of the transaction. */
+        void rollback() throws SQLException {
+            ended = false;
+            connection.rollback();
+            ended = true;
         }
 
         void rollbackQuietly(Throwable cause) {
             try {
-                connection.rollback();
-            } catch (SQLException e) {
+                rollback();
+            } catch (SQLException | RuntimeException e) {
+                rollbackFailed = true;
                 cause.addSuppressed(e);
             }
         }
 
-        /** Put auto-commit and isolation back as found, then return the connection. */
+        /**
+         * Give the connection back. A transaction not ended by {@link #commit}/{@link #rollback} is rolled
+         * back first (restoring auto-commit would commit it); if that rollback fails, or failed before, the
+         * connection is aborted (the server rolls back when the session ends) and nothing is restored.
+         * Otherwise auto-commit, isolation and prepareMethod are put back as found.
+         */
         void restoreAndClose() {
+            if (!ended && !rollbackFailed) {
+                rollbackQuietly(new SqlQueueException("rollback before giving the connection back"));
+            }
             try {
+                if (!ended || rollbackFailed) {
+                    connection.abort(Runnable::run);
+                    return;
+                }
                 if (autoCommit) {
                     connection.setAutoCommit(true);
                 }
                 if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
                     connection.setTransactionIsolation(isolation);
                 }
-            } catch (SQLException e) {
+                PrepareMethods.restore(connection, prepareMethod);
+            } catch (SQLException | RuntimeException e) {
                 // a broken connection cannot be restored; the pool discards it on close
             } finally {
                 try {
                     connection.close();
-                } catch (SQLException e) {
+                } catch (SQLException | RuntimeException e) {
                     // nothing more to give back
                 }
             }

@@ -183,7 +183,7 @@ public final class SqlServerQueueBackend implements QueueBackend {
                 s = sessions.open();
                 List<ClaimedRow> rows = claim(s.connection, queue, n, leaseMs);
                 if (rows.isEmpty()) {
-                    s.connection.commit();
+                    s.commit();
                     s.restoreAndClose();
                     return List.of();
                 }
@@ -199,7 +199,8 @@ public final class SqlServerQueueBackend implements QueueBackend {
                     continue;
                 }
                 throw SqlServerErrors.map(what, e);
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | Error e) {
+                // an Error too (OutOfMemoryError reading payloads): never keep the connection and its locks
                 if (s != null && handle == 0) {
                     s.rollbackQuietly(e);
                     s.restoreAndClose();

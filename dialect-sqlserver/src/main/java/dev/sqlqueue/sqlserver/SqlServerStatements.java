@@ -57,6 +57,7 @@ public final class SqlServerStatements {
     final String queues;
     final String settings;
     private final Map<String, String> all = new LinkedHashMap<>();
+    private final Map<String, String> probes = new LinkedHashMap<>();
 
     /**
      * @param tablePrefix {@link dev.sqlqueue.QueueConfig#tablePrefix()} (already validated by QueueConfig)
@@ -73,6 +74,7 @@ public final class SqlServerStatements {
         this.queues = qualified(schema, tablePrefix + "queues");
         this.settings = qualified(schema, tablePrefix + "settings");
         build();
+        buildProbes();
     }
 
     /** The ORDER BY key of the claim, which is also the key of the claim index after {@code queue_name}. */
@@ -108,10 +110,80 @@ public final class SqlServerStatements {
         return s;
     }
 
-    /** The name of a statement text, or null (test doubles use this to record readable call sequences). */
+    /** The name of a statement or probe statement text, or null (test doubles use this to record readable call sequences). */
     public String nameOf(String sql) {
-        return all.entrySet().stream().filter(e -> e.getValue().equals(sql)).map(Map.Entry::getKey)
-                .findFirst().orElse(null);
+        return java.util.stream.Stream.concat(all.entrySet().stream(), probes.entrySet().stream())
+                .filter(e -> e.getValue().equals(sql)).map(Map.Entry::getKey).findFirst().orElse(null);
+    }
+
+    /**
+     * The statements of the server probes ({@link SqlServerProbes}) by name, in a stable order. They read
+     * catalog and dynamic management views (needing VIEW SERVER STATE or, on Azure SQL, VIEW DATABASE
+     * STATE) and write only the probe's own prefixed tables.
+     */
+    public Map<String, String> allProbes() {
+        return Collections.unmodifiableMap(probes);
+    }
+
+    /** One probe statement by name. @throws IllegalArgumentException for an unknown name */
+    public String probe(String name) {
+        String s = probes.get(name);
+        if (s == null) {
+            throw new IllegalArgumentException("no probe statement " + name);
+        }
+        return s;
+    }
+
+    /**
+     * The probes' statements. Sources: manual "sys.dm_tran_locks", "sys.dm_exec_query_stats",
+     * "sys.dm_exec_query_plan", "sys.dm_db_index_operational_stats" (page_latch_wait_count/_in_ms),
+     * "sys.dm_db_index_physical_stats" (ghost_record_count in SAMPLED/DETAILED mode), "@@OPTIONS"
+     * (512 NOCOUNT, 16384 XACT_ABORT), "sp_autostats", "sys.databases" (snapshot_isolation_state).
+     */
+    private void buildProbes() {
+        // 100,000-row fill: even n priority 5 delayed one hour, odd n priority 0 ready. Binds: 1 queue, 2 rows.
+        probes.put("probeFill", PRELUDE + "INSERT INTO " + messages
+                + " ([queue_name], [priority], [visible_at], [enqueued_at], [payload], [headers])"
+                + " SELECT ?, CASE WHEN [n] % 2 = 0 THEN 5 ELSE 0 END,"
+                + " DATEADD(second, CASE WHEN [n] % 2 = 0 THEN 3600 ELSE -1 END, SYSUTCDATETIME()), SYSUTCDATETIME(),"
+                + " CAST(REPLICATE('x', 200) AS varbinary(max)), N''"
+                + " FROM (SELECT TOP (?) ROW_NUMBER() OVER (ORDER BY (SELECT NULL)) AS [n]"
+                + " FROM sys.all_columns AS [a] CROSS JOIN sys.all_columns AS [b]) AS [t];");
+        // Keep the plan compiled on the empty table: no automatic statistics update on this table. Binds: 1 table.
+        probes.put("probeAutostatsOff", "EXEC sp_autostats @tblname = ?, @flagc = 'OFF';");
+        // Locks the session holds in this database, per resource type, mode and index.
+        probes.put("probeLocks", "SELECT [l].[resource_type], [l].[request_mode], COALESCE([i].[name], N'-') AS [index_name],"
+                + " COUNT_BIG(*) AS [n] FROM sys.dm_tran_locks AS [l]"
+                + " LEFT JOIN sys.partitions AS [p] ON [l].[resource_type] IN (N'KEY', N'PAGE', N'RID', N'HOBT')"
+                + " AND [p].[hobt_id] = [l].[resource_associated_entity_id]"
+                + " LEFT JOIN sys.indexes AS [i] ON [i].[object_id] = [p].[object_id] AND [i].[index_id] = [p].[index_id]"
+                + " WHERE [l].[request_session_id] = @@SPID AND [l].[resource_database_id] = DB_ID()"
+                + " GROUP BY [l].[resource_type], [l].[request_mode], [i].[name]"
+                + " ORDER BY [l].[resource_type], [l].[request_mode], [index_name];");
+        // The cached plan of the claim on this prefix's table and how its last run went. Binds: 1 LIKE pattern.
+        probes.put("probeCachedClaimPlan", "SELECT TOP (1) [qs].[plan_generation_num], [qs].[execution_count], [qs].[last_rows],"
+                + " [qs].[last_logical_reads], CAST([qp].[query_plan] AS nvarchar(max)) AS [plan]"
+                + " FROM sys.dm_exec_query_stats AS [qs] CROSS APPLY sys.dm_exec_sql_text([qs].[sql_handle]) AS [st]"
+                + " CROSS APPLY sys.dm_exec_query_plan([qs].[plan_handle]) AS [qp]"
+                + " WHERE [st].[text] LIKE ? ESCAPE N'\\' ORDER BY [qs].[total_worker_time] DESC;");
+        probes.put("probeOptions", "SELECT @@OPTIONS AS [options], [transaction_isolation_level] AS [isolation]"
+                + " FROM sys.dm_exec_sessions WHERE [session_id] = @@SPID;");
+        // Page latch waits per index of a table since its metadata was cached. Binds: 1 table.
+        probes.put("probeLatches", "SELECT COALESCE([i].[name], N'(heap)') AS [index_name],"
+                + " SUM([s].[page_latch_wait_count]) AS [waits], SUM([s].[page_latch_wait_in_ms]) AS [wait_ms]"
+                + " FROM sys.dm_db_index_operational_stats(DB_ID(), OBJECT_ID(?), NULL, NULL) AS [s]"
+                + " JOIN sys.indexes AS [i] ON [i].[object_id] = [s].[object_id] AND [i].[index_id] = [s].[index_id]"
+                + " GROUP BY [i].[name] ORDER BY [index_name];");
+        // Ghost records per index of a table (DETAILED reads every page: the probe's table only). Binds: 1 table.
+        probes.put("probeGhosts", "SELECT COALESCE([i].[name], N'(heap)') AS [index_name],"
+                + " SUM([s].[ghost_record_count]) AS [ghosts], SUM([s].[version_ghost_record_count]) AS [version_ghosts],"
+                + " SUM([s].[page_count]) AS [pages]"
+                + " FROM sys.dm_db_index_physical_stats(DB_ID(), OBJECT_ID(?), NULL, NULL, 'DETAILED') AS [s]"
+                + " JOIN sys.indexes AS [i] ON [i].[object_id] = [s].[object_id] AND [i].[index_id] = [s].[index_id]"
+                + " GROUP BY [i].[name] ORDER BY [index_name];");
+        probes.put("probeSnapshotAllowed", "SELECT [snapshot_isolation_state] FROM sys.databases WHERE [database_id] = DB_ID();");
+        // Starts a SNAPSHOT transaction's snapshot (it begins at the first data read).
+        probes.put("probeTouchQueues", "SELECT COUNT_BIG(*) AS [n] FROM " + queues + ";");
     }
 
     private static final String MATCH = " WHERE [id] = ? AND [queue_name] = ? AND [lease_token] = ?";
@@ -138,9 +210,12 @@ public final class SqlServerStatements {
                 + " OUTPUT inserted.[id]"
                 + " SELECT [q].[name], ?, " + DELAY + ", SYSUTCDATETIME(), ?, ?"
                 + " FROM " + queues + " AS [q] WITH (ROWLOCK, REPEATABLEREAD) WHERE [q].[name] = ? AND [q].[dropping] = 0;");
-        // enqueue in the caller's transaction: no XACT_ABORT, so an error does not doom the caller's
-        // transaction behind its back (the caller owns its error handling). Binds as enqueue.
-        all.put("enqueueJoined", "SET NOCOUNT ON; " + all.get("enqueue").substring(PRELUDE.length()));
+        // enqueue in the caller's transaction: no SET at all. A SET in a plain batch (mssql-jdbc
+        // prepareMethod=none) would stay on the caller's session: XACT_ABORT would doom the caller's
+        // transaction on any later error, NOCOUNT would hide its update counts. NOCOUNT is not needed here:
+        // executeQuery skips the INSERT's update count before the OUTPUT rows (mssql-jdbc
+        // SQLServerStatement.onDone). Binds as enqueue.
+        all.put("enqueueJoined", all.get("enqueue").substring(PRELUDE.length()));
         // Binds of the settle statements end with: id, queue, token.
         all.put("ack", PRELUDE + "DELETE FROM " + messages + " WITH (ROWLOCK)" + MATCH + ROWCOUNT + ";");
         // Binds: 1 detail, then id, queue, token.

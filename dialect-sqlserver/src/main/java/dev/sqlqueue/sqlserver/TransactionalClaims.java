@@ -81,7 +81,7 @@ final class TransactionalClaims {
                     end(claim, false);
                     throw SqlServerErrors.map("settling message " + receipt.messageId() + " of a transactional claim"
                             + " (the claim's transaction was rolled back; its messages are back on the queue)", e);
-                } catch (RuntimeException e) {
+                } catch (RuntimeException | Error e) {
                     end(claim, false);
                     throw e;
                 }
@@ -105,9 +105,9 @@ final class TransactionalClaims {
     private void finish(OpenClaim claim) {
         try {
             if (claim.anyKept) {
-                claim.session.connection.commit();
+                claim.session.commit();
             } else {
-                claim.session.connection.rollback();
+                claim.session.rollback();
             }
         } catch (SQLException e) {
             end(claim, false);

@@ -152,6 +152,14 @@ final class RecordingJdbc {
                 case "isClosed" -> {
                     return s.closed;
                 }
+                case "isWrapperFor" -> {
+                    return false; // not mssql-jdbc's connection: PrepareMethods leaves it alone (not recorded)
+                }
+                case "abort" -> {
+                    record("abort");
+                    s.closed = true;
+                    return null;
+                }
                 default -> {
                     return unsupported(m.getName());
                 }

@@ -1,0 +1,67 @@
+package dev.sqlqueue.sqlserver;
+
+import com.microsoft.sqlserver.jdbc.ISQLServerConnection;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Locale;
+
+/**
+ * Keeps mssql-jdbc from sending the backend's statements as plain SQL batches (review finding 1).
+ *
+ * <p>The backend's statements start with {@code SET NOCOUNT ON; SET XACT_ABORT ON;}. SQL Server restores a
+ * SET option after a batch run by {@code sp_executesql} ("SET Statements (Transact-SQL)", Considerations);
+ * in a plain batch it stays on the session. mssql-jdbc sends a PreparedStatement as an RPC
+ * ({@code sp_executesql}, {@code sp_prepexec}, {@code sp_execute}) unless the connection property
+ * {@code prepareMethod} is {@code none} (13.4.0+: parameters substituted into a plain batch) or
+ * {@code scopeTempTablesToConnection} (plain batch when the text uses temp tables). So while the backend
+ * holds a connection whose {@code prepareMethod} is anything but {@code prepexec} or {@code prepare}, it
+ * sets {@code prepexec} ({@code ISQLServerConnection.setPrepareMethod}, public since mssql-jdbc 11.2) and
+ * gives the connection back with its own value. A PreparedStatement reads the property when it is created
+ * (mssql-jdbc {@code SQLServerPreparedStatement}: {@code isDirectSqlExecution} is final), and the backend
+ * prepares every statement after borrowing the connection.
+ *
+ * <p>A connection that is not mssql-jdbc's (another driver behind the caller's DataSource) or a driver
+ * without the property is left alone. Stateless and thread-safe.
+ */
+final class PrepareMethods {
+    /** The value the backend needs: statements run through sp_prepexec/sp_execute. */
+    static final String SAFE = "prepexec";
+
+    private PrepareMethods() {
+    }
+
+    /**
+     * Switch {@code c} to {@code prepexec} if it would send plain batches.
+     *
+     * @return the value to restore with {@link #restore}, or null when nothing was changed
+     * @throws SQLException if the driver refuses the change
+     */
+    static String forceRpc(Connection c) throws SQLException {
+        ISQLServerConnection driver;
+        try {
+            if (!c.isWrapperFor(ISQLServerConnection.class)) {
+                return null;
+            }
+            driver = c.unwrap(ISQLServerConnection.class);
+        } catch (LinkageError e) {
+            return null; // mssql-jdbc is not on the class path: not its connection
+        }
+        String current = driver.getPrepareMethod();
+        if (current == null) {
+            return null;
+        }
+        String m = current.toLowerCase(Locale.ROOT);
+        if (m.equals(SAFE) || m.equals("prepare")) {
+            return null;
+        }
+        driver.setPrepareMethod(SAFE);
+        return current;
+    }
+
+    /** Put back what {@link #forceRpc} returned (no-op for null). */
+    static void restore(Connection c, String prepareMethod) throws SQLException {
+        if (prepareMethod != null) {
+            c.unwrap(ISQLServerConnection.class).setPrepareMethod(prepareMethod);
+        }
+    }
+}

@@ -45,6 +45,12 @@ public final class SqlServerProvider implements BackendProvider {
         return "SQL Server queue tables claimed with READPAST (lease and transactional claims)";
     }
 
+    /** V1..V6 of the queue-table review ({@link SqlServerProbes}); run by {@code sqlqueue probe --backend sqlserver}. */
+    @Override
+    public java.util.List<dev.sqlqueue.spi.Probe> probes() {
+        return SqlServerProbes.all();
+    }
+
     /**
      * @throws InvalidInputException for a bad option, or an ordering/layout option that contradicts the
      *     one the prefix's tables were created with

@@ -112,6 +112,11 @@ final class ModelJdbc {
                 model.setPrepareMethod(s, SqlServerModel.PrepareMethod.valueOf(((String) a[0]).toUpperCase(java.util.Locale.ROOT)));
                 yield null;
             }
+            case "setEnablePrepareOnFirstPreparedStatementCall" -> {
+                // which RPC carries the statement (sp_prepexec instead of sp_executesql): still an RPC
+                model.note(s, "enablePrepareOnFirstPreparedStatementCall=" + a[0]);
+                yield null;
+            }
             case "toString" -> "c" + s.id + " (ISQLServerConnection)";
             case "hashCode" -> System.identityHashCode(p);
             case "equals" -> p == a[0];

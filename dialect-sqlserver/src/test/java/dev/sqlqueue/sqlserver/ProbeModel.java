@@ -1,0 +1,74 @@
+package dev.sqlqueue.sqlserver;
+
+import dev.sqlqueue.QueueConfig;
+import dev.sqlqueue.sqlserver.SqlServerOptions.ClaimOrder;
+import dev.sqlqueue.sqlserver.model.SqlServerModel;
+import dev.sqlqueue.spi.ProbeContext;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * Runs a probe on the {@link SqlServerModel}: a {@link ProbeContext} whose connections are model
+ * sessions, and a migration that records what it would create instead of running Flyway (which the
+ * model does not speak). Measurements the model cannot compute (plans, locks, latches, @@OPTIONS) are
+ * scripted by the test; what the probe does with the sessions (transactions, rollbacks, the final drop)
+ * is the model's. Not thread-safe.
+ */
+final class ProbeModel {
+    static final String PREFIX = "sqlqprobe_ab12_";
+    final SqlServerModel model = new SqlServerModel();
+    final List<String> migrated = new ArrayList<>();
+    final ProbeTables.Migration migration = (ds, sql, layout) -> migrated.add(sql.flywayTable() + " " + layout.key());
+    final ProbeContext context = new ProbeContext() {
+        @Override
+        public Connection connect() throws SQLException {
+            return model.dataSource().getConnection();
+        }
+
+        @Override
+        public String prefix() {
+            return PREFIX;
+        }
+
+        @Override
+        public QueueConfig config() {
+            return QueueConfig.builder().url("jdbc:sqlserver://model").dataSource(model.dataSource()).build();
+        }
+    };
+
+    /** The statements of one probe table set. */
+    static SqlServerStatements sql(String code, ClaimOrder order) {
+        return new SqlServerStatements(PREFIX + code, "dbo", order);
+    }
+
+    /** The executed SQL texts, each replaced by its statement name where it has one. */
+    List<String> names(SqlServerStatements sql) {
+        return model.executedSql().stream().map(t -> {
+            String n = sql.nameOf(t);
+            return n != null ? n : t;
+        }).collect(Collectors.toList());
+    }
+
+    /** True when every session the probe opened is closed. */
+    boolean allClosed() {
+        for (int i = 1; i <= model.sessionsOpened(); i++) {
+            if (!model.session(i).closed()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** A minimal showplan: one Index Seek on {@code index} of {@code table}, under a Top and an update, no Sort. */
+    static String seekPlan(String table, String index) {
+        return "<ShowPlanXML xmlns=\"http://schemas.microsoft.com/sqlserver/2004/07/showplan\"><BatchSequence><Batch><Statements>"
+                + "<StmtSimple><QueryPlan><RelOp PhysicalOp=\"Clustered Index Update\"><Update>"
+                + "<RelOp PhysicalOp=\"Top\"><Top><RelOp PhysicalOp=\"Index Seek\"><OutputList/>"
+                + "<IndexScan Ordered=\"true\"><Object Database=\"[db]\" Schema=\"[dbo]\" Table=\"" + table + "\" Index=\"" + index
+                + "\"/></IndexScan></RelOp></Top></RelOp></Update></RelOp></QueryPlan></StmtSimple>"
+                + "</Statements></Batch></BatchSequence></ShowPlanXML>";
+    }
+}

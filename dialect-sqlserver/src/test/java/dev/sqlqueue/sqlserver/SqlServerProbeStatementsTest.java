@@ -1,0 +1,94 @@
+package dev.sqlqueue.sqlserver;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sqlqueue.sqlserver.SqlServerOptions.ClaimOrder;
+import dev.sqlqueue.spi.Probe;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Pins the text of every probe statement (prefix {@code sqlq_}, schema {@code dbo}) and the plan reading
+ * the probes rely on. Text only: none of it has run against SQL Server.
+ */
+class SqlServerProbeStatementsTest {
+    private final SqlServerStatements sql = new SqlServerStatements("sqlq_", "dbo", ClaimOrder.FIFO);
+
+    @Test
+    void everyProbeStatementTextIsPinned() {
+        Map<String, String> expected = new LinkedHashMap<>();
+        expected.put("probeFill", "SET NOCOUNT ON; SET XACT_ABORT ON; INSERT INTO [dbo].[sqlq_messages] ([queue_name], [priority], "
+                + "[visible_at], [enqueued_at], [payload], [headers]) SELECT ?, CASE WHEN [n] % 2 = 0 THEN 5 ELSE 0 END, "
+                + "DATEADD(second, CASE WHEN [n] % 2 = 0 THEN 3600 ELSE -1 END, SYSUTCDATETIME()), SYSUTCDATETIME(), "
+                + "CAST(REPLICATE('x', 200) AS varbinary(max)), N'' FROM (SELECT TOP (?) ROW_NUMBER() OVER (ORDER BY "
+                + "(SELECT NULL)) AS [n] FROM sys.all_columns AS [a] CROSS JOIN sys.all_columns AS [b]) AS [t];");
+        expected.put("probeAutostatsOff", "EXEC sp_autostats @tblname = ?, @flagc = 'OFF';");
+        expected.put("probeLocks", "SELECT [l].[resource_type], [l].[request_mode], COALESCE([i].[name], N'-') AS [index_name], "
+                + "COUNT_BIG(*) AS [n] FROM sys.dm_tran_locks AS [l] LEFT JOIN sys.partitions AS [p] ON "
+                + "[l].[resource_type] IN (N'KEY', N'PAGE', N'RID', N'HOBT') AND [p].[hobt_id] = "
+                + "[l].[resource_associated_entity_id] LEFT JOIN sys.indexes AS [i] ON [i].[object_id] = [p].[object_id] AND "
+                + "[i].[index_id] = [p].[index_id] WHERE [l].[request_session_id] = @@SPID AND [l].[resource_database_id] = "
+                + "DB_ID() GROUP BY [l].[resource_type], [l].[request_mode], [i].[name] ORDER BY [l].[resource_type], "
+                + "[l].[request_mode], [index_name];");
+        expected.put("probeCachedClaimPlan", "SELECT TOP (1) [qs].[plan_generation_num], [qs].[execution_count], [qs].[last_rows], "
+                + "[qs].[last_logical_reads], CAST([qp].[query_plan] AS nvarchar(max)) AS [plan] FROM sys.dm_exec_query_stats AS "
+                + "[qs] CROSS APPLY sys.dm_exec_sql_text([qs].[sql_handle]) AS [st] CROSS APPLY "
+                + "sys.dm_exec_query_plan([qs].[plan_handle]) AS [qp] WHERE [st].[text] LIKE ? ESCAPE N'\\' ORDER BY "
+                + "[qs].[total_worker_time] DESC;");
+        expected.put("probeOptions", "SELECT @@OPTIONS AS [options], [transaction_isolation_level] AS [isolation] FROM "
+                + "sys.dm_exec_sessions WHERE [session_id] = @@SPID;");
+        expected.put("probeLatches", "SELECT COALESCE([i].[name], N'(heap)') AS [index_name], SUM([s].[page_latch_wait_count]) "
+                + "AS [waits], SUM([s].[page_latch_wait_in_ms]) AS [wait_ms] FROM "
+                + "sys.dm_db_index_operational_stats(DB_ID(), OBJECT_ID(?), NULL, NULL) AS [s] JOIN sys.indexes AS [i] ON "
+                + "[i].[object_id] = [s].[object_id] AND [i].[index_id] = [s].[index_id] GROUP BY [i].[name] ORDER BY "
+                + "[index_name];");
+        expected.put("probeGhosts", "SELECT COALESCE([i].[name], N'(heap)') AS [index_name], SUM([s].[ghost_record_count]) AS "
+                + "[ghosts], SUM([s].[version_ghost_record_count]) AS [version_ghosts], SUM([s].[page_count]) AS [pages] FROM "
+                + "sys.dm_db_index_physical_stats(DB_ID(), OBJECT_ID(?), NULL, NULL, 'DETAILED') AS [s] JOIN sys.indexes AS "
+                + "[i] ON [i].[object_id] = [s].[object_id] AND [i].[index_id] = [s].[index_id] GROUP BY [i].[name] ORDER BY "
+                + "[index_name];");
+        expected.put("probeSnapshotAllowed", "SELECT [snapshot_isolation_state] FROM sys.databases WHERE [database_id] = DB_ID();");
+        expected.put("probeTouchQueues", "SELECT COUNT_BIG(*) AS [n] FROM [dbo].[sqlq_queues];");
+        assertEquals(expected.keySet(), sql.allProbes().keySet(), "every probe statement is pinned, none unpinned");
+        expected.forEach((name, text) -> assertEquals(text, sql.probe(name), "probe statement " + name));
+        assertThrows(IllegalArgumentException.class, () -> sql.probe("claim"));
+    }
+
+    @Test
+    void theProbeListIsV1ToV6WithTheirQuestionsAndWhatTheDocsSay() {
+        List<Probe> probes = new SqlServerProvider().probes();
+        assertEquals(List.of("V1", "V2", "V3", "V4", "V5", "V6"), probes.stream().map(Probe::id).toList());
+        for (Probe p : probes) {
+            assertTrue(p.question().endsWith("?"), p.id());
+            assertTrue(p.documented().startsWith("docs/backends/sqlserver.md"), p.id());
+        }
+    }
+
+    @Test
+    void likePatternsEscapeBracketsUnderscoresAndPercents() {
+        assertEquals("\\[dbo].\\[sqlq\\_messages] 100\\%", ClaimRun.likeEscape("[dbo].[sqlq_messages] 100%"));
+    }
+
+    @Test
+    void planSummaryFindsSeeksScansSortsAndSpooledLobs() {
+        PlanSummary seek = PlanSummary.of(ProbeModel.seekPlan("[sqlq_messages]", "[sqlq_messages_claim]"));
+        assertTrue(seek.seeksOn("[sqlq_messages_claim]"));
+        assertFalse(seek.sorts() || seek.scans("[sqlq_messages]") || seek.spoolsLobs());
+        String scan = "<ShowPlanXML><BatchSequence><Batch><Statements><StmtSimple><QueryPlan>"
+                + "<RelOp PhysicalOp=\"Sort\"><Sort><RelOp PhysicalOp=\"Table Spool\"><OutputList>"
+                + "<ColumnReference Column=\"id\"/><ColumnReference Column=\"payload\"/></OutputList><Spool>"
+                + "<RelOp PhysicalOp=\"Clustered Index Scan\"><IndexScan><Object Table=\"[sqlq_messages]\" Index=\"[sqlq_messages_pk]\"/>"
+                + "</IndexScan></RelOp></Spool></RelOp></Sort></RelOp></QueryPlan></StmtSimple></Statements></Batch>"
+                + "</BatchSequence></ShowPlanXML>";
+        PlanSummary bad = PlanSummary.of(scan);
+        assertTrue(bad.sorts() && bad.scans("[sqlq_messages]") && bad.spoolsLobs());
+        assertFalse(bad.seeksOn("[sqlq_messages_claim]"));
+        assertThrows(IllegalArgumentException.class, () -> PlanSummary.of("<html/>"));
+        assertThrows(IllegalArgumentException.class, () -> PlanSummary.of("<!DOCTYPE x [<!ENTITY e SYSTEM \"file:///etc/passwd\">]><ShowPlanXML/>"));
+    }
+}

@@ -26,9 +26,9 @@ import java.util.Map;
  *
  * <p>The claim also sets {@code SET TRANSACTION ISOLATION LEVEL READ COMMITTED} in its own batch (review
  * finding 9: the driver's cached isolation level can be wrong after raw SQL changed it) and forces a seek
- * on the claim index ({@code FORCESEEK (index (queue_name))}, manual "Table hints (Transact-SQL)"; review
- * finding 3), so a plan compiled on a near-empty table cannot scan and U-lock the whole backlog; if the
- * index is missing the claim fails with error 8622 instead of scanning.
+ * on the claim index ({@code FORCESEEK, INDEX (claim index)}, manual "Table hints (Transact-SQL)"; review
+ * finding 3), so a plan compiled on a near-empty table cannot scan and U-lock the whole backlog; if no
+ * seek plan exists the claim fails with error 8622 instead of scanning.
  *
  * <p>The reason for every hint is in {@code docs/backends/sqlserver.md}. Sources: manual "Table hints
  * (Transact-SQL)" (ROWLOCK, READPAST, UPDLOCK, READCOMMITTEDLOCK, NOLOCK, REPEATABLEREAD, HOLDLOCK),
@@ -91,9 +91,14 @@ public final class SqlServerStatements {
         return quote(prefix + "messages_claim");
     }
 
-    /** The claim's table hints: row locks, skip locked rows, update locks, locking read, seek on the claim index. */
+    /**
+     * The claim's table hints: row locks, skip locked rows, update locks, locking read, and only index seeks
+     * through the claim index ({@code FORCESEEK, INDEX (...)}, the combination "Table hints (Transact-SQL)"
+     * documents). Not the parameterized {@code FORCESEEK (index (columns))}: the same page forbids that
+     * form on a table that is the target of an UPDATE, which the CTE's table is.
+     */
     public String claimHints() {
-        return "WITH (ROWLOCK, READPAST, UPDLOCK, READCOMMITTEDLOCK, FORCESEEK (" + claimIndex() + " ([queue_name])))";
+        return "WITH (ROWLOCK, READPAST, UPDLOCK, READCOMMITTEDLOCK, FORCESEEK, INDEX (" + claimIndex() + "))";
     }
 
     /** Every statement by name, in a stable order (for tests and docs). */

@@ -23,8 +23,8 @@ class SqlServerStatementsTest {
                 "SET NOCOUNT ON; SET XACT_ABORT ON; SET TRANSACTION ISOLATION LEVEL READ COMMITTED; WITH [claim] AS "
                 + "(SELECT TOP (?) [id], [priority], [enqueued_at], "
                 + "[visible_at], [attempts], [claim_count], [lease_token], [started_at], [payload], [headers] FROM "
-                + "[dbo].[sqlq_messages] WITH (ROWLOCK, READPAST, UPDLOCK, READCOMMITTEDLOCK, FORCESEEK "
-                + "([sqlq_messages_claim] ([queue_name]))) WHERE [queue_name] = ? "
+                + "[dbo].[sqlq_messages] WITH (ROWLOCK, READPAST, UPDLOCK, READCOMMITTEDLOCK, FORCESEEK, INDEX "
+                + "([sqlq_messages_claim])) WHERE [queue_name] = ? "
                 + "AND [visible_at] <= SYSUTCDATETIME() ORDER BY [visible_at], [id]) UPDATE [claim] SET [attempts] = "
                 + "[attempts] + 1, [claim_count] = [claim_count] + 1, [lease_token] = [claim_count] + 1, [visible_at] = "
                 + "DATEADD(millisecond, ?, SYSUTCDATETIME()), [started_at] = SYSUTCDATETIME() OUTPUT inserted.[id], "
@@ -150,7 +150,7 @@ class SqlServerStatementsTest {
         String head = "SET NOCOUNT ON; SET XACT_ABORT ON; SET TRANSACTION ISOLATION LEVEL READ COMMITTED; WITH [claim] AS "
                 + "(SELECT TOP (?) [id], [priority], [enqueued_at], [visible_at], [attempts], [claim_count], [lease_token], "
                 + "[started_at], [payload], [headers] FROM [dbo].[sqlq_messages] WITH (ROWLOCK, READPAST, UPDLOCK, "
-                + "READCOMMITTEDLOCK, FORCESEEK ([sqlq_messages_claim] ([queue_name]))) WHERE [queue_name] = ? AND "
+                + "READCOMMITTEDLOCK, FORCESEEK, INDEX ([sqlq_messages_claim])) WHERE [queue_name] = ? AND "
                 + "[visible_at] <= SYSUTCDATETIME() ORDER BY ";
         String tail = ") UPDATE [claim] SET [attempts] = [attempts] + 1, [claim_count] = [claim_count] + 1, "
                 + "[lease_token] = [claim_count] + 1, [visible_at] = DATEADD(millisecond, ?, SYSUTCDATETIME()), "
@@ -176,7 +176,8 @@ class SqlServerStatementsTest {
             String index = s.placeholders(SqlServerOptions.Layout.HEAP).get("claim_index");
             assertEquals("[my_q_messages_claim]", index);
             assertTrue(s.get("claim").contains("FROM [ops].[my_q_messages] WITH (ROWLOCK, READPAST, UPDLOCK, "
-                    + "READCOMMITTEDLOCK, FORCESEEK (" + index + " ([queue_name]))) WHERE"), o.key());
+                    + "READCOMMITTEDLOCK, FORCESEEK, INDEX (" + index + ")) WHERE"), o.key());
+            assertTrue(!s.get("claim").contains("FORCESEEK ("), "the parameterized form is not allowed on an UPDATE's target");
         }
     }
 
@@ -214,7 +215,7 @@ class SqlServerStatementsTest {
                 assertTrue(text.contains("ROWLOCK"), name + " touches the message table with ROWLOCK");
             }
         });
-        assertTrue(sql.get("claim").contains("WITH (ROWLOCK, READPAST, UPDLOCK, READCOMMITTEDLOCK, FORCESEEK ("));
+        assertTrue(sql.get("claim").contains("WITH (ROWLOCK, READPAST, UPDLOCK, READCOMMITTEDLOCK, FORCESEEK, INDEX ("));
     }
 
     @Test

@@ -26,7 +26,9 @@ import org.testcontainers.utility.DockerImageName;
  * The conformance suite against SQL Server 2022 in a Testcontainers container (the official image,
  * EULA accepted), in both claim modes, once in a database with the default locking READ COMMITTED and
  * once in a database with {@code READ_COMMITTED_SNAPSHOT ON} and the {@code priority-first} ordering
- * (so the priority case runs there; the default fifo ordering does not declare priority). Needs a Docker engine: without one
+ * (so the priority case runs there; the default fifo ordering does not declare priority), and once more
+ * under locking READ COMMITTED with the {@code lifo} ordering and the {@code heap} layout (each database
+ * holds its own prefixes, so the layouts do not meet). Needs a Docker engine: without one
  * ({@code disabledWithoutDocker}) every class reports itself skipped. The machines this project is
  * developed on have no Docker engine, so these cases have not been run there.
  */
@@ -36,8 +38,10 @@ class SqlServerConformanceTest {
     static final MSSQLServerContainer<?> SERVER =
             new MSSQLServerContainer<>(DockerImageName.parse("mcr.microsoft.com/mssql/server:2022-latest")).acceptLicense();
 
-    private static final Target LOCKING = new Target("sqlqueue_locking", false);
-    private static final Target RCSI = new Target("sqlqueue_rcsi", true);
+    private static final Target LOCKING = new Target("sqlqueue_locking", false, "fifo", "clustered");
+    private static final Target RCSI = new Target("sqlqueue_rcsi", true, "priority-first", "clustered");
+    /** Review of the queue-table backend, tests gap 5: the lifo ordering and the heap layout, under locking READ COMMITTED. */
+    private static final Target LOCKING_HEAP_LIFO = new Target("sqlqueue_locking_heap", false, "lifo", "heap");
 
     @Nested
     class Lease extends ConformanceSuite {
@@ -91,20 +95,51 @@ class SqlServerConformanceTest {
         }
     }
 
+    @Nested
+    class LeaseOnAHeapWithLifo extends ConformanceSuite {
+        @Override
+        protected ConformanceTarget target() {
+            return LOCKING_HEAP_LIFO;
+        }
+
+        @Override
+        protected ClaimMode mode() {
+            return ClaimMode.LEASE;
+        }
+    }
+
+    @Nested
+    class TransactionalOnAHeapWithLifo extends ConformanceSuite {
+        @Override
+        protected ConformanceTarget target() {
+            return LOCKING_HEAP_LIFO;
+        }
+
+        @Override
+        protected ClaimMode mode() {
+            return ClaimMode.TRANSACTIONAL;
+        }
+    }
+
     /** One database of the container; sessions are tagged with an application name per prefix. */
     static final class Target implements ConformanceTarget, FaultHooks {
         private final String database;
         private final boolean rcsi;
+        private final String ordering;
+        private final String layout;
         private boolean created;
 
-        Target(String database, boolean rcsi) {
+        Target(String database, boolean rcsi, String ordering, String layout) {
             this.database = database;
             this.rcsi = rcsi;
+            this.ordering = ordering;
+            this.layout = layout;
         }
 
         @Override
         public String name() {
-            return "sqlserver" + (rcsi ? " (READ_COMMITTED_SNAPSHOT ON)" : "");
+            return "sqlserver (" + (rcsi ? "READ_COMMITTED_SNAPSHOT ON" : "locking READ COMMITTED") + ", " + ordering + ", "
+                    + layout + ")";
         }
 
         @Override
@@ -140,7 +175,7 @@ class SqlServerConformanceTest {
                     .url(SERVER.getJdbcUrl() + ";databaseName=" + database + ";applicationName=" + applicationName(uniquePrefix))
                     .user(SERVER.getUsername()).password(SERVER.getPassword())
                     .tablePrefix(uniquePrefix).poolSize(20)
-                    .option("ordering", rcsi ? "priority-first" : "fifo").build();
+                    .option("ordering", ordering).option("layout", layout).build();
         }
 
         @Override

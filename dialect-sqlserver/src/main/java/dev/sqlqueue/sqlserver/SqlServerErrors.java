@@ -34,12 +34,12 @@ public final class SqlServerErrors {
     public static final int READPAST_ISOLATION = 650;
     private static final Set<Integer> CONNECTION_ERRORS = Set.of(233, 596, 10053, 10054);
     /**
-     * Azure SQL Database failover, reconfiguration and throttling errors (Microsoft Learn "Troubleshoot
-     * transient connection errors in SQL Database and SQL Managed Instance", transient fault error codes;
-     * "Resource management in Azure SQL Database", 10928/10929): 40613 database unavailable, 40197
-     * service error processing the request (failover/upgrade), 40501 service busy, 49918/49919/49920
-     * cannot process request/create/update (too many operations), 4221 login to read-secondary failed
-     * during redo, 10928/10929 resource limit reached.
+     * Azure SQL Database failover, reconfiguration and throttling errors (Microsoft Learn, "SQL error codes
+     * for SQL Database client applications", sections "Transient fault error codes" and "Resource
+     * governance errors"): 40613 database not currently available, 40197 service error processing the
+     * request (upgrade, hardware failure, failover), 40501 service busy, 49918/49919/49920 cannot
+     * process the request (not enough resources, too many operations), 4221 login to a read-secondary
+     * failed waiting for row versioning, 10928/10929 a resource limit reached / server too busy.
      */
     static final Set<Integer> AZURE_TRANSIENT = Set.of(40613, 40197, 40501, 49918, 49919, 49920, 4221, 10928, 10929);
 

@@ -227,4 +227,19 @@ class AdminCallSequenceTest {
         f.jdbc.failOn("getConnection", new SQLException("refused", "08S01", 0));
         assertThrows(TransientBackendException.class, () -> f.backend.stats(Q));
     }
+
+    /**
+     * Review finding 5 (accepted, documented): a purge batch and an ack on the same row can deadlock
+     * (the purge seeks the claim index first, the ack the primary key); the purge batch chosen as victim
+     * is retried whole and the purge goes on.
+     */
+    @Test
+    void purgeBatchChosenAsDeadlockVictimIsRetriedAndThePurgeGoesOn() {
+        f.jdbc.failOn("executeQuery", new SQLException("deadlock", "40001", 1205));
+        f.jdbc.count(500).count(2);
+        assertEquals(502, f.backend.purge(Q));
+        assertEquals(List.of(1), f.pauses);
+        assertEquals(3, f.jdbc.connections.size(), "victim, retry, last batch");
+        assertEquals("rollback", f.jdbc.sequence().get(6));
+    }
 }

@@ -48,7 +48,8 @@ class SqlServerErrorsTest {
 
     /**
      * Review finding 8: Azure SQL Database failover, reconfiguration and throttling errors are transient
-     * (Microsoft Learn "Troubleshoot transient connection errors" / "Resource limits" error lists).
+     * (Microsoft Learn, "SQL error codes for SQL Database client applications": transient fault error
+     * codes and resource governance errors; 40544, database size quota, is not transient).
      */
     @Test
     void azureSqlFailoverAndThrottlingErrorsAreTransient() {

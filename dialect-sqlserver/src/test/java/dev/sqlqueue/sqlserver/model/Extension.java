@@ -1,0 +1,24 @@
+package dev.sqlqueue.sqlserver.model;
+
+import java.sql.SQLException;
+import java.util.List;
+
+/**
+ * Rules for statements the generic model leaves alone (Service Broker's SEND, RECEIVE, BEGIN DIALOG,
+ * END CONVERSATION), installed with {@link SqlServerModel#install}. Called with the model's lock held.
+ */
+interface Extension {
+    /**
+     * Runs one statement. Returns the rows it produces (an empty list for none), or null if this
+     * extension does not handle the statement.
+     */
+    List<Object[]> execute(SqlServerModel.Ctx ctx, Tsql.Stmt stmt) throws SQLException;
+
+    /** A transaction ended: committed, or rolled back as a whole. */
+    default void ended(Session s, Transaction tx, boolean committed) {
+    }
+
+    /** Throws {@link ImpossibleResultException} if rows scripted for {@code sql} are the extension's to produce. */
+    default void checkScript(String sql) {
+    }
+}

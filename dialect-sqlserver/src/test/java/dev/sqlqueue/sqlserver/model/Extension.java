@@ -14,8 +14,8 @@ interface Extension {
      */
     List<Object[]> execute(SqlServerModel.Ctx ctx, Tsql.Stmt stmt) throws SQLException;
 
-    /** A transaction ended: committed, or rolled back as a whole. */
-    default void ended(Session s, Transaction tx, boolean committed) {
+    /** A transaction is about to end: commit, or roll back as a whole (its changes are still pending). */
+    default void ending(Session s, Transaction tx, boolean committed) {
     }
 
     /** Throws {@link ImpossibleResultException} if rows scripted for {@code sql} are the extension's to produce. */

@@ -583,15 +583,15 @@ public final class SqlServerModel {
         if (tx == null) {
             return;
         }
+        for (Extension e : extensions) {
+            e.ending(s, tx, commit);
+        }
         if (commit) {
             tx.commit();
         } else {
             tx.rollBack();
         }
         applocks.values().removeIf(v -> v == -s.id);
-        for (Extension e : extensions) {
-            e.ended(s, tx, commit);
-        }
     }
 
     /** "sp_getapplock (Transact-SQL)": -999 for a transaction-owned lock outside a transaction. */

@@ -1,0 +1,321 @@
+package dev.sqlqueue.sqlserver.model;
+
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+
+/**
+ * Service Broker rules on top of {@link SqlServerModel}: queues hold messages that the test puts there
+ * ({@link #arrive}); RECEIVE takes them as SQL Server documents, so a test can no longer script a
+ * RECEIVE result (scripting one is rejected). Rules and sources:
+ * <ul>
+ *   <li>"RECEIVE (Transact-SQL)", Remarks: all messages one RECEIVE returns belong to one conversation
+ *       group; a RECEIVE skips conversation groups locked by another transaction; the group stays locked
+ *       by the receiving transaction until it ends. With a {@code WHERE conversation_handle = ...} only
+ *       that conversation's messages are returned. {@code WAITFOR} with nothing available returns no
+ *       rows (the model does not wait).</li>
+ *   <li>"SET IMPLICIT_TRANSACTIONS (Transact-SQL)": RECEIVE, SEND, BEGIN DIALOG and END CONVERSATION
+ *       are not on the list, so at {@code @@TRANCOUNT = 0} they run and commit on their own: a RECEIVE
+ *       then removes its messages for good and holds no lock.</li>
+ *   <li>"Removing Poison Messages" / "CREATE QUEUE (Transact-SQL)", POISON_MESSAGE_HANDLING: with
+ *       the option ON (the default), five consecutive rollbacks of transactions that received from the
+ *       queue set its status OFF; a RECEIVE from a disabled queue fails with error 9617. A rollback to a
+ *       savepoint is not a rollback of the transaction: whether it counts is undocumented (review V1),
+ *       so the model counts only whole-transaction rollbacks.</li>
+ *   <li>"END CONVERSATION (Transact-SQL)", Remarks: ending a conversation removes its messages from
+ *       the service queue (undone if the transaction rolls back).</li>
+ * </ul>
+ * Not modelled: delivery of SEND to a queue, the transmission queue, LIFETIME, activation.
+ * Thread-safe under the model's lock.
+ */
+public final class BrokerModel implements Extension {
+    /** One message in a queue. */
+    public record Message(long order, String queue, UUID group, UUID handle, long sequence, String type, byte[] body) {
+    }
+
+    private static final class Queue {
+        final List<Message> messages = new ArrayList<>();
+        boolean poisonHandling = true;
+        boolean enabled = true;
+        int rollbacks;
+    }
+
+    private final SqlServerModel model;
+    private final Map<String, Queue> queues = new HashMap<>();
+    /** conversation group → transaction id holding its lock. */
+    private final Map<UUID, Integer> locks = new HashMap<>();
+    /** transaction id → queues it received from. */
+    private final Map<Integer, Set<String>> receivedBy = new HashMap<>();
+    private final Map<UUID, Long> sequences = new HashMap<>();
+    private final Set<UUID> ended = new LinkedHashSet<>();
+    private long order;
+
+    private BrokerModel(SqlServerModel model) {
+        this.model = model;
+    }
+
+    /** Installs broker rules on a model. */
+    public static BrokerModel on(SqlServerModel model) {
+        BrokerModel b = new BrokerModel(model);
+        model.install(b);
+        return b;
+    }
+
+    private static String key(String queue) {
+        return queue.toLowerCase(Locale.ROOT);
+    }
+
+    private Queue queue(String name) {
+        return queues.computeIfAbsent(key(name), k -> new Queue());
+    }
+
+    /** Sets the queue's POISON_MESSAGE_HANDLING status (ON by default, as CREATE QUEUE's default). */
+    public BrokerModel poisonHandling(String queue, boolean on) {
+        synchronized (model) {
+            queue(queue).poisonHandling = on;
+        }
+        return this;
+    }
+
+    /**
+     * A message arrives on a queue, on conversation {@code handle} in conversation group {@code group}
+     * (a dialog begun without RELATED_CONVERSATION has a group of its own on each side: "BEGIN DIALOG
+     * CONVERSATION (Transact-SQL)", Remarks; pass {@code group = handle} for that case).
+     *
+     * @param queue the queue's name as the statements write it, e.g. {@code [dbo].[sqlq_bk:jobs:queue]}
+     */
+    public Message arrive(String queue, UUID group, UUID handle, String type, byte[] body) {
+        synchronized (model) {
+            long seq = sequences.merge(handle, 1L, Long::sum) - 1;
+            Message m = new Message(++order, key(queue), group, handle, seq, type, body);
+            queue(queue).messages.add(m);
+            return m;
+        }
+    }
+
+    /** A message on a conversation that is its own conversation group. */
+    public Message arrive(String queue, UUID handle, String type, byte[] body) {
+        return arrive(queue, handle, handle, type, body);
+    }
+
+    /** Messages still in the queue, in queue order. */
+    public List<Message> messages(String queue) {
+        synchronized (model) {
+            return List.copyOf(queue(queue).messages);
+        }
+    }
+
+    /** False once poison handling disabled the queue. */
+    public boolean enabled(String queue) {
+        synchronized (model) {
+            return queue(queue).enabled;
+        }
+    }
+
+    /** Conversations ended by END CONVERSATION, committed or not, in order. */
+    public Set<UUID> ended() {
+        synchronized (model) {
+            return Set.copyOf(ended);
+        }
+    }
+
+    /** Whether a transaction (any session's) holds the lock on this conversation group. */
+    public boolean locked(UUID group) {
+        synchronized (model) {
+            return locks.containsKey(group);
+        }
+    }
+
+    @Override
+    public void checkScript(String sql) {
+        for (String t : Tsql.tokens(sql)) {
+            if (t.equalsIgnoreCase("RECEIVE")) {
+                throw new ImpossibleResultException("RECEIVE results are the broker model's: put messages on the queue with"
+                        + " BrokerModel.arrive (one RECEIVE returns one conversation group only): " + sql);
+            }
+        }
+    }
+
+    @Override
+    public List<Object[]> execute(SqlServerModel.Ctx ctx, Tsql.Stmt st) throws SQLException {
+        return switch (st.kind()) {
+            case RECEIVE -> receive(ctx, st);
+            case END_CONVERSATION -> endConversation(ctx, st);
+            case SEND -> {
+                ctx.change("SEND", st.text(), null, null);
+                yield List.of();
+            }
+            case BEGIN_DIALOG -> {
+                UUID h = UUID.randomUUID();
+                ctx.vars.put(st.tokens().get(2).toLowerCase(Locale.ROOT), h.toString());
+                ctx.change("BEGIN DIALOG", st.text(), null, null);
+                yield List.of();
+            }
+            default -> null;
+        };
+    }
+
+    private List<Object[]> receive(SqlServerModel.Ctx ctx, Tsql.Stmt st) throws SQLException {
+        List<String> t = st.tokens();
+        int from = indexOf(t, "FROM", 0);
+        String queueName = t.get(from + 1);
+        Queue q = queue(queueName);
+        if (!q.enabled) {
+            // "Removing Poison Messages": a disabled queue; error 9617
+            throw new SQLException("The service queue \"" + queueName + "\" is currently disabled.", "S0001", 9617);
+        }
+        int top = Integer.MAX_VALUE;
+        int markers = 0;
+        int topAt = indexOf(t, "TOP", 0);
+        List<String> columns = new ArrayList<>();
+        int colStart = topAt < 0 ? indexOf(t, "RECEIVE", 0) + 1 : indexOf(t, ")", topAt) + 1;
+        for (int i = 0; i < from; i++) {
+            if (t.get(i).equals("?")) {
+                markers++;
+                if (i > topAt && topAt >= 0 && i < colStart) {
+                    top = ((Number) ctx.param(st.params().get(markers - 1))).intValue();
+                }
+            }
+        }
+        for (int i = colStart; i < from; i++) {
+            if (!t.get(i).equals(",")) {
+                columns.add(t.get(i).toLowerCase(Locale.ROOT));
+            }
+        }
+        UUID onlyHandle = null;
+        int where = indexOf(t, "WHERE", from);
+        if (where > 0 && t.get(where + 1).equalsIgnoreCase("conversation_handle")) {
+            String v = t.get(where + 3);
+            Object value = v.equals("?") ? ctx.param(paramAt(st, where + 3)) : ctx.value(v);
+            onlyHandle = UUID.fromString(String.valueOf(value));
+        }
+        Session s = ctx.session;
+        int me = s.tranCount > 0 ? s.tx.id : -1;
+        UUID group = null;
+        for (Message m : q.messages) {
+            Integer holder = locks.get(m.group());
+            if ((holder == null || holder == me) && (onlyHandle == null || m.handle().equals(onlyHandle))) {
+                group = m.group();
+                break;
+            }
+        }
+        if (group == null) {
+            ctx.change("RECEIVE", st.text() + " (no rows)", null, null);
+            return List.of();
+        }
+        List<Message> taken = new ArrayList<>();
+        for (Message m : q.messages) {
+            if (taken.size() < top && m.group().equals(group) && (onlyHandle == null || m.handle().equals(onlyHandle))) {
+                taken.add(m);
+            }
+        }
+        q.messages.removeAll(taken);
+        UUID g = group;
+        boolean newLock = !locks.containsKey(g);
+        if (me > 0) {
+            locks.put(g, me);
+            receivedBy.computeIfAbsent(me, k -> new HashSet<>()).add(key(queueName));
+        }
+        ctx.change("RECEIVE", st.text(), () -> {
+            q.messages.addAll(taken);
+            q.messages.sort((a, b) -> Long.compare(a.order(), b.order()));
+            if (newLock) {
+                locks.remove(g);
+            }
+        }, () -> {
+            if (newLock) {
+                locks.remove(g);
+            }
+        });
+        List<Object[]> rows = new ArrayList<>();
+        for (Message m : taken) {
+            Object[] row = new Object[columns.size()];
+            for (int i = 0; i < row.length; i++) {
+                row[i] = switch (columns.get(i)) {
+                    case "conversation_group_id" -> m.group().toString();
+                    case "conversation_handle" -> m.handle().toString();
+                    case "message_sequence_number" -> m.sequence();
+                    case "message_type_name" -> m.type();
+                    case "message_body" -> m.body();
+                    case "queuing_order" -> m.order();
+                    default -> throw new ImpossibleResultException("the broker model has no column " + columns.get(i));
+                };
+            }
+            rows.add(row);
+        }
+        return rows;
+    }
+
+    private List<Object[]> endConversation(SqlServerModel.Ctx ctx, Tsql.Stmt st) {
+        String arg = st.tokens().get(2);
+        Object v = arg.equals("?") ? ctx.param(st.params().get(0)) : ctx.value(arg);
+        UUID h = UUID.fromString(String.valueOf(v));
+        List<Message> removed = new ArrayList<>();
+        for (Queue q : queues.values()) {
+            for (Message m : q.messages) {
+                if (m.handle().equals(h)) {
+                    removed.add(m);
+                }
+            }
+            q.messages.removeIf(m -> m.handle().equals(h));
+        }
+        ended.add(h);
+        ctx.change("END CONVERSATION", st.text() + " " + h, () -> {
+            for (Message m : removed) {
+                Queue q = queues.get(m.queue());
+                q.messages.add(m);
+                q.messages.sort((a, b) -> Long.compare(a.order(), b.order()));
+            }
+            ended.remove(h);
+        }, null);
+        return List.of();
+    }
+
+    @Override
+    public void ending(Session s, Transaction tx, boolean committed) {
+        Set<String> from = receivedBy.remove(tx.id);
+        locks.values().removeIf(id -> id == tx.id);
+        if (from == null) {
+            return;
+        }
+        boolean receivedAndPending = tx.effects.stream().anyMatch(e -> e.kind().equals("RECEIVE") && e.state() == Effect.State.PENDING);
+        for (String name : from) {
+            Queue q = queues.get(name);
+            if (committed) {
+                q.rollbacks = 0;
+            } else if (receivedAndPending) {
+                q.rollbacks++;
+                if (q.poisonHandling && q.rollbacks >= 5) {
+                    q.enabled = false;
+                    model.note(s, "  (broker: fifth consecutive rollback of a RECEIVE from " + name + ": queue disabled)");
+                }
+            }
+        }
+    }
+
+    private static int indexOf(List<String> t, String word, int from) {
+        for (int i = Math.max(0, from); i < t.size(); i++) {
+            if (t.get(i).equalsIgnoreCase(word)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static int paramAt(Tsql.Stmt st, int tokenIndex) {
+        int n = 0;
+        for (int i = 0; i < tokenIndex; i++) {
+            if (st.tokens().get(i).equals("?")) {
+                n++;
+            }
+        }
+        return st.params().get(n);
+    }
+}

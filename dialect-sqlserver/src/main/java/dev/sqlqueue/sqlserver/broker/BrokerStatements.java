@@ -53,10 +53,12 @@ public final class BrokerStatements {
 
     /**
      * Takes the provisioning lock for the open transaction; parameters: lock timeout in ms. One row:
-     * result (0 or 1 granted, negative refused; see sp_getapplock).
+     * result (0 or 1 granted, negative refused; see sp_getapplock). Fails with error 51000 if no
+     * transaction is open (sp_getapplock would return -999 there: "sp_getapplock (Transact-SQL)").
      */
     public String provisioningLock() {
-        return "SET NOCOUNT ON; DECLARE @r int; EXEC @r = sys.sp_getapplock @Resource = "
+        return "SET NOCOUNT ON; IF @@TRANCOUNT = 0 THROW 51000, N'sqlqueue: the provisioning lock needs an open transaction', 1;"
+                + " DECLARE @r int; EXEC @r = sys.sp_getapplock @Resource = "
                 + literal(n.provisioningLock())
                 + ", @LockMode = N'Exclusive', @LockOwner = N'Transaction', @LockTimeout = ?; SELECT @r AS result;";
     }
@@ -400,11 +402,20 @@ public final class BrokerStatements {
     private String groupDialog(QueueName q) {
         return " DECLARE @h uniqueidentifier;"
                 + " SELECT @h = conversation_handle FROM " + n.groupsTable() + " WITH (UPDLOCK, HOLDLOCK, ROWLOCK)"
-                + " WHERE queue_name = @queue AND group_key = @g;"
+                + " WHERE queue_name = @queue AND group_key = @g; " + requireTransaction()
                 + " IF @h IS NULL BEGIN " + beginDialog(q, LONGEST_LIFETIME_SECONDS) + ";"
                 + " INSERT INTO " + n.groupsTable() + " (queue_name, group_key, conversation_handle) VALUES (@queue, @g, @h); END"
                 + " ELSE UPDATE " + n.groupsTable() + " SET last_send_at = SYSUTCDATETIME()"
                 + " WHERE queue_name = @queue AND group_key = @g;";
+    }
+
+    /**
+     * Fails (error 51000) when no transaction is open. Placed after a SELECT from a table, which opens
+     * the implicit transaction ("SET IMPLICIT_TRANSACTIONS (Transact-SQL)", Remarks), and before the
+     * first SEND or BEGIN DIALOG, which do not: so a send meant for a transaction never commits alone.
+     */
+    static String requireTransaction() {
+        return "IF @@TRANCOUNT = 0 THROW 51000, N'sqlqueue: sending needs an open transaction', 1;";
     }
 
     private String pendingAndSend(QueueName q) {
@@ -419,10 +430,15 @@ public final class BrokerStatements {
      * until then). The target ends the dialog after receiving end-of-stream; the sweeper ends the
      * initiator side on the EndDialog that follows. The dialog has the longest LIFETIME, so a long
      * consumer outage cannot end it with its message. Nothing is sent fire-and-forget. No {@code SET}
-     * options are changed. Parameter: rest of the envelope (version 1). One row: message_id.
+     * options are changed. Its first statement reads the queue registry, which opens the caller's
+     * implicit transaction if nothing has yet (SEND and BEGIN DIALOG would not), and it fails (51000)
+     * rather than send outside a transaction. Parameter: rest of the envelope (version 1). One row:
+     * message_id.
      */
     public String sendOnOwnDialog(QueueName q) {
-        return "DECLARE @rest varbinary(max) = ?, @h uniqueidentifier, @id bigint; "
+        return "DECLARE @rest varbinary(max) = ?, @h uniqueidentifier, @id bigint, @reg int;"
+                + " SELECT @reg = 1 FROM " + n.queuesTable() + " WHERE queue_name = " + literal(q.value()) + ";"
+                + " " + requireTransaction() + " "
                 + beginDialog(q, LONGEST_LIFETIME_SECONDS) + ";"
                 + " SET @id = NEXT VALUE FOR " + n.idSequence() + ";"
                 + " DECLARE @body varbinary(max) = 0x01 + CAST(@id AS binary(8))"
@@ -644,11 +660,6 @@ public final class BrokerStatements {
     /** Parameter: queue name. */
     public String purgeDeadLetters() {
         return "DELETE FROM " + n.deadTable() + " WHERE queue_name = ?";
-    }
-
-    /** Parameter: queue name. */
-    public String clearQueueAttempts() {
-        return "DELETE FROM " + n.attemptsTable() + " WHERE queue_name = ?";
     }
 
     // ---- statistics --------------------------------------------------------------------------------

@@ -150,13 +150,14 @@ public final class BrokerModel implements Extension {
             case END_CONVERSATION -> endConversation(ctx, st);
             case SEND -> {
                 ctx.change("SEND", st.text(), null, null);
-                yield List.of();
+                yield NO_RESULT;
             }
             case BEGIN_DIALOG -> {
                 UUID h = UUID.randomUUID();
-                ctx.vars.put(st.tokens().get(2).toLowerCase(Locale.ROOT), h.toString());
+                st.tokens().stream().filter(x -> x.startsWith("@")).findFirst()
+                        .ifPresent(v -> ctx.vars.put(v.toLowerCase(Locale.ROOT), h.toString()));
                 ctx.change("BEGIN DIALOG", st.text(), null, null);
-                yield List.of();
+                yield NO_RESULT;
             }
             default -> null;
         };
@@ -275,7 +276,7 @@ public final class BrokerModel implements Extension {
             }
             ended.remove(h);
         }, null);
-        return List.of();
+        return NO_RESULT;
     }
 
     @Override

@@ -516,6 +516,17 @@ public final class BrokerStatements {
                 + " message_type_name, message_body FROM " + n.qualified(n.queue(q)) + "), TIMEOUT ?";
     }
 
+    /**
+     * Receives more messages of a conversation group the open transaction already holds (it received
+     * from it), without waiting. Parameters: how many (TOP), conversation group id. Columns as
+     * {@link #receive}. Used to fill a batch claim from a pooled dialog; never for a message group's
+     * dialog, whose messages are claimed one at a time.
+     */
+    public String receiveMore(QueueName q) {
+        return "RECEIVE TOP (?) conversation_group_id, conversation_handle, message_sequence_number,"
+                + " message_type_name, message_body FROM " + n.qualified(n.queue(q)) + " WHERE conversation_group_id = ?";
+    }
+
     /** Receives from the initiator queue without waiting (EndDialog, Error, DialogTimer). Parameter: TOP. */
     public String receiveInitiator(QueueName q) {
         return "RECEIVE TOP (?) conversation_handle, message_type_name, message_body FROM "

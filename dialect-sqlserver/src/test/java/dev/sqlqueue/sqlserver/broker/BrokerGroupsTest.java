@@ -146,20 +146,36 @@ class BrokerGroupsTest {
     }
 
     @Test
-    void groupClaimThatAlsoAcksCommitsAndSendsTheNackedMessageBackOnItsGroupsDialog() {
+    void aBatchClaimTakesOneMessageOfAGroupSoAckOneNackTwoAckThreeKeepsTheGroupsOrder() {
+        // M3: a group's dialog is one conversation group, so RECEIVE TOP (10) returned a, b and c in one
+        // claim; acking a and c and nacking b then re-sent b behind c
         Fixture f = new Fixture();
-        f.arrive(grouped(H1, 1, 5L, "g", "a", Map.of()), grouped(H1, 2, 6L, "g", "b", Map.of()));
+        f.arrive(grouped(H1, 1, 5L, "g", "a", Map.of()), grouped(H1, 2, 6L, "g", "b", Map.of()), grouped(H1, 3, 7L, "g", "c", Map.of()));
+        f.jdbc.rows(f.sql.attemptsOf(1));
+        List<String> order = new java.util.ArrayList<>();
+        for (String outcome : List.of("ack", "nack", "ack", "ack")) {
+            List<Delivery> got = f.backend().consume(Q, TX);
+            assertEquals(1, got.size(), "one message of a group per claim");
+            order.add(new String(got.get(0).payload(), StandardCharsets.UTF_8));
+            if (outcome.equals("ack")) {
+                f.backend().ack(got.get(0).receipt());
+            } else {
+                f.backend().nack(got.get(0).receipt(), Duration.ZERO, "later");
+            }
+        }
+        assertEquals(List.of("a", "b", "b", "c"), order, "b is retried before c runs");
+        assertTrue(f.broker.messages(f.targetQueue()).isEmpty());
+        assertTrue(f.jdbc.logContaining(f.sql.resendGrouped(Q)).isEmpty(), "nothing is re-sent to the group's tail");
+    }
+
+    @Test
+    void aBatchClaimOfMessagesWithoutAGroupFillsUpFromTheSameConversation() {
+        Fixture f = new Fixture();
+        f.arrive(Fixture.data(Fixture.H2, 1, 5L, "a", Map.of()), Fixture.data(Fixture.H2, 2, 6L, "b", Map.of()), Fixture.data(Fixture.H2, 3, 7L, "c", Map.of()));
         List<Delivery> got = f.backend().consume(Q, TX);
-        f.backend().ack(got.get(0).receipt());
-        f.backend().nack(got.get(1).receipt(), Duration.ZERO, "later");
-        List<String> c1 = f.jdbc.logContaining("c1 ");
-        byte[] again = new Envelope(6L, 1_700_000_000_006L, "", "g", utf8("b")).encode();
-        int settled6 = c1.indexOf("c1 exec " + f.sql.groupSettled() + " <-- [jobs, 6]");
-        int resend = c1.indexOf("c1 exec " + f.sql.resendGrouped(Q) + " <-- [jobs, g, 6, " + bytes(again) + "]");
-        assertTrue(settled6 > 0 && resend > settled6 && c1.indexOf("c1 commit") > resend,
-                "the consumed copy leaves, the resent one is pending again: " + c1);
-        assertTrue(c1.contains("c1 exec " + f.sql.groupSettled() + " <-- [jobs, 5]"));
-        assertEquals(1, f.jdbc.sessionsOpened(), "no pooled dialog for a group's resend");
+        assertEquals(3, got.size());
+        assertEquals(List.of("c1 exec " + f.sql.receive(Q) + " <-- [1, 0]", "c1 exec " + f.sql.receiveMore(Q) + " <-- [9, " + Fixture.H2 + "]"),
+                f.jdbc.logContaining("RECEIVE"));
     }
 
     @Test
@@ -196,19 +212,23 @@ class BrokerGroupsTest {
     }
 
     @Test
-    void poisonMessageAtAGroupsHeadIsDeadLetteredAndANackOfTheNextMustCommitSoTheDeadLetterStays() {
+    void poisonMessageAtAGroupsHeadIsDeadLetteredAndCommittedBeforeTheNextOfItsGroupIsClaimed() {
         Fixture f = new Fixture("broker.maxAttempts", "2");
         f.arrive(grouped(H1, 1, 5L, "g", "p", Map.of()), grouped(H1, 2, 6L, "g", "q", Map.of()));
-        f.jdbc.rows(f.sql.attemptsOf(2), new Object[] {5L, 2});
-        List<Delivery> got = f.backend().consume(Q, TX);
-        assertEquals(List.of(6L), got.stream().map(Delivery::id).toList());
+        f.jdbc.rows(f.sql.attemptsOf(1), new Object[] {5L, 2});
+        assertTrue(f.backend().consume(Q, TX).isEmpty(), "the claim of p only dead-letters it");
         String dead = f.jdbc.logContaining(f.sql.insertDeadLetter()).get(0);
         assertTrue(dead.endsWith(", 1700000000005, g]"), "the dead letter keeps its group: " + dead);
         assertTrue(f.jdbc.log().contains("c1 exec " + f.sql.groupSettled() + " <-- [jobs, 5]"));
-        f.backend().nack(got.get(0).receipt(), Duration.ZERO, "no");
-        assertTrue(f.jdbc.logContaining("rollback").isEmpty(), "a rollback to the savepoint would bring the poison message back");
-        assertEquals(1, f.jdbc.logContaining(f.sql.resendGrouped(Q)).size());
         assertEquals(List.of("c1 commit"), f.jdbc.logContaining("commit"));
+        List<Delivery> got = f.backend().consume(Q, TX);
+        assertEquals(List.of(6L), got.stream().map(Delivery::id).toList());
+        f.backend().nack(got.get(0).receipt(), Duration.ZERO, "no");
+        assertEquals(dev.sqlqueue.sqlserver.model.Effect.State.COMMITTED,
+                f.jdbc.effects("INSERT", "sqlq_bk_dead").get(0).state(), "the dead letter stays");
+        assertEquals(List.of(6L), f.broker.messages(f.targetQueue()).stream().map(m -> Envelope.idOrZero(m.body())).toList(),
+                "q is back in place, at the head of its group");
+        assertTrue(f.jdbc.logContaining(f.sql.resendGrouped(Q)).isEmpty());
     }
 
     @Test

@@ -46,7 +46,7 @@ class BrokerReceiverTest {
         assertEquals(Instant.ofEpochMilli(1_700_000_000_005L), d.enqueuedAt());
         assertEquals(ClaimMode.TRANSACTIONAL, d.receipt().mode());
         String receive = f.jdbc.logContaining("exec " + f.sql.receive(Q)).get(0);
-        assertTrue(receive.startsWith("c1 exec " + f.sql.receive(Q) + " <-- [10, 1"), "TOP 10, timeout about 1500 ms: " + receive);
+        assertTrue(receive.startsWith("c1 exec " + f.sql.receive(Q) + " <-- [1, 1"), "TOP 1 first, timeout about 1500 ms: " + receive);
         assertEquals(List.of("c1 exec " + f.sql.attemptsOf(1) + " <-- [jobs, 5]"), f.jdbc.logContaining(f.sql.attemptsOf(1)));
         assertTrue(f.jdbc.logContaining("commit").isEmpty(), "open until settled");
         assertTrue(f.jdbc.logContaining("close").isEmpty());
@@ -224,7 +224,7 @@ class BrokerReceiverTest {
     void emptyWaitCommitsAndReturnsTheConnection() {
         Fixture f = new Fixture();
         assertTrue(f.backend().consume(Q, TX).isEmpty());
-        assertEquals(List.of("c1 autoCommit=false", "c1 savepoint sqlq_receive (opened the transaction)", "c1 exec " + f.sql.receive(Q) + " <-- [10, 0]", "c1 commit",
+        assertEquals(List.of("c1 autoCommit=false", "c1 savepoint sqlq_receive (opened the transaction)", "c1 exec " + f.sql.receive(Q) + " <-- [1, 0]", "c1 commit",
                 "c1 autoCommit=true", "c1 close"), f.jdbc.log());
     }
 

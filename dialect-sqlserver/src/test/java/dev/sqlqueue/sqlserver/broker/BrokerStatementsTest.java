@@ -222,6 +222,13 @@ class BrokerStatementsTest {
     }
 
     @Test
+    void textReceiveMore() {
+        assertEquals("RECEIVE TOP (?) conversation_group_id, conversation_handle, message_sequence_number, message_type_name,"
+                + " message_body FROM [dbo].[sqlq_bk:jobs:queue] WHERE conversation_group_id = ?",
+                s.receiveMore(q));
+    }
+
+    @Test
     void textReceive() {
         assertEquals("WAITFOR (RECEIVE TOP (?) conversation_group_id, conversation_handle, message_sequence_number, messag"
                 + "e_type_name, message_body FROM [dbo].[sqlq_bk:jobs:queue]), TIMEOUT ?",

@@ -191,18 +191,26 @@ public final class BrokerModel implements Extension {
             }
         }
         UUID onlyHandle = null;
+        UUID onlyGroup = null;
         int where = indexOf(t, "WHERE", from);
-        if (where > 0 && t.get(where + 1).equalsIgnoreCase("conversation_handle")) {
+        if (where > 0) {
             String v = t.get(where + 3);
-            Object value = v.equals("?") ? ctx.param(paramAt(st, where + 3)) : ctx.value(v);
-            onlyHandle = UUID.fromString(String.valueOf(value));
+            UUID value = UUID.fromString(String.valueOf(v.equals("?") ? ctx.param(paramAt(st, where + 3)) : ctx.value(v)));
+            if (t.get(where + 1).equalsIgnoreCase("conversation_handle")) {
+                onlyHandle = value;
+            } else if (t.get(where + 1).equalsIgnoreCase("conversation_group_id")) {
+                onlyGroup = value;
+            } else {
+                throw new ImpossibleResultException("the broker model knows RECEIVE ... WHERE conversation_handle or conversation_group_id only");
+            }
         }
         Session s = ctx.session;
         int me = s.tranCount > 0 ? s.tx.id : -1;
         UUID group = null;
         for (Message m : q.messages) {
             Integer holder = locks.get(m.group());
-            if ((holder == null || holder == me) && (onlyHandle == null || m.handle().equals(onlyHandle))) {
+            if ((holder == null || holder == me) && (onlyHandle == null || m.handle().equals(onlyHandle))
+                    && (onlyGroup == null || m.group().equals(onlyGroup))) {
                 group = m.group();
                 break;
             }

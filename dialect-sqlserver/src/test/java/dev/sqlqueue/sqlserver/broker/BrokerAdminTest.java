@@ -26,15 +26,15 @@ class BrokerAdminTest {
         Fixture f = new Fixture("broker.dialogPoolSize", "2");
         DialogPool pool = new DialogPool(Q, f.jdbc.dataSource(), f.sql, f.options, "me");
         f.jdbc.rows(f.sql.fillDialogs(Q, f.options.dialogLifetimeSeconds()), new Object[] {H1}, new Object[] {H2});
-        pool.acquire(); // fills both; the first handed out is H2 (last in)
+        pool.acquire(); // fills both; the first handed out is H1 (round robin), H2 stays idle
         // two conversations, so two conversation groups: two RECEIVEs, then an empty one
-        f.arriveInitiator(new Object[] {H1, BrokerStatements.ERROR, null}, new Object[] {H3, BrokerStatements.END_DIALOG, null});
+        f.arriveInitiator(new Object[] {H2, BrokerStatements.ERROR, null}, new Object[] {H3, BrokerStatements.END_DIALOG, null});
         BrokerSweeper sweeper = new BrokerSweeper(f.jdbc.dataSource(), f.sql, f.options, q -> pool);
         assertEquals(2, sweeper.sweep(Q));
         List<String> c2 = f.jdbc.logContaining("c2 ");
         String receive = "c2 exec " + f.sql.receiveInitiator(Q) + " <-- [100]";
         assertEquals(List.of("c2 autoCommit=false", "c2 isolation=2", "c2 savepoint sqlq_begin (opened the transaction)", receive,
-                "c2 exec DECLARE @h uniqueidentifier = ?; END CONVERSATION @h; <-- [" + H1 + "]", "c2 exec " + f.sql.forgetDialog() + " <-- [" + H1 + "]",
+                "c2 exec DECLARE @h uniqueidentifier = ?; END CONVERSATION @h; <-- [" + H2 + "]", "c2 exec " + f.sql.forgetDialog() + " <-- [" + H2 + "]",
                 receive,
                 "c2 exec DECLARE @h uniqueidentifier = ?; END CONVERSATION @h; <-- [" + H3 + "]", "c2 exec " + f.sql.forgetDialog() + " <-- [" + H3 + "]",
                 receive,
@@ -47,7 +47,7 @@ class BrokerAdminTest {
                 && e.state() == dev.sqlqueue.sqlserver.model.Effect.State.COMMITTED), "every RECEIVE committed with its handling");
         assertEquals(1, pool.open(), "the errored idle dialog left the pool");
         f.jdbc.rows(f.sql.fillDialogs(Q, f.options.dialogLifetimeSeconds()), new Object[] {H3});
-        assertNotEquals(UUID.fromString(H1), pool.acquire().handle(), "an errored dialog is never lent again");
+        assertNotEquals(UUID.fromString(H2), pool.acquire().handle(), "an errored dialog is never lent again");
     }
 
     @Test

@@ -38,7 +38,7 @@ class BrokerSenderTest {
         assertTrue(calls.get(1).startsWith("c1 exec " + fill(f) + " <-- [2, 1, jobs, "), "want 2, spread 1: " + calls.get(1));
         List<String> c2 = f.jdbc.logContaining("c2 ");
         assertEquals(List.of("c2 autoCommit=false", "c2 savepoint sqlq_begin (opened the transaction)"), c2.subList(0, 2));
-        assertTrue(c2.get(2).startsWith("c2 exec " + f.sql.send(Q) + " <-- [" + H2 + ", bytes["), c2.get(2));
+        assertTrue(c2.get(2).startsWith("c2 exec " + f.sql.send(Q) + " <-- [" + H1 + ", bytes["), c2.get(2));
         assertEquals(List.of("c2 commit", "c2 autoCommit=true", "c2 close"), c2.subList(3, 6));
         assertTrue(f.jdbc.effects("SEND", "").stream().allMatch(e -> e.inTransaction()
                 && e.state() == dev.sqlqueue.sqlserver.model.Effect.State.COMMITTED), "the SEND committed with the transaction");
@@ -144,6 +144,29 @@ class BrokerSenderTest {
         assertEquals(2, f.jdbc.logContaining("c2 exec " + f.sql.send(Q)).size());
         assertEquals(List.of("c2 commit"), f.jdbc.logContaining("c2 commit"));
         assertTrue(c2.indexOf("c2 commit") > c2.lastIndexOf(f.jdbc.logContaining("c2 exec").get(1)));
+    }
+
+    @Test
+    void oneProducersConsecutiveSendsReachConsumersOnDifferentConversationGroups() throws Exception {
+        // M4: a LIFO pool lent one thread the dialog it had just returned, so all its messages were one
+        // conversation group and a second consumer found the group locked by the first
+        Fixture f = fixture("broker.dialogPoolSize", "2");
+        f.jdbc.rows(fill(f), new Object[] {H1}, new Object[] {H2});
+        f.broker.route(java.util.UUID.fromString(H1), f.targetQueue()).route(java.util.UUID.fromString(H2), f.targetQueue());
+        f.backend().enqueue(Q, Message.ofText("a"));
+        f.backend().enqueue(Q, Message.ofText("b"));
+        List<Object[]> first;
+        List<Object[]> second;
+        try (java.sql.Connection c1 = f.jdbc.dataSource().getConnection(); java.sql.Connection c2 = f.jdbc.dataSource().getConnection()) {
+            for (java.sql.Connection c : List.of(c1, c2)) {
+                c.setAutoCommit(false);
+                c.setSavepoint("x");
+            }
+            first = Sql.query(c1, f.sql.receive(Q), 10, 0);
+            second = Sql.query(c2, f.sql.receive(Q), 10, 0);
+        }
+        assertEquals(1, first.size());
+        assertEquals(1, second.size(), "the second consumer has a conversation group of its own to work on");
     }
 
     @Test

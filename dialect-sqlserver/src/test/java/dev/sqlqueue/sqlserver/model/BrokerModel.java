@@ -148,10 +148,7 @@ public final class BrokerModel implements Extension {
         return switch (st.kind()) {
             case RECEIVE -> receive(ctx, st);
             case END_CONVERSATION -> endConversation(ctx, st);
-            case SEND -> {
-                ctx.change("SEND", st.text(), null, null);
-                yield NO_RESULT;
-            }
+            case SEND -> send(ctx, st);
             case BEGIN_DIALOG -> {
                 UUID h = UUID.randomUUID();
                 st.tokens().stream().filter(x -> x.startsWith("@")).findFirst()
@@ -260,6 +257,42 @@ public final class BrokerModel implements Extension {
             rows.add(row);
         }
         return rows;
+    }
+
+    /**
+     * Routes a dialog begun outside the model (a scripted pooled dialog): what is sent on initiator
+     * handle {@code handle} arrives on {@code targetQueue}, on a target conversation that is a
+     * conversation group of its own ("BEGIN DIALOG CONVERSATION (Transact-SQL)", Remarks), when the
+     * sending transaction commits ("SEND (Transact-SQL)": messages are sent when the transaction
+     * commits). The body is not modelled (null): the batch computes it.
+     */
+    public BrokerModel route(UUID handle, String targetQueue) {
+        synchronized (model) {
+            routes.put(handle, new Route(key(targetQueue), UUID.randomUUID()));
+        }
+        return this;
+    }
+
+    private record Route(String queue, UUID targetHandle) {
+    }
+
+    private final Map<UUID, Route> routes = new HashMap<>();
+
+    private List<Object[]> send(SqlServerModel.Ctx ctx, Tsql.Stmt st) {
+        List<String> t = st.tokens();
+        int open = t.indexOf("(");
+        String arg = open >= 0 ? t.get(open + 1) : "";
+        Object v = arg.equals("?") ? ctx.param(paramAt(st, open + 1)) : ctx.value(arg);
+        UUID h = v == null ? null : UUID.fromString(String.valueOf(v));
+        int typeAt = indexOf(t, "TYPE", 0);
+        String type = typeAt > 0 ? t.get(typeAt + 1).replace("[", "").replace("]", "") : "DEFAULT";
+        Route r = h == null ? null : routes.get(h);
+        ctx.change("SEND", st.text() + (h == null ? "" : " " + h), null, r == null ? null : () -> {
+            long seq = sequences.merge(r.targetHandle(), 1L, Long::sum) - 1;
+            queues.computeIfAbsent(r.queue(), k -> new Queue()).messages
+                    .add(new Message(++order, r.queue(), r.targetHandle(), r.targetHandle(), seq, type, null));
+        });
+        return NO_RESULT;
     }
 
     private List<Object[]> endConversation(SqlServerModel.Ctx ctx, Tsql.Stmt st) {

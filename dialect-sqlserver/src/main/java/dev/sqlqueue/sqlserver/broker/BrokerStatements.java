@@ -681,21 +681,35 @@ public final class BrokerStatements {
      * message_enqueue_time), transmission (rows of sys.transmission_queue for the target service),
      * processed (history rows), ready (data messages on the queue and not received by an open
      * transaction: a {@code NOLOCK} count, which reads the uncommitted deletes of RECEIVE; it scans the
-     * queue, so it costs in proportion to its depth). Parameters: queue name, twice.
+     * queue, so it costs in proportion to its depth; plus data messages still in
+     * {@code sys.transmission_queue} on their way to it). oldest_ms covers both places
+     * ({@code sys.transmission_queue.enqueue_time} is UTC). Parameters: queue name, twice.
      */
     public String stats(QueueName q) {
         return "SELECT (SELECT COALESCE(SUM(p.rows), 0) FROM sys.internal_tables AS it JOIN sys.partitions AS p"
                 + " ON p.object_id = it.object_id AND p.index_id = 1 WHERE it.parent_object_id = OBJECT_ID("
                 + literal(n.qualified(n.queue(q))) + ")) AS queue_rows,"
                 + " (SELECT COUNT_BIG(*) FROM " + n.deadTable() + " WHERE queue_name = ?) AS dead,"
-                + " (SELECT COALESCE(DATEDIFF_BIG(millisecond, MIN(message_enqueue_time), SYSDATETIMEOFFSET()), 0) FROM "
-                + n.qualified(n.queue(q)) + " WITH (NOLOCK) WHERE message_type_name = " + literal(n.messageType(q))
-                + ") AS oldest_ms,"
+                + " (SELECT MAX(a) FROM (VALUES"
+                + " ((SELECT COALESCE(DATEDIFF_BIG(millisecond, MIN(message_enqueue_time), SYSDATETIMEOFFSET()), 0) FROM "
+                + n.qualified(n.queue(q)) + " WITH (NOLOCK) WHERE message_type_name = " + literal(n.messageType(q)) + ")),"
+                + " ((SELECT COALESCE(DATEDIFF_BIG(millisecond, MIN(enqueue_time), SYSUTCDATETIME()), 0) FROM sys.transmission_queue"
+                + " WHERE " + inTransit(q) + "))) AS v(a)) AS oldest_ms,"
                 + " (SELECT COUNT_BIG(*) FROM sys.transmission_queue WHERE to_service_name = " + literal(n.service(q))
                 + ") AS transmission,"
                 + " (SELECT COUNT_BIG(*) FROM " + n.historyTable() + " WHERE queue_name = ?) AS processed,"
                 + " (SELECT COUNT_BIG(*) FROM " + n.qualified(n.queue(q)) + " WITH (NOLOCK) WHERE message_type_name = "
-                + literal(n.messageType(q)) + ") AS ready";
+                + literal(n.messageType(q)) + ")"
+                + " + (SELECT COUNT_BIG(*) FROM sys.transmission_queue WHERE " + inTransit(q) + ") AS ready";
+    }
+
+    /**
+     * The data messages of a queue still in {@code sys.transmission_queue}: a local SEND that cannot
+     * reach the target queue at once (its conversation locked by a consumer, the queue disabled) waits
+     * there, and is on its way to the queue (L3).
+     */
+    private String inTransit(QueueName q) {
+        return "to_service_name = " + literal(n.service(q)) + " AND message_type_name = " + literal(n.messageType(q));
     }
 
     /** Rows: state_desc, conversations; both sides of the queue's dialogs. */

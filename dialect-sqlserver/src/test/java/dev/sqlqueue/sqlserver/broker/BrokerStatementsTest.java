@@ -319,12 +319,16 @@ class BrokerStatementsTest {
         assertEquals("SELECT (SELECT COALESCE(SUM(p.rows), 0) FROM sys.internal_tables AS it JOIN sys.partitions AS p ON p"
                 + ".object_id = it.object_id AND p.index_id = 1 WHERE it.parent_object_id = OBJECT_ID(N'[dbo].[sqlq_bk:"
                 + "jobs:queue]')) AS queue_rows, (SELECT COUNT_BIG(*) FROM [dbo].[sqlq_bk_dead] WHERE queue_name = ?) A"
-                + "S dead, (SELECT COALESCE(DATEDIFF_BIG(millisecond, MIN(message_enqueue_time), SYSDATETIMEOFFSET()), "
-                + "0) FROM [dbo].[sqlq_bk:jobs:queue] WITH (NOLOCK) WHERE message_type_name = N'sqlq_bk:jobs:msg') AS o"
-                + "ldest_ms, (SELECT COUNT_BIG(*) FROM sys.transmission_queue WHERE to_service_name = N'sqlq_bk:jobs:se"
-                + "rvice') AS transmission, (SELECT COUNT_BIG(*) FROM [dbo].[sqlq_bk_history] WHERE queue_name = ?) AS "
-                + "processed, (SELECT COUNT_BIG(*) FROM [dbo].[sqlq_bk:jobs:queue] WITH (NOLOCK) WHERE message_type_nam"
-                + "e = N'sqlq_bk:jobs:msg') AS ready",
+                + "S dead, (SELECT MAX(a) FROM (VALUES ((SELECT COALESCE(DATEDIFF_BIG(millisecond, MIN(message_enqueue_"
+                + "time), SYSDATETIMEOFFSET()), 0) FROM [dbo].[sqlq_bk:jobs:queue] WITH (NOLOCK) WHERE message_type_nam"
+                + "e = N'sqlq_bk:jobs:msg')), ((SELECT COALESCE(DATEDIFF_BIG(millisecond, MIN(enqueue_time), SYSUTCDATE"
+                + "TIME()), 0) FROM sys.transmission_queue WHERE to_service_name = N'sqlq_bk:jobs:service' AND message_"
+                + "type_name = N'sqlq_bk:jobs:msg'))) AS v(a)) AS oldest_ms, (SELECT COUNT_BIG(*) FROM sys.transmission"
+                + "_queue WHERE to_service_name = N'sqlq_bk:jobs:service') AS transmission, (SELECT COUNT_BIG(*) FROM ["
+                + "dbo].[sqlq_bk_history] WHERE queue_name = ?) AS processed, (SELECT COUNT_BIG(*) FROM [dbo].[sqlq_bk:"
+                + "jobs:queue] WITH (NOLOCK) WHERE message_type_name = N'sqlq_bk:jobs:msg') + (SELECT COUNT_BIG(*) FROM"
+                + " sys.transmission_queue WHERE to_service_name = N'sqlq_bk:jobs:service' AND message_type_name = N'sq"
+                + "lq_bk:jobs:msg') AS ready",
                 s.stats(q));
     }
 

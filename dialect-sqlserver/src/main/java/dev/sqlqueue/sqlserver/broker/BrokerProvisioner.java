@@ -7,7 +7,8 @@ import java.sql.SQLException;
 import java.util.List;
 
 /**
- * Creates and drops the backend's objects. Every operation runs in one transaction that first takes
+ * Creates and drops the backend's objects. Every operation runs in one transaction, begun explicitly
+ * ({@link Sql#begin}: {@code setAutoCommit(false)} alone opens none), that first takes
  * an exclusive application lock ({@code sp_getapplock}, owner Transaction) on the prefix's resource, and
  * every CREATE is guarded by an existence check, so provisioning is idempotent and two processes
  * running it at once serialise instead of failing on "already exists". Before anything else it checks
@@ -19,6 +20,8 @@ import java.util.List;
 public final class BrokerProvisioner {
     /** How long provisioning waits for another process's provisioning, in ms. */
     public static final int LOCK_TIMEOUT_MILLIS = 60_000;
+    /** sp_getapplock's answer when a transaction-owned lock is asked for outside a transaction ("sp_getapplock (Transact-SQL)"). */
+    static final int NO_TRANSACTION = -999;
 
     private final BrokerStatements sql;
     private final BrokerOptions options;
@@ -100,10 +103,15 @@ public final class BrokerProvisioner {
     private void inLockedTransaction(Connection c, Work work) throws SQLException {
         requireBrokerEnabled(c);
         boolean auto = c.getAutoCommit();
-        c.setAutoCommit(false);
         try {
+            // sp_getapplock with owner Transaction needs an open transaction (B1): open it explicitly
+            Sql.begin(c);
             List<Object[]> r = Sql.query(c, sql.provisioningLock(), LOCK_TIMEOUT_MILLIS);
-            long result = r.isEmpty() ? -999 : Sql.asLong(r.get(0)[0]);
+            long result = r.isEmpty() ? NO_TRANSACTION : Sql.asLong(r.get(0)[0]);
+            if (result == NO_TRANSACTION) {
+                throw new SqlQueueException("could not take the provisioning lock '" + sql.names().provisioningLock()
+                        + "': sp_getapplock returned -999 (a lock owned by the transaction was asked for outside a transaction)");
+            }
             if (result < 0) {
                 throw new SqlQueueException("could not take the provisioning lock '" + sql.names().provisioningLock()
                         + "' within " + LOCK_TIMEOUT_MILLIS + " ms (sp_getapplock returned " + result + ")");

@@ -105,7 +105,7 @@ public final class BrokerReceiver {
                 long waitMs = Math.max(0, (deadline - System.nanoTime()) / 1_000_000);
                 open = true;
                 Savepoint beforeReceive = c.setSavepoint(SAVEPOINT);
-                List<Object[]> rows = Sql.query(c, sql.receive(q), request.maxMessages(), (int) Math.min(waitMs, Integer.MAX_VALUE));
+                List<Object[]> rows = receiveClaim(c, q, request.maxMessages(), waitMs);
                 if (rows.isEmpty()) {
                     c.commit();
                     open = false;
@@ -149,6 +149,30 @@ public final class BrokerReceiver {
                 BrokerSender.closeQuietly(c);
             }
         }
+    }
+
+    /**
+     * One claim's messages, all of one conversation group (RECEIVE returns one group). A message group
+     * travels on a dialog of its own, so a RECEIVE TOP (n) would hand one claim several consecutive
+     * messages of one group, and a claim that acks one and nacks or releases another would re-send the
+     * latter behind later messages of its group (M3). So the first RECEIVE takes one message; only a
+     * message without a group (on a pooled dialog, which carries no grouped message) is followed by a
+     * second RECEIVE for up to n - 1 more of the same conversation group, which the transaction holds.
+     */
+    private List<Object[]> receiveClaim(Connection c, QueueName q, int max, long waitMs) throws SQLException {
+        List<Object[]> first = Sql.query(c, sql.receive(q), 1, (int) Math.min(waitMs, Integer.MAX_VALUE));
+        if (first.isEmpty() || max == 1 || !isUngroupedData(q, first.get(0))) {
+            return first;
+        }
+        List<Object[]> rows = new ArrayList<>(first);
+        rows.addAll(Sql.query(c, sql.receiveMore(q), max - 1, String.valueOf(first.get(0)[0])));
+        return rows;
+    }
+
+    private boolean isUngroupedData(QueueName q, Object[] row) {
+        byte[] body = (byte[]) row[4];
+        return String.valueOf(row[3]).equals(sql.names().messageType(q)) && body != null && body.length > 0
+                && body[0] == Envelope.VERSION;
     }
 
     private List<Delivery> handle(Connection c, QueueName q, List<Object[]> rows, BrokerClaim claim) throws SQLException {

@@ -96,7 +96,7 @@ public final class BrokerSender {
             boolean onPooled = false;
             try {
                 auto = c.getAutoCommit();
-                c.setAutoCommit(false);
+                Sql.begin(c); // SEND opens no implicit transaction (L1)
                 Long[] ids = new Long[messages.size()];
                 for (int i : grouped) {
                     ids[i] = sendGrouped(c, q, messages.get(i));

@@ -53,10 +53,12 @@ public final class BrokerStatements {
 
     /**
      * Takes the provisioning lock for the open transaction; parameters: lock timeout in ms. One row:
-     * result (0 or 1 granted, negative refused; see sp_getapplock).
+     * result (0 or 1 granted, negative refused; see sp_getapplock). Fails with error 51000 if no
+     * transaction is open (sp_getapplock would return -999 there: "sp_getapplock (Transact-SQL)").
      */
     public String provisioningLock() {
-        return "SET NOCOUNT ON; DECLARE @r int; EXEC @r = sys.sp_getapplock @Resource = "
+        return "SET NOCOUNT ON; IF @@TRANCOUNT = 0 THROW 51000, N'sqlqueue: the provisioning lock needs an open transaction', 1;"
+                + " DECLARE @r int; EXEC @r = sys.sp_getapplock @Resource = "
                 + literal(n.provisioningLock())
                 + ", @LockMode = N'Exclusive', @LockOwner = N'Transaction', @LockTimeout = ?; SELECT @r AS result;";
     }
@@ -400,11 +402,20 @@ public final class BrokerStatements {
     private String groupDialog(QueueName q) {
         return " DECLARE @h uniqueidentifier;"
                 + " SELECT @h = conversation_handle FROM " + n.groupsTable() + " WITH (UPDLOCK, HOLDLOCK, ROWLOCK)"
-                + " WHERE queue_name = @queue AND group_key = @g;"
+                + " WHERE queue_name = @queue AND group_key = @g; " + requireTransaction()
                 + " IF @h IS NULL BEGIN " + beginDialog(q, LONGEST_LIFETIME_SECONDS) + ";"
                 + " INSERT INTO " + n.groupsTable() + " (queue_name, group_key, conversation_handle) VALUES (@queue, @g, @h); END"
                 + " ELSE UPDATE " + n.groupsTable() + " SET last_send_at = SYSUTCDATETIME()"
                 + " WHERE queue_name = @queue AND group_key = @g;";
+    }
+
+    /**
+     * Fails (error 51000) when no transaction is open. Placed after a SELECT from a table, which opens
+     * the implicit transaction ("SET IMPLICIT_TRANSACTIONS (Transact-SQL)", Remarks), and before the
+     * first SEND or BEGIN DIALOG, which do not: so a send meant for a transaction never commits alone.
+     */
+    static String requireTransaction() {
+        return "IF @@TRANCOUNT = 0 THROW 51000, N'sqlqueue: sending needs an open transaction', 1;";
     }
 
     private String pendingAndSend(QueueName q) {
@@ -419,10 +430,15 @@ public final class BrokerStatements {
      * until then). The target ends the dialog after receiving end-of-stream; the sweeper ends the
      * initiator side on the EndDialog that follows. The dialog has the longest LIFETIME, so a long
      * consumer outage cannot end it with its message. Nothing is sent fire-and-forget. No {@code SET}
-     * options are changed. Parameter: rest of the envelope (version 1). One row: message_id.
+     * options are changed. Its first statement reads the queue registry, which opens the caller's
+     * implicit transaction if nothing has yet (SEND and BEGIN DIALOG would not), and it fails (51000)
+     * rather than send outside a transaction. Parameter: rest of the envelope (version 1). One row:
+     * message_id.
      */
     public String sendOnOwnDialog(QueueName q) {
-        return "DECLARE @rest varbinary(max) = ?, @h uniqueidentifier, @id bigint; "
+        return "DECLARE @rest varbinary(max) = ?, @h uniqueidentifier, @id bigint, @reg int;"
+                + " SELECT @reg = 1 FROM " + n.queuesTable() + " WHERE queue_name = " + literal(q.value()) + ";"
+                + " " + requireTransaction() + " "
                 + beginDialog(q, LONGEST_LIFETIME_SECONDS) + ";"
                 + " SET @id = NEXT VALUE FOR " + n.idSequence() + ";"
                 + " DECLARE @body varbinary(max) = 0x01 + CAST(@id AS binary(8))"
@@ -498,6 +514,17 @@ public final class BrokerStatements {
     public String receive(QueueName q) {
         return "WAITFOR (RECEIVE TOP (?) conversation_group_id, conversation_handle, message_sequence_number,"
                 + " message_type_name, message_body FROM " + n.qualified(n.queue(q)) + "), TIMEOUT ?";
+    }
+
+    /**
+     * Receives more messages of a conversation group the open transaction already holds (it received
+     * from it), without waiting. Parameters: how many (TOP), conversation group id. Columns as
+     * {@link #receive}. Used to fill a batch claim from a pooled dialog; never for a message group's
+     * dialog, whose messages are claimed one at a time.
+     */
+    public String receiveMore(QueueName q) {
+        return "RECEIVE TOP (?) conversation_group_id, conversation_handle, message_sequence_number,"
+                + " message_type_name, message_body FROM " + n.qualified(n.queue(q)) + " WHERE conversation_group_id = ?";
     }
 
     /** Receives from the initiator queue without waiting (EndDialog, Error, DialogTimer). Parameter: TOP. */
@@ -646,11 +673,6 @@ public final class BrokerStatements {
         return "DELETE FROM " + n.deadTable() + " WHERE queue_name = ?";
     }
 
-    /** Parameter: queue name. */
-    public String clearQueueAttempts() {
-        return "DELETE FROM " + n.attemptsTable() + " WHERE queue_name = ?";
-    }
-
     // ---- statistics --------------------------------------------------------------------------------
 
     /**
@@ -659,21 +681,35 @@ public final class BrokerStatements {
      * message_enqueue_time), transmission (rows of sys.transmission_queue for the target service),
      * processed (history rows), ready (data messages on the queue and not received by an open
      * transaction: a {@code NOLOCK} count, which reads the uncommitted deletes of RECEIVE; it scans the
-     * queue, so it costs in proportion to its depth). Parameters: queue name, twice.
+     * queue, so it costs in proportion to its depth; plus data messages still in
+     * {@code sys.transmission_queue} on their way to it). oldest_ms covers both places
+     * ({@code sys.transmission_queue.enqueue_time} is UTC). Parameters: queue name, twice.
      */
     public String stats(QueueName q) {
         return "SELECT (SELECT COALESCE(SUM(p.rows), 0) FROM sys.internal_tables AS it JOIN sys.partitions AS p"
                 + " ON p.object_id = it.object_id AND p.index_id = 1 WHERE it.parent_object_id = OBJECT_ID("
                 + literal(n.qualified(n.queue(q))) + ")) AS queue_rows,"
                 + " (SELECT COUNT_BIG(*) FROM " + n.deadTable() + " WHERE queue_name = ?) AS dead,"
-                + " (SELECT COALESCE(DATEDIFF_BIG(millisecond, MIN(message_enqueue_time), SYSDATETIMEOFFSET()), 0) FROM "
-                + n.qualified(n.queue(q)) + " WITH (NOLOCK) WHERE message_type_name = " + literal(n.messageType(q))
-                + ") AS oldest_ms,"
+                + " (SELECT MAX(a) FROM (VALUES"
+                + " ((SELECT COALESCE(DATEDIFF_BIG(millisecond, MIN(message_enqueue_time), SYSDATETIMEOFFSET()), 0) FROM "
+                + n.qualified(n.queue(q)) + " WITH (NOLOCK) WHERE message_type_name = " + literal(n.messageType(q)) + ")),"
+                + " ((SELECT COALESCE(DATEDIFF_BIG(millisecond, MIN(enqueue_time), SYSUTCDATETIME()), 0) FROM sys.transmission_queue"
+                + " WHERE " + inTransit(q) + "))) AS v(a)) AS oldest_ms,"
                 + " (SELECT COUNT_BIG(*) FROM sys.transmission_queue WHERE to_service_name = " + literal(n.service(q))
                 + ") AS transmission,"
                 + " (SELECT COUNT_BIG(*) FROM " + n.historyTable() + " WHERE queue_name = ?) AS processed,"
                 + " (SELECT COUNT_BIG(*) FROM " + n.qualified(n.queue(q)) + " WITH (NOLOCK) WHERE message_type_name = "
-                + literal(n.messageType(q)) + ") AS ready";
+                + literal(n.messageType(q)) + ")"
+                + " + (SELECT COUNT_BIG(*) FROM sys.transmission_queue WHERE " + inTransit(q) + ") AS ready";
+    }
+
+    /**
+     * The data messages of a queue still in {@code sys.transmission_queue}: a local SEND that cannot
+     * reach the target queue at once (its conversation locked by a consumer, the queue disabled) waits
+     * there, and is on its way to the queue (L3).
+     */
+    private String inTransit(QueueName q) {
+        return "to_service_name = " + literal(n.service(q)) + " AND message_type_name = " + literal(n.messageType(q));
     }
 
     /** Rows: state_desc, conversations; both sides of the queue's dialogs. */

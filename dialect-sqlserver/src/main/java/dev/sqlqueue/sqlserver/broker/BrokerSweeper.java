@@ -14,8 +14,9 @@ import org.slf4j.LoggerFactory;
  * The initiator side's housekeeping: drains a queue's initiator queue without waiting. EndDialog (the
  * target ended, for example after our end-of-stream message) ends our side and forgets the dialog;
  * Error (for example an expired LIFETIME) is logged with its code and description, ends our side,
- * forgets the dialog and tells the pool never to lend it again; DialogTimer is logged and dropped. Each
- * batch commits. A forgotten dialog of a message group loses its group row, so the group's next message
+ * forgets the dialog and tells the pool never to lend it again; DialogTimer is logged and dropped. A
+ * RECEIVE returns one conversation group, so it receives until a RECEIVE comes back empty (at most
+ * {@link #MAX_RECEIVES_PER_SWEEP}), committing every {@link #RECEIVES_PER_TRANSACTION} RECEIVEs. A forgotten dialog of a message group loses its group row, so the group's next message
  * begins a new dialog. Then it retires the dialogs of message groups that have nothing pending and were
  * idle for {@link BrokerOptions#groupIdleMillis()} or are older than
  * {@link BrokerOptions#dialogMaxAgeSeconds()} ({@link BrokerStatements#retireIdleGroups}). The backend
@@ -25,8 +26,12 @@ import org.slf4j.LoggerFactory;
  */
 public final class BrokerSweeper {
     private static final Logger LOG = LoggerFactory.getLogger(BrokerSweeper.class);
-    /** Messages per RECEIVE. */
+    /** Messages per RECEIVE (all of one conversation group). */
     public static final int BATCH = 100;
+    /** RECEIVEs (conversation groups) handled per transaction. */
+    public static final int RECEIVES_PER_TRANSACTION = 50;
+    /** RECEIVEs per sweep at most, so one sweep of a flooded initiator queue ends; the next one goes on. */
+    public static final int MAX_RECEIVES_PER_SWEEP = 10_000;
     /** Group dialogs retired per transaction. */
     public static final int RETIRE_BATCH = 100;
 
@@ -52,18 +57,31 @@ public final class BrokerSweeper {
             // READPAST (retireIdleGroups) is legal only under READ COMMITTED or REPEATABLE READ
             c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
             try {
-                while (true) {
-                    List<Object[]> rows = Sql.query(c, sql.receiveInitiator(q), BATCH);
-                    for (Object[] r : rows) {
-                        handle(c, q, Sql.asUuid(r[0]), String.valueOf(r[1]), (byte[]) r[2]);
+                // one RECEIVE returns the messages of ONE conversation group (RECEIVE, Remarks), and every
+                // initiator dialog is a group of its own: only an empty RECEIVE means the queue is drained (M1)
+                int receives = 0;
+                boolean drained = false;
+                while (!drained && receives < MAX_RECEIVES_PER_SWEEP) {
+                    Sql.begin(c); // RECEIVE opens no implicit transaction (L1)
+                    for (int k = 0; k < RECEIVES_PER_TRANSACTION && receives < MAX_RECEIVES_PER_SWEEP; k++) {
+                        List<Object[]> rows = Sql.query(c, sql.receiveInitiator(q), BATCH);
+                        receives++;
+                        if (rows.isEmpty()) {
+                            drained = true;
+                            break;
+                        }
+                        for (Object[] r : rows) {
+                            handle(c, q, Sql.asUuid(r[0]), String.valueOf(r[1]), (byte[]) r[2]);
+                        }
+                        total += rows.size();
                     }
                     c.commit();
-                    total += rows.size();
-                    if (rows.size() < BATCH) {
-                        break;
-                    }
+                }
+                if (!drained) {
+                    LOG.info("queue '{}': initiator queue not drained after {} RECEIVEs; the next sweep goes on", q, receives);
                 }
                 while (true) {
+                    Sql.begin(c);
                     List<Object[]> r = Sql.query(c, sql.retireIdleGroups(q), q.value(), options.groupIdleMillis(),
                             options.dialogMaxAgeSeconds(), RETIRE_BATCH);
                     c.commit();

@@ -53,7 +53,7 @@ public final class DeadLetterStore {
     public long requeue(QueueName q, List<Long> ids) throws SQLException {
         try (Connection c = ds.getConnection()) {
             boolean auto = c.getAutoCommit();
-            c.setAutoCommit(false);
+            Sql.begin(c);
             BrokerSender.Resend resend = sender.resender(c, q);
             boolean committed = false;
             try {

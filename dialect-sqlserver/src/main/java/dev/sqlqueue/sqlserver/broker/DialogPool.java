@@ -18,6 +18,10 @@ import org.slf4j.LoggerFactory;
  * The pooled dialogs of one queue in this process. A sender borrows one dialog for the whole of its
  * transaction (every SEND locks its conversation until commit, so concurrent senders need a dialog
  * each) and gives it back after commit; dialogs are reused across sends, never one per message.
+ * Idle dialogs are lent round robin (first returned, first lent again): consecutive sends of one
+ * thread rotate over every pooled dialog, so they reach the target on as many conversation groups,
+ * which consumers can RECEIVE in parallel (a RECEIVE locks one group: "RECEIVE (Transact-SQL)",
+ * Remarks). Consumer parallelism is at most the number of dialogs that carry messages.
  *
  * <p>The pool also lives in the prefix's {@code bk_dialogs} table, so several processes share it: each
  * process owns the rows it created or adopted ({@code owner_id}); on close it gives them back and another
@@ -137,7 +141,7 @@ public final class DialogPool {
 
     private Dialog pollValid() {
         Dialog d;
-        while ((d = free.pollLast()) != null) {
+        while ((d = free.pollFirst()) != null) { // round robin (M4)
             if (!invalid.remove(d.handle)) {
                 return d;
             }

@@ -61,6 +61,8 @@ public final class ServiceBrokerBackend implements QueueBackend {
     public static final int MAX_PAYLOAD_BYTES = 1 << 20;
     public static final int MAX_CLAIM_BATCH = 100;
     private static final int PURGE_BATCH = 500;
+    /** RECEIVEs (conversation groups) purged per transaction. */
+    private static final int PURGE_RECEIVES_PER_TRANSACTION = 50;
 
     private final DataSource ds;
     private final AutoCloseable ownedPool;
@@ -278,36 +280,50 @@ public final class ServiceBrokerBackend implements QueueBackend {
         pools.remove(queue);
     }
 
-    /** Receives every message without waiting and commits in batches; returns the data messages removed. */
+    /**
+     * Receives every message without waiting and returns the data messages removed. One RECEIVE returns
+     * one conversation group ("RECEIVE (Transact-SQL)", Remarks), so it receives until a RECEIVE comes
+     * back empty, committing every {@link #PURGE_RECEIVES_PER_TRANSACTION} RECEIVEs; the attempt counts
+     * of exactly the purged messages are cleared. Not purged: messages of conversation groups an open
+     * claim holds (RECEIVE skips locked groups) and messages still in {@code sys.transmission_queue},
+     * which arrive after the purge.
+     */
     @Override
     public long purge(QueueName queue) {
         return withConnection("purging queue '" + queue + "'", c -> {
             boolean auto = c.getAutoCommit();
-            c.setAutoCommit(false);
             long n = 0;
             try {
-                while (true) {
-                    List<Object[]> rows = Sql.query(c, sql.receiveForPurge(queue), PURGE_BATCH);
-                    Set<String> ended = new HashSet<>();
-                    for (Object[] r : rows) {
-                        String type = String.valueOf(r[1]);
-                        if (type.equals(sql.names().messageType(queue))) {
-                            n++;
-                            byte[] body = (byte[]) r[2];
-                            if (body != null && body.length >= 9 && body[0] == Envelope.VERSION_GROUPED) {
-                                Sql.update(c, sql.groupSettled(), queue.value(), Envelope.idOrZero(body));
-                            }
-                        } else if (!type.equals(BrokerStatements.DIALOG_TIMER) && ended.add(String.valueOf(r[0]))) {
-                            Sql.update(c, sql.endConversation(), String.valueOf(r[0]));
+                boolean drained = false;
+                while (!drained) {
+                    Sql.begin(c); // RECEIVE opens no implicit transaction (L1)
+                    for (int k = 0; k < PURGE_RECEIVES_PER_TRANSACTION; k++) {
+                        List<Object[]> rows = Sql.query(c, sql.receiveForPurge(queue), PURGE_BATCH);
+                        if (rows.isEmpty()) {
+                            drained = true;
+                            break;
                         }
-                    }
-                    if (rows.size() < PURGE_BATCH) {
-                        Sql.update(c, sql.clearQueueAttempts(), queue.value());
-                        c.commit();
-                        return n;
+                        Set<String> ended = new HashSet<>();
+                        for (Object[] r : rows) {
+                            String type = String.valueOf(r[1]);
+                            if (type.equals(sql.names().messageType(queue))) {
+                                n++;
+                                byte[] body = (byte[]) r[2];
+                                long id = Envelope.idOrZero(body);
+                                if (body != null && body.length >= 9 && body[0] == Envelope.VERSION_GROUPED) {
+                                    Sql.update(c, sql.groupSettled(), queue.value(), id);
+                                }
+                                if (id != 0) {
+                                    Sql.update(c, sql.clearAttempts(), queue.value(), id);
+                                }
+                            } else if (!type.equals(BrokerStatements.DIALOG_TIMER) && ended.add(String.valueOf(r[0]))) {
+                                Sql.update(c, sql.endConversation(), String.valueOf(r[0]));
+                            }
+                        }
                     }
                     c.commit();
                 }
+                return n;
             } catch (SQLException e) {
                 BrokerSender.rollbackQuietly(c, e);
                 throw e;

@@ -84,6 +84,27 @@ final class Sql {
         return java.util.UUID.fromString(String.valueOf(o));
     }
 
+    /** The savepoint {@link #begin} takes to open a transaction. */
+    static final String BEGIN = "sqlq_begin";
+
+    /**
+     * Begins a transaction on {@code c}, turning auto-commit off first if it is on. mssql-jdbc's
+     * {@code setAutoCommit(false)} only sends {@code set implicit_transactions on}, and in that mode only
+     * the statements on the documented list open a transaction ("SET IMPLICIT_TRANSACTIONS
+     * (Transact-SQL)", Remarks): SET, DECLARE, EXEC, SEND, RECEIVE, BEGIN DIALOG and END CONVERSATION are
+     * not on it, so without this they run and commit on their own and a later {@code commit()} ({@code IF
+     * @@TRANCOUNT > 0 COMMIT TRAN}) does nothing. {@code setSavepoint} makes the driver send {@code IF
+     * @@TRANCOUNT = 0 BEGIN BEGIN TRAN IF @@TRANCOUNT = 2 COMMIT TRAN END SAVE TRAN ...}, which opens
+     * exactly one level, so the driver's {@code commit()} and {@code rollback()} end it. Call it again
+     * after each commit that is followed by more work on the connection.
+     */
+    static void begin(Connection c) throws SQLException {
+        if (c.getAutoCommit()) {
+            c.setAutoCommit(false);
+        }
+        c.setSavepoint(BEGIN);
+    }
+
     /** Rolls back and closes, keeping the first error. Never throws. */
     static void abandon(Connection c) {
         if (c == null) {

@@ -19,28 +19,49 @@ import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
-/** Call sequences of the sweeper, statistics, purge and dead-letter operations on the {@link RecordingJdbc} double. */
+/** Call sequences of the sweeper, statistics, purge and dead-letter operations on the {@link dev.sqlqueue.sqlserver.model.SqlServerModel}. */
 class BrokerAdminTest {
     @Test
     void sweeperEndsDialogsTheTargetEndedOrThatFailedAndThePoolDropsThem() throws Exception {
         Fixture f = new Fixture("broker.dialogPoolSize", "2");
         DialogPool pool = new DialogPool(Q, f.jdbc.dataSource(), f.sql, f.options, "me");
         f.jdbc.rows(f.sql.fillDialogs(Q, f.options.dialogLifetimeSeconds()), new Object[] {H1}, new Object[] {H2});
-        pool.acquire(); // fills both; the first handed out is H2 (last in)
-        f.jdbc.rows(f.sql.receiveInitiator(Q), new Object[] {H1, BrokerStatements.ERROR, null},
-                new Object[] {H3, BrokerStatements.END_DIALOG, null});
+        pool.acquire(); // fills both; the first handed out is H1 (round robin), H2 stays idle
+        // two conversations, so two conversation groups: two RECEIVEs, then an empty one
+        f.arriveInitiator(new Object[] {H2, BrokerStatements.ERROR, null}, new Object[] {H3, BrokerStatements.END_DIALOG, null});
         BrokerSweeper sweeper = new BrokerSweeper(f.jdbc.dataSource(), f.sql, f.options, q -> pool);
         assertEquals(2, sweeper.sweep(Q));
-        List<String> c2 = f.jdbc.callsContaining("c2 ");
-        assertEquals(List.of("c2 autoCommit=false", "c2 isolation=2", "c2 exec " + f.sql.receiveInitiator(Q) + " <-- [100]",
-                "c2 exec DECLARE @h uniqueidentifier = ?; END CONVERSATION @h; <-- [" + H1 + "]", "c2 exec " + f.sql.forgetDialog() + " <-- [" + H1 + "]",
+        List<String> c2 = f.jdbc.logContaining("c2 ");
+        String receive = "c2 exec " + f.sql.receiveInitiator(Q) + " <-- [100]";
+        assertEquals(List.of("c2 autoCommit=false", "c2 isolation=2", "c2 savepoint sqlq_begin (opened the transaction)", receive,
+                "c2 exec DECLARE @h uniqueidentifier = ?; END CONVERSATION @h; <-- [" + H2 + "]", "c2 exec " + f.sql.forgetDialog() + " <-- [" + H2 + "]",
+                receive,
                 "c2 exec DECLARE @h uniqueidentifier = ?; END CONVERSATION @h; <-- [" + H3 + "]", "c2 exec " + f.sql.forgetDialog() + " <-- [" + H3 + "]",
+                receive,
                 "c2 commit",
+                "c2 savepoint sqlq_begin (opened the transaction)",
                 "c2 exec " + f.sql.retireIdleGroups(Q) + " <-- [jobs, 60000, 3600, 100]", "c2 commit",
                 "c2 autoCommit=true", "c2 isolation=2", "c2 close"), c2);
+        assertTrue(f.broker.messages(f.initiatorQueue()).isEmpty(), "drained");
+        assertTrue(f.jdbc.effects("RECEIVE", "iqueue").stream().allMatch(e -> e.inTransaction()
+                && e.state() == dev.sqlqueue.sqlserver.model.Effect.State.COMMITTED), "every RECEIVE committed with its handling");
         assertEquals(1, pool.open(), "the errored idle dialog left the pool");
         f.jdbc.rows(f.sql.fillDialogs(Q, f.options.dialogLifetimeSeconds()), new Object[] {H3});
-        assertNotEquals(UUID.fromString(H1), pool.acquire().handle(), "an errored dialog is never lent again");
+        assertNotEquals(UUID.fromString(H2), pool.acquire().handle(), "an errored dialog is never lent again");
+    }
+
+    @Test
+    void sweeperDrainsEveryConversationOfTheInitiatorQueueInOneSweep() throws Exception {
+        // M1: a RECEIVE returns one conversation group, so "fewer rows than TOP" is no end condition
+        Fixture f = new Fixture();
+        for (int i = 0; i < 120; i++) {
+            f.arriveInitiator(new Object[] {UUID.randomUUID().toString(), BrokerStatements.END_DIALOG, null});
+        }
+        BrokerSweeper sweeper = new BrokerSweeper(f.jdbc.dataSource(), f.sql, f.options, q -> new DialogPool(Q,
+                f.jdbc.dataSource(), f.sql, f.options, "me"));
+        assertEquals(120, sweeper.sweep(Q));
+        assertTrue(f.broker.messages(f.initiatorQueue()).isEmpty());
+        assertEquals(3, f.jdbc.logContaining("c1 commit").size() - 1, "50 conversations per transaction: 3 transactions, then the retire round");
     }
 
     @Test
@@ -55,22 +76,47 @@ class BrokerAdminTest {
         assertEquals(false, b.receiveEnabled(), "a disabled queue shows in the statistics");
         assertEquals(2L, b.transmissionQueue());
         assertEquals(Map.of("CONVERSING", 20L, "DISCONNECTED_INBOUND", 1L), b.conversationsByState());
-        assertEquals(List.of("c1 exec " + f.sql.stats(Q) + " <-- [jobs, jobs]"), f.jdbc.callsContaining("c1 exec " + f.sql.stats(Q)));
+        assertEquals(List.of("c1 exec " + f.sql.stats(Q) + " <-- [jobs, jobs]"), f.jdbc.logContaining("c1 exec " + f.sql.stats(Q)));
     }
 
     @Test
-    void purgeReceivesEverythingEndsConversationsAndCountsDataMessages() {
+    void purgeReceivesEveryConversationGroupEndsConversationsAndCountsDataMessages() {
+        // M2: three conversations, so three RECEIVEs before the empty one; it stopped after the first
         Fixture f = new Fixture();
         byte[] grouped = new Envelope(77L, 1L, "", "g", new byte[] {1}).encode();
         byte[] plain = new Envelope(78L, 1L, "", new byte[] {2}).encode();
-        f.jdbc.rows(f.sql.receiveForPurge(Q), new Object[] {H1, "sqlq_bk:jobs:msg", plain}, new Object[] {H2, "sqlq_bk:jobs:msg", grouped},
-                new Object[] {H1, "sqlq_bk:jobs:eos", null});
-        assertEquals(2, f.backend().purge(Q));
-        assertEquals(List.of(f.sql.receiveForPurge(Q), f.sql.groupSettled(), f.sql.endConversation(), f.sql.clearQueueAttempts()),
-                f.jdbc.executedSql());
-        assertEquals(List.of("c1 exec " + f.sql.groupSettled() + " <-- [jobs, 77]"), f.jdbc.callsContaining(f.sql.groupSettled()),
+        byte[] other = new Envelope(79L, 1L, "", new byte[] {3}).encode();
+        f.broker.arrive(f.targetQueue(), UUID.fromString(H1), "sqlq_bk:jobs:msg", plain);
+        f.broker.arrive(f.targetQueue(), UUID.fromString(H2), "sqlq_bk:jobs:msg", grouped);
+        f.broker.arrive(f.targetQueue(), UUID.fromString(H1), "sqlq_bk:jobs:eos", null);
+        f.broker.arrive(f.targetQueue(), UUID.fromString(H3), "sqlq_bk:jobs:msg", other);
+        assertEquals(3, f.backend().purge(Q));
+        assertTrue(f.broker.messages(f.targetQueue()).isEmpty(), "the queue is empty");
+        assertEquals(List.of(f.sql.receiveForPurge(Q), f.sql.clearAttempts(), f.sql.endConversation(),
+                f.sql.receiveForPurge(Q), f.sql.groupSettled(), f.sql.clearAttempts(),
+                f.sql.receiveForPurge(Q), f.sql.clearAttempts(), f.sql.receiveForPurge(Q)), f.jdbc.executedSql());
+        assertEquals(List.of("c1 exec " + f.sql.groupSettled() + " <-- [jobs, 77]"), f.jdbc.logContaining(f.sql.groupSettled()),
                 "a purged message of a group is no longer pending");
-        assertEquals(List.of("c1 commit"), f.jdbc.callsContaining("commit"));
+        assertEquals(List.of("c1 exec " + f.sql.clearAttempts() + " <-- [jobs, 78]", "c1 exec " + f.sql.clearAttempts() + " <-- [jobs, 77]",
+                "c1 exec " + f.sql.clearAttempts() + " <-- [jobs, 79]"), f.jdbc.logContaining(f.sql.clearAttempts()),
+                "only the purged messages' attempt counts are cleared");
+        assertEquals(List.of("c1 commit"), f.jdbc.logContaining("commit"));
+    }
+
+    @Test
+    void purgeSkipsAConversationGroupAnOpenClaimHolds() throws Exception {
+        Fixture f = new Fixture();
+        f.broker.arrive(f.targetQueue(), UUID.fromString(H1), "sqlq_bk:jobs:msg", new Envelope(1L, 1L, "", new byte[] {1}).encode());
+        f.broker.arrive(f.targetQueue(), UUID.fromString(H2), "sqlq_bk:jobs:msg", new Envelope(2L, 1L, "", new byte[] {2}).encode());
+        try (java.sql.Connection claim = f.jdbc.dataSource().getConnection()) {
+            claim.setAutoCommit(false);
+            claim.setSavepoint("x");
+            Sql.query(claim, f.sql.receiveForPurge(Q), 10); // holds H1's group
+            assertEquals(1, f.backend().purge(Q));
+            assertEquals(0, f.broker.messages(f.targetQueue()).size());
+            claim.rollback();
+        }
+        assertEquals(1, f.broker.messages(f.targetQueue()).size(), "the held message comes back after the purge");
     }
 
     @Test
@@ -81,7 +127,7 @@ class BrokerAdminTest {
         List<DeadLetter> dl = f.backend().deadLetters(Q, 50);
         assertEquals("order-1", dl.get(0).group());
         assertEquals(null, dl.get(1).group());
-        assertEquals(List.of("c1 exec " + f.sql.listDeadLetters() + " <-- [50, jobs]"), f.jdbc.callsContaining("exec"));
+        assertEquals(List.of("c1 exec " + f.sql.listDeadLetters() + " <-- [50, jobs]"), f.jdbc.logContaining("exec"));
         assertEquals(Map.of("k", "v"), dl.get(0).headers());
         assertEquals(Instant.ofEpochMilli(1000), dl.get(0).enqueuedAt());
         assertEquals(Map.of(), dl.get(1).headers(), "malformed headers are kept raw only");
@@ -96,13 +142,13 @@ class BrokerAdminTest {
                 new Object[] {2L, 6L, new byte[] {3}, "", 1, "x", 1500L, 2500L, null});
         f.jdbc.rows(f.sql.fillDialogs(Q, f.options.dialogLifetimeSeconds()), new Object[] {H1});
         assertEquals(1, f.backend().requeueDeadLetters(Q, List.of(6L)));
-        List<String> c1 = f.jdbc.callsContaining("c1 ");
+        List<String> c1 = f.jdbc.logContaining("c1 ");
         byte[] body = new Envelope(6L, 1500L, "", new byte[] {3}).encode();
         assertTrue(c1.contains("c1 exec " + f.sql.resend(Q) + " <-- [" + H1 + ", bytes" + java.util.Arrays.toString(body) + "]"), c1.toString());
         assertTrue(c1.contains("c1 exec " + f.sql.deleteDeadLetter() + " <-- [2]"));
         assertTrue(c1.contains("c1 exec " + f.sql.clearAttempts() + " <-- [jobs, 6]"), "attempts reset");
         assertEquals("c1 commit", c1.get(c1.size() - 3));
-        assertEquals(1, f.jdbc.callsContaining(f.sql.resend(Q)).size(), "only the id asked for");
+        assertEquals(1, f.jdbc.logContaining(f.sql.resend(Q)).size(), "only the id asked for");
     }
 
     @Test
@@ -114,12 +160,12 @@ class BrokerAdminTest {
                 new Object[] {4L, 8L, new byte[] {4}, "", 1, "d", 1000L, 2000L, null});
         f.jdbc.rows(f.sql.fillDialogs(Q, f.options.dialogLifetimeSeconds()), new Object[] {H1});
         assertEquals(4, f.backend().requeueDeadLetters(Q, List.of()));
-        assertEquals(3, f.jdbc.callsContaining("c1 exec " + f.sql.resend(Q) + " <-- [" + H1 + ", ").size(),
+        assertEquals(3, f.jdbc.logContaining("c1 exec " + f.sql.resend(Q) + " <-- [" + H1 + ", ").size(),
                 "three messages on one borrowed dialog (a pool of 1 would otherwise run dry)");
         byte[] grouped = new Envelope(7L, 1000L, "", "order-9", new byte[] {3}).encode();
         assertEquals(List.of("c1 exec " + f.sql.resendGrouped(Q) + " <-- [jobs, order-9, 7, bytes"
-                + java.util.Arrays.toString(grouped) + "]"), f.jdbc.callsContaining(f.sql.resendGrouped(Q)));
-        assertEquals(List.of("c1 commit"), f.jdbc.callsContaining("commit"));
+                + java.util.Arrays.toString(grouped) + "]"), f.jdbc.logContaining(f.sql.resendGrouped(Q)));
+        assertEquals(List.of("c1 commit"), f.jdbc.logContaining("commit"));
     }
 
     @Test
@@ -128,13 +174,12 @@ class BrokerAdminTest {
         f.jdbc.rows(f.sql.registryExists(), new Object[] {1});
         f.jdbc.rows(f.sql.listQueues(), new Object[] {"jobs"});
         f.jdbc.rows(f.sql.brokerEnabled(), new Object[] {"appdb", true});
-        f.jdbc.rows(f.sql.provisioningLock(), new Object[] {0});
         f.backend().dropSchema();
         List<String> ran = f.jdbc.executedSql();
         assertEquals(f.sql.dropQueueObjects(Q), ran.subList(4, 11));
         assertEquals(f.sql.dropPrefixObjects(), ran.subList(ran.size() - 8, ran.size()));
         f.backend().close();
-        assertTrue(f.jdbc.callsContaining(f.sql.releaseOwnedDialogs()).isEmpty(), "no statement on dropped tables");
+        assertTrue(f.jdbc.logContaining(f.sql.releaseOwnedDialogs()).isEmpty(), "no statement on dropped tables");
     }
 
     @Test
@@ -142,7 +187,7 @@ class BrokerAdminTest {
         Fixture f = new Fixture();
         f.jdbc.rows(f.sql.purgeDeadLetters(), new Object[] {1}, new Object[] {1});
         assertEquals(2, f.backend().purgeDeadLetters(Q));
-        assertEquals(List.of("c1 exec " + f.sql.purgeDeadLetters() + " <-- [jobs]"), f.jdbc.callsContaining("exec"));
+        assertEquals(List.of("c1 exec " + f.sql.purgeDeadLetters() + " <-- [jobs]"), f.jdbc.logContaining("exec"));
     }
 
     @Test
@@ -166,10 +211,10 @@ class BrokerAdminTest {
         f.jdbc.rows(f.sql.retireIdleGroups(Q), new Object[] {100}).rows(f.sql.retireIdleGroups(Q), new Object[] {3});
         BrokerSweeper sweeper = new BrokerSweeper(f.jdbc.dataSource(), f.sql, f.options, q -> null);
         sweeper.sweep(Q);
-        List<String> retire = f.jdbc.callsContaining(f.sql.retireIdleGroups(Q));
+        List<String> retire = f.jdbc.logContaining(f.sql.retireIdleGroups(Q));
         assertEquals(2, retire.size(), "a full batch of 100 is followed by another");
         assertTrue(retire.get(0).endsWith("<-- [jobs, 1500, 600, 100]"), retire.get(0));
-        assertEquals(3, f.jdbc.callsContaining("c1 commit").size(), "initiator batch, then each retire batch commits");
+        assertEquals(3, f.jdbc.logContaining("c1 commit").size(), "initiator batch, then each retire batch commits");
     }
 
     @Test

@@ -10,12 +10,11 @@ import dev.sqlqueue.SqlQueueException;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** Call sequences of provisioning on the {@link RecordingJdbc} double (no database semantics). */
+/** Call sequences of provisioning on the {@link dev.sqlqueue.sqlserver.model.SqlServerModel}. */
 class BrokerProvisionerTest {
     private static Fixture enabled(String... options) {
         Fixture f = new Fixture(options);
         f.jdbc.rows(f.sql.brokerEnabled(), new Object[] {"appdb", true});
-        f.jdbc.rows(f.sql.provisioningLock(), new Object[] {0});
         return f;
     }
 
@@ -27,6 +26,7 @@ class BrokerProvisionerTest {
         assertEquals(List.of(
                 "c1 exec " + s.brokerEnabled() + " <-- []",
                 "c1 autoCommit=false",
+                "c1 savepoint sqlq_begin (opened the transaction)",
                 "c1 exec " + s.provisioningLock() + " <-- [60000]",
                 "c1 exec " + s.createQueuesTable() + " <-- []",
                 "c1 exec " + s.createDialogsTable() + " <-- []",
@@ -41,7 +41,33 @@ class BrokerProvisionerTest {
                 "c1 exec " + s.createIdSequence() + " <-- []",
                 "c1 commit",
                 "c1 autoCommit=true",
-                "c1 close"), f.jdbc.calls());
+                "c1 close"), f.jdbc.log());
+    }
+
+    @Test
+    void provisioningOnAnAutoCommitConnectionTakesTheLockInsideATransactionAndCommitsEveryTableWithIt() {
+        // B1: setAutoCommit(false) opens no transaction and sp_getapplock (owner Transaction) then returns
+        // -999; the model answers as the server would, so this failed before the explicit begin
+        Fixture f = enabled();
+        f.backend().migrate();
+        assertTrue(f.jdbc.trace().stream().noneMatch(x -> x.contains("-999")), f.jdbc.trace().toString());
+        List<dev.sqlqueue.sqlserver.model.Effect> creates = f.jdbc.effects("CREATE", "");
+        assertTrue(creates.isEmpty(), "the model cannot decide IF OBJECT_ID(...) IS NULL, so it claims no CREATE ran");
+        assertEquals(0, f.jdbc.session(1).tranCount(), "committed");
+        assertEquals(List.of("c1 commit"), f.jdbc.logContaining("commit"), "a real commit, not a no-op");
+    }
+
+    @Test
+    void aLockAskedForOutsideATransactionIsReportedAsSuch() {
+        Fixture f = enabled();
+        // the batch's own guard: without an open transaction it throws before sp_getapplock could return -999
+        java.sql.SQLException e = assertThrows(java.sql.SQLException.class, () -> {
+            try (java.sql.Connection c = f.jdbc.dataSource().getConnection()) {
+                c.setAutoCommit(false);
+                Sql.query(c, f.sql.provisioningLock(), 1000);
+            }
+        });
+        assertEquals(51000, e.getErrorCode());
     }
 
     @Test
@@ -59,12 +85,12 @@ class BrokerProvisionerTest {
     void refusedLockRollsBackWithoutCreating() {
         Fixture f = new Fixture();
         f.jdbc.rows(f.sql.brokerEnabled(), new Object[] {"appdb", 1});
-        f.jdbc.rows(f.sql.provisioningLock(), new Object[] {-1});
+        f.jdbc.refuseApplocks(-1);
         SqlQueueException e = assertThrows(SqlQueueException.class, () -> f.backend().migrate());
         assertTrue(e.getMessage().contains("sp_getapplock returned -1"), e.getMessage());
         assertEquals(List.of(f.sql.brokerEnabled(), f.sql.provisioningLock()), f.jdbc.executedSql());
-        assertEquals(1, f.jdbc.callsContaining("rollback").size());
-        assertTrue(f.jdbc.callsContaining("commit").isEmpty());
+        assertEquals(List.of("c1 rollback"), f.jdbc.logContaining("rollback"), "a real rollback of the open transaction");
+        assertTrue(f.jdbc.logContaining("commit").isEmpty());
     }
 
     @Test
@@ -76,8 +102,8 @@ class BrokerProvisionerTest {
                 s.createContract(Q), s.createQueue(Q), s.createInitiatorQueue(Q), s.createService(Q),
                 s.createInitiatorService(Q), s.attachActivation(Q, "ops.run_task", 5, "OWNER"), s.registerQueue()),
                 f.jdbc.executedSql());
-        assertEquals(List.of("c1 exec " + s.registerQueue() + " <-- [jobs, jobs]"), f.jdbc.callsContaining(s.registerQueue()));
-        assertEquals(List.of("c1 commit"), f.jdbc.callsContaining("commit"));
+        assertEquals(List.of("c1 exec " + s.registerQueue() + " <-- [jobs, jobs]"), f.jdbc.logContaining(s.registerQueue()));
+        assertEquals(List.of("c1 commit"), f.jdbc.logContaining("commit"));
     }
 
     @Test
@@ -92,8 +118,8 @@ class BrokerProvisionerTest {
         Fixture f = enabled();
         f.jdbc.fail(f.sql.createContract(Q), 15151, "S0001");
         assertThrows(SqlQueueException.class, () -> f.backend().createQueue(Q));
-        assertTrue(f.jdbc.callsContaining("commit").isEmpty());
-        assertEquals(List.of("c1 rollback"), f.jdbc.callsContaining("rollback"));
+        assertTrue(f.jdbc.logContaining("commit").isEmpty());
+        assertEquals(List.of("c1 rollback"), f.jdbc.logContaining("rollback"));
         assertFalse(f.jdbc.executedSql().contains(f.sql.createQueue(Q)), "nothing after the failure runs");
     }
 
@@ -104,6 +130,6 @@ class BrokerProvisionerTest {
         List<String> ran = f.jdbc.executedSql();
         assertEquals(f.sql.dropQueueObjects(Q), ran.subList(2, 9));
         assertEquals(f.sql.deleteQueueRows(), ran.get(9));
-        assertEquals(List.of("c1 commit"), f.jdbc.callsContaining("commit"));
+        assertEquals(List.of("c1 commit"), f.jdbc.logContaining("commit"));
     }
 }

@@ -13,7 +13,7 @@ import dev.sqlqueue.TransientBackendException;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** Call sequences of enqueue and the dialog pool on the {@link RecordingJdbc} double (no database semantics). */
+/** Call sequences of enqueue and the dialog pool on the {@link dev.sqlqueue.sqlserver.model.SqlServerModel}. */
 class BrokerSenderTest {
     private static Fixture fixture(String... options) {
         Fixture f = new Fixture(options);
@@ -31,14 +31,17 @@ class BrokerSenderTest {
         f.jdbc.rows(fill(f), new Object[] {H1}, new Object[] {H2});
         long id = f.backend().enqueue(Q, Message.ofText("hi"));
         assertEquals(41L, id);
-        List<String> calls = f.jdbc.calls();
-        assertTrue(calls.get(1).startsWith("c1 exec " + f.sql.adoptDialogs() + " <-- [2, "), calls.get(1));
-        assertTrue(calls.get(1).endsWith(", jobs]"), "adopts for this queue: " + calls.get(1));
-        assertTrue(calls.get(2).startsWith("c1 exec " + fill(f) + " <-- [2, 1, jobs, "), "want 2, spread 1: " + calls.get(2));
-        List<String> c2 = f.jdbc.callsContaining("c2 ");
-        assertEquals("c2 autoCommit=false", c2.get(0));
-        assertTrue(c2.get(1).startsWith("c2 exec " + f.sql.send(Q) + " <-- [" + H2 + ", bytes["), c2.get(1));
-        assertEquals(List.of("c2 commit", "c2 autoCommit=true", "c2 close"), c2.subList(2, 5));
+        List<String> calls = f.jdbc.log();
+        // the pool's connection arrives in auto-commit mode: setAutoCommit(true) sends nothing (mssql-jdbc)
+        assertTrue(calls.get(0).startsWith("c1 exec " + f.sql.adoptDialogs() + " <-- [2, "), calls.get(0));
+        assertTrue(calls.get(0).endsWith(", jobs]"), "adopts for this queue: " + calls.get(0));
+        assertTrue(calls.get(1).startsWith("c1 exec " + fill(f) + " <-- [2, 1, jobs, "), "want 2, spread 1: " + calls.get(1));
+        List<String> c2 = f.jdbc.logContaining("c2 ");
+        assertEquals(List.of("c2 autoCommit=false", "c2 savepoint sqlq_begin (opened the transaction)"), c2.subList(0, 2));
+        assertTrue(c2.get(2).startsWith("c2 exec " + f.sql.send(Q) + " <-- [" + H1 + ", bytes["), c2.get(2));
+        assertEquals(List.of("c2 commit", "c2 autoCommit=true", "c2 close"), c2.subList(3, 6));
+        assertTrue(f.jdbc.effects("SEND", "").stream().allMatch(e -> e.inTransaction()
+                && e.state() == dev.sqlqueue.sqlserver.model.Effect.State.COMMITTED), "the SEND committed with the transaction");
     }
 
     @Test
@@ -48,8 +51,8 @@ class BrokerSenderTest {
         for (int i = 0; i < 3; i++) {
             f.backend().enqueue(Q, Message.ofText("m" + i));
         }
-        assertEquals(1, f.jdbc.callsContaining(fill(f)).size(), "one fill for three sends");
-        assertEquals(3, f.jdbc.callsContaining("exec " + f.sql.send(Q) + " <-- [" + H1).size());
+        assertEquals(1, f.jdbc.logContaining(fill(f)).size(), "one fill for three sends");
+        assertEquals(3, f.jdbc.logContaining("exec " + f.sql.send(Q) + " <-- [" + H1).size());
     }
 
     @Test
@@ -57,7 +60,7 @@ class BrokerSenderTest {
         Fixture f = fixture("broker.dialogPoolSize", "3", "broker.spreadFactor", "150");
         f.jdbc.rows(fill(f), new Object[] {H1});
         f.backend().enqueue(Q, Message.ofText("x"));
-        assertTrue(f.jdbc.callsContaining(fill(f)).get(0).contains(" <-- [3, 150, jobs, "));
+        assertTrue(f.jdbc.logContaining(fill(f)).get(0).contains(" <-- [3, 150, jobs, "));
     }
 
     @Test
@@ -65,8 +68,8 @@ class BrokerSenderTest {
         Fixture f = fixture("broker.dialogPoolSize", "1");
         f.jdbc.rows(f.sql.adoptDialogs(), new Object[] {H1, 5_000L});
         f.backend().enqueue(Q, Message.ofText("x"));
-        assertTrue(f.jdbc.callsContaining(fill(f)).isEmpty());
-        assertEquals(1, f.jdbc.callsContaining("exec " + f.sql.send(Q) + " <-- [" + H1).size());
+        assertTrue(f.jdbc.logContaining(fill(f)).isEmpty());
+        assertEquals(1, f.jdbc.logContaining("exec " + f.sql.send(Q) + " <-- [" + H1).size());
     }
 
     @Test
@@ -96,15 +99,15 @@ class BrokerSenderTest {
         Fixture f = fixture("broker.dialogPoolSize", "1", "broker.dialogMaxMessages", "2");
         f.jdbc.rows(fill(f), new Object[] {H1}).rows(fill(f), new Object[] {H2});
         f.backend().enqueue(Q, Message.ofText("1"));
-        assertTrue(f.jdbc.callsContaining(f.sql.retireDialog(Q)).isEmpty(), "not due after one send");
+        assertTrue(f.jdbc.logContaining(f.sql.retireDialog(Q)).isEmpty(), "not due after one send");
         f.backend().enqueue(Q, Message.ofText("2"));
-        List<String> c3 = f.jdbc.callsContaining("c3 ");
-        assertTrue(c3.get(1).startsWith("c3 exec " + f.sql.send(Q) + " <-- [" + H1));
-        assertEquals("c3 exec " + f.sql.retireDialog(Q) + " <-- [" + H1 + "]", c3.get(2));
-        assertEquals("c3 commit", c3.get(3));
+        List<String> c3 = f.jdbc.logContaining("c3 ");
+        assertTrue(c3.get(2).startsWith("c3 exec " + f.sql.send(Q) + " <-- [" + H1));
+        assertEquals("c3 exec " + f.sql.retireDialog(Q) + " <-- [" + H1 + "]", c3.get(3));
+        assertEquals("c3 commit", c3.get(4));
         f.backend().enqueue(Q, Message.ofText("3"));
-        assertEquals(2, f.jdbc.callsContaining(fill(f)).size(), "a new dialog replaces the recycled one");
-        assertEquals(1, f.jdbc.callsContaining("exec " + f.sql.send(Q) + " <-- [" + H2).size());
+        assertEquals(2, f.jdbc.logContaining(fill(f)).size(), "a new dialog replaces the recycled one");
+        assertEquals(1, f.jdbc.logContaining("exec " + f.sql.send(Q) + " <-- [" + H2).size());
     }
 
     @Test
@@ -113,12 +116,12 @@ class BrokerSenderTest {
         f.jdbc.rows(fill(f), new Object[] {H1}).rows(fill(f), new Object[] {H2});
         f.jdbc.fail(f.sql.send(Q), 8429, "S0001").rows(f.sql.send(Q), new Object[] {7L});
         assertEquals(7L, f.backend().enqueue(Q, Message.ofText("x")));
-        List<String> ran = f.jdbc.calls();
-        int failed = ran.indexOf(f.jdbc.callsContaining("exec " + f.sql.send(Q) + " <-- [" + H1).get(0));
+        List<String> ran = f.jdbc.log();
+        int failed = ran.indexOf(f.jdbc.logContaining("exec " + f.sql.send(Q) + " <-- [" + H1).get(0));
         assertTrue(ran.get(failed + 1).endsWith(" rollback"), ran.get(failed + 1));
-        assertEquals(1, f.jdbc.callsContaining("exec " + f.sql.discardDialog() + " <-- [" + H1 + "]").size());
-        assertEquals(1, f.jdbc.callsContaining("exec " + f.sql.send(Q) + " <-- [" + H2).size());
-        assertEquals(1, f.jdbc.callsContaining(" commit").size());
+        assertEquals(1, f.jdbc.logContaining("exec " + f.sql.discardDialog() + " <-- [" + H1 + "]").size());
+        assertEquals(1, f.jdbc.logContaining("exec " + f.sql.send(Q) + " <-- [" + H2).size());
+        assertEquals(1, f.jdbc.logContaining(" commit").size());
     }
 
     @Test
@@ -127,9 +130,9 @@ class BrokerSenderTest {
         f.jdbc.rows(fill(f), new Object[] {H1});
         f.jdbc.fail(f.sql.send(Q), 1205, "40001").rows(f.sql.send(Q), new Object[] {9L});
         assertThrows(TransientBackendException.class, () -> f.backend().enqueue(Q, Message.ofText("x")));
-        assertTrue(f.jdbc.callsContaining(f.sql.discardDialog()).isEmpty());
+        assertTrue(f.jdbc.logContaining(f.sql.discardDialog()).isEmpty());
         assertEquals(9L, f.backend().enqueue(Q, Message.ofText("y")));
-        assertEquals(2, f.jdbc.callsContaining("exec " + f.sql.send(Q) + " <-- [" + H1).size());
+        assertEquals(2, f.jdbc.logContaining("exec " + f.sql.send(Q) + " <-- [" + H1).size());
     }
 
     @Test
@@ -137,10 +140,48 @@ class BrokerSenderTest {
         Fixture f = fixture("broker.dialogPoolSize", "1");
         f.jdbc.rows(fill(f), new Object[] {H1});
         assertEquals(List.of(41L, 42L), f.backend().enqueueAll(Q, List.of(Message.ofText("a"), Message.ofText("b"))));
-        List<String> c2 = f.jdbc.callsContaining("c2 ");
-        assertEquals(2, f.jdbc.callsContaining("c2 exec " + f.sql.send(Q)).size());
-        assertEquals(List.of("c2 commit"), f.jdbc.callsContaining("c2 commit"));
-        assertTrue(c2.indexOf("c2 commit") > c2.lastIndexOf(f.jdbc.callsContaining("c2 exec").get(1)));
+        List<String> c2 = f.jdbc.logContaining("c2 ");
+        assertEquals(2, f.jdbc.logContaining("c2 exec " + f.sql.send(Q)).size());
+        assertEquals(List.of("c2 commit"), f.jdbc.logContaining("c2 commit"));
+        assertTrue(c2.indexOf("c2 commit") > c2.lastIndexOf(f.jdbc.logContaining("c2 exec").get(1)));
+    }
+
+    @Test
+    void oneProducersConsecutiveSendsReachConsumersOnDifferentConversationGroups() throws Exception {
+        // M4: a LIFO pool lent one thread the dialog it had just returned, so all its messages were one
+        // conversation group and a second consumer found the group locked by the first
+        Fixture f = fixture("broker.dialogPoolSize", "2");
+        f.jdbc.rows(fill(f), new Object[] {H1}, new Object[] {H2});
+        f.broker.route(java.util.UUID.fromString(H1), f.targetQueue()).route(java.util.UUID.fromString(H2), f.targetQueue());
+        f.backend().enqueue(Q, Message.ofText("a"));
+        f.backend().enqueue(Q, Message.ofText("b"));
+        List<Object[]> first;
+        List<Object[]> second;
+        try (java.sql.Connection c1 = f.jdbc.dataSource().getConnection(); java.sql.Connection c2 = f.jdbc.dataSource().getConnection()) {
+            for (java.sql.Connection c : List.of(c1, c2)) {
+                c.setAutoCommit(false);
+                c.setSavepoint("x");
+            }
+            first = Sql.query(c1, f.sql.receive(Q), 10, 0);
+            second = Sql.query(c2, f.sql.receive(Q), 10, 0);
+        }
+        assertEquals(1, first.size());
+        assertEquals(1, second.size(), "the second consumer has a conversation group of its own to work on");
+    }
+
+    @Test
+    void enqueueAllIsOneTransactionSoAFailureTakesBackTheMessagesAlreadySent() {
+        // L1: SEND opens no implicit transaction; without an explicit begin, message 1 was committed
+        // alone before message 2 failed, and the retry on another dialog sent it twice
+        Fixture f = new Fixture("broker.dialogPoolSize", "1");
+        f.jdbc.rows(fill(f), new Object[] {H1}).rows(fill(f), new Object[] {H2});
+        f.jdbc.rows(f.sql.send(Q), new Object[] {41L}).fail(f.sql.send(Q), 8429, "S0001").rows(f.sql.send(Q), new Object[] {42L});
+        f.backend().enqueueAll(Q, List.of(Message.ofText("a"), Message.ofText("b")));
+        List<dev.sqlqueue.sqlserver.model.Effect> sends = f.jdbc.effects("SEND", "");
+        assertEquals(3, sends.size(), "a, then (after b failed) a and b on another dialog");
+        assertEquals(dev.sqlqueue.sqlserver.model.Effect.State.ROLLED_BACK, sends.get(0).state(),
+                "the first attempt's send of a was rolled back with its transaction: no duplicate");
+        assertEquals(2, sends.stream().filter(e -> e.state() == dev.sqlqueue.sqlserver.model.Effect.State.COMMITTED).count());
     }
 
     @Test
@@ -149,8 +190,8 @@ class BrokerSenderTest {
         f.jdbc.rows(fill(f), new Object[] {H1});
         f.backend().enqueue(Q, Message.ofText("x"));
         f.backend().close();
-        String fillCall = f.jdbc.callsContaining(fill(f)).get(0);
+        String fillCall = f.jdbc.logContaining(fill(f)).get(0);
         String owner = fillCall.substring(fillCall.lastIndexOf(", ") + 2, fillCall.length() - 1);
-        assertEquals(1, f.jdbc.callsContaining("exec " + f.sql.releaseOwnedDialogs() + " <-- [" + owner + "]").size());
+        assertEquals(1, f.jdbc.logContaining("exec " + f.sql.releaseOwnedDialogs() + " <-- [" + owner + "]").size());
     }
 }

@@ -31,8 +31,9 @@ class BrokerStatementsTest {
 
     @Test
     void textProvisioningLock() {
-        assertEquals("SET NOCOUNT ON; DECLARE @r int; EXEC @r = sys.sp_getapplock @Resource = N'sqlq_bk:provisioning', @Lo"
-                + "ckMode = N'Exclusive', @LockOwner = N'Transaction', @LockTimeout = ?; SELECT @r AS result;",
+        assertEquals("SET NOCOUNT ON; IF @@TRANCOUNT = 0 THROW 51000, N'sqlqueue: the provisioning lock needs an open tran"
+                + "saction', 1; DECLARE @r int; EXEC @r = sys.sp_getapplock @Resource = N'sqlq_bk:provisioning', @LockM"
+                + "ode = N'Exclusive', @LockOwner = N'Transaction', @LockTimeout = ?; SELECT @r AS result;",
                 s.provisioningLock());
     }
 
@@ -221,6 +222,13 @@ class BrokerStatementsTest {
     }
 
     @Test
+    void textReceiveMore() {
+        assertEquals("RECEIVE TOP (?) conversation_group_id, conversation_handle, message_sequence_number, message_type_name,"
+                + " message_body FROM [dbo].[sqlq_bk:jobs:queue] WHERE conversation_group_id = ?",
+                s.receiveMore(q));
+    }
+
+    @Test
     void textReceive() {
         assertEquals("WAITFOR (RECEIVE TOP (?) conversation_group_id, conversation_handle, message_sequence_number, messag"
                 + "e_type_name, message_body FROM [dbo].[sqlq_bk:jobs:queue]), TIMEOUT ?",
@@ -307,22 +315,20 @@ class BrokerStatementsTest {
     }
 
     @Test
-    void textClearQueueAttempts() {
-        assertEquals("DELETE FROM [dbo].[sqlq_bk_attempts] WHERE queue_name = ?",
-                s.clearQueueAttempts());
-    }
-
-    @Test
     void textStats() {
         assertEquals("SELECT (SELECT COALESCE(SUM(p.rows), 0) FROM sys.internal_tables AS it JOIN sys.partitions AS p ON p"
                 + ".object_id = it.object_id AND p.index_id = 1 WHERE it.parent_object_id = OBJECT_ID(N'[dbo].[sqlq_bk:"
                 + "jobs:queue]')) AS queue_rows, (SELECT COUNT_BIG(*) FROM [dbo].[sqlq_bk_dead] WHERE queue_name = ?) A"
-                + "S dead, (SELECT COALESCE(DATEDIFF_BIG(millisecond, MIN(message_enqueue_time), SYSDATETIMEOFFSET()), "
-                + "0) FROM [dbo].[sqlq_bk:jobs:queue] WITH (NOLOCK) WHERE message_type_name = N'sqlq_bk:jobs:msg') AS o"
-                + "ldest_ms, (SELECT COUNT_BIG(*) FROM sys.transmission_queue WHERE to_service_name = N'sqlq_bk:jobs:se"
-                + "rvice') AS transmission, (SELECT COUNT_BIG(*) FROM [dbo].[sqlq_bk_history] WHERE queue_name = ?) AS "
-                + "processed, (SELECT COUNT_BIG(*) FROM [dbo].[sqlq_bk:jobs:queue] WITH (NOLOCK) WHERE message_type_nam"
-                + "e = N'sqlq_bk:jobs:msg') AS ready",
+                + "S dead, (SELECT MAX(a) FROM (VALUES ((SELECT COALESCE(DATEDIFF_BIG(millisecond, MIN(message_enqueue_"
+                + "time), SYSDATETIMEOFFSET()), 0) FROM [dbo].[sqlq_bk:jobs:queue] WITH (NOLOCK) WHERE message_type_nam"
+                + "e = N'sqlq_bk:jobs:msg')), ((SELECT COALESCE(DATEDIFF_BIG(millisecond, MIN(enqueue_time), SYSUTCDATE"
+                + "TIME()), 0) FROM sys.transmission_queue WHERE to_service_name = N'sqlq_bk:jobs:service' AND message_"
+                + "type_name = N'sqlq_bk:jobs:msg'))) AS v(a)) AS oldest_ms, (SELECT COUNT_BIG(*) FROM sys.transmission"
+                + "_queue WHERE to_service_name = N'sqlq_bk:jobs:service') AS transmission, (SELECT COUNT_BIG(*) FROM ["
+                + "dbo].[sqlq_bk_history] WHERE queue_name = ?) AS processed, (SELECT COUNT_BIG(*) FROM [dbo].[sqlq_bk:"
+                + "jobs:queue] WITH (NOLOCK) WHERE message_type_name = N'sqlq_bk:jobs:msg') + (SELECT COUNT_BIG(*) FROM"
+                + " sys.transmission_queue WHERE to_service_name = N'sqlq_bk:jobs:service' AND message_type_name = N'sq"
+                + "lq_bk:jobs:msg') AS ready",
                 s.stats(q));
     }
 
@@ -420,16 +426,17 @@ class BrokerStatementsTest {
     void textSendGrouped() {
         assertEquals("DECLARE @queue nvarchar(48) = ?, @g nvarchar(128) = ?, @rest varbinary(max) = ?, @id bigint; DECLARE"
                 + " @h uniqueidentifier; SELECT @h = conversation_handle FROM [dbo].[sqlq_bk_groups] WITH (UPDLOCK, HOL"
-                + "DLOCK, ROWLOCK) WHERE queue_name = @queue AND group_key = @g; IF @h IS NULL BEGIN BEGIN DIALOG CONVE"
-                + "RSATION @h FROM SERVICE [sqlq_bk:jobs:iservice] TO SERVICE N'sqlq_bk:jobs:service', N'CURRENT DATABA"
-                + "SE' ON CONTRACT [sqlq_bk:jobs:contract] WITH LIFETIME = 2147483647, ENCRYPTION = OFF; INSERT INTO [d"
-                + "bo].[sqlq_bk_groups] (queue_name, group_key, conversation_handle) VALUES (@queue, @g, @h); END ELSE "
-                + "UPDATE [dbo].[sqlq_bk_groups] SET last_send_at = SYSUTCDATETIME() WHERE queue_name = @queue AND grou"
-                + "p_key = @g; SET @id = NEXT VALUE FOR [dbo].[sqlq_bk_ids]; DECLARE @body varbinary(max) = 0x02 + CAST"
-                + "(@id AS binary(8)) + CAST(DATEDIFF_BIG(millisecond, CAST('19700101' AS datetime2(3)), SYSUTCDATETIME"
-                + "()) AS binary(8)) + @rest; INSERT INTO [dbo].[sqlq_bk_group_pending] (queue_name, message_id, group_"
-                + "key) VALUES (@queue, @id, @g); SEND ON CONVERSATION (@h) MESSAGE TYPE [sqlq_bk:jobs:msg] (@body); SE"
-                + "LECT @id AS message_id;",
+                + "DLOCK, ROWLOCK) WHERE queue_name = @queue AND group_key = @g; IF @@TRANCOUNT = 0 THROW 51000, N'sqlq"
+                + "ueue: sending needs an open transaction', 1; IF @h IS NULL BEGIN BEGIN DIALOG CONVERSATION @h FROM S"
+                + "ERVICE [sqlq_bk:jobs:iservice] TO SERVICE N'sqlq_bk:jobs:service', N'CURRENT DATABASE' ON CONTRACT ["
+                + "sqlq_bk:jobs:contract] WITH LIFETIME = 2147483647, ENCRYPTION = OFF; INSERT INTO [dbo].[sqlq_bk_grou"
+                + "ps] (queue_name, group_key, conversation_handle) VALUES (@queue, @g, @h); END ELSE UPDATE [dbo].[sql"
+                + "q_bk_groups] SET last_send_at = SYSUTCDATETIME() WHERE queue_name = @queue AND group_key = @g; SET @"
+                + "id = NEXT VALUE FOR [dbo].[sqlq_bk_ids]; DECLARE @body varbinary(max) = 0x02 + CAST(@id AS binary(8)"
+                + ") + CAST(DATEDIFF_BIG(millisecond, CAST('19700101' AS datetime2(3)), SYSUTCDATETIME()) AS binary(8))"
+                + " + @rest; INSERT INTO [dbo].[sqlq_bk_group_pending] (queue_name, message_id, group_key) VALUES (@que"
+                + "ue, @id, @g); SEND ON CONVERSATION (@h) MESSAGE TYPE [sqlq_bk:jobs:msg] (@body); SELECT @id AS messa"
+                + "ge_id;",
                 s.sendGrouped(q));
     }
 
@@ -437,25 +444,28 @@ class BrokerStatementsTest {
     void textResendGrouped() {
         assertEquals("DECLARE @queue nvarchar(48) = ?, @g nvarchar(128) = ?, @id bigint = ?, @body varbinary(max) = ?; DEC"
                 + "LARE @h uniqueidentifier; SELECT @h = conversation_handle FROM [dbo].[sqlq_bk_groups] WITH (UPDLOCK,"
-                + " HOLDLOCK, ROWLOCK) WHERE queue_name = @queue AND group_key = @g; IF @h IS NULL BEGIN BEGIN DIALOG C"
-                + "ONVERSATION @h FROM SERVICE [sqlq_bk:jobs:iservice] TO SERVICE N'sqlq_bk:jobs:service', N'CURRENT DA"
-                + "TABASE' ON CONTRACT [sqlq_bk:jobs:contract] WITH LIFETIME = 2147483647, ENCRYPTION = OFF; INSERT INT"
-                + "O [dbo].[sqlq_bk_groups] (queue_name, group_key, conversation_handle) VALUES (@queue, @g, @h); END E"
-                + "LSE UPDATE [dbo].[sqlq_bk_groups] SET last_send_at = SYSUTCDATETIME() WHERE queue_name = @queue AND "
-                + "group_key = @g; INSERT INTO [dbo].[sqlq_bk_group_pending] (queue_name, message_id, group_key) VALUES"
-                + " (@queue, @id, @g); SEND ON CONVERSATION (@h) MESSAGE TYPE [sqlq_bk:jobs:msg] (@body);",
+                + " HOLDLOCK, ROWLOCK) WHERE queue_name = @queue AND group_key = @g; IF @@TRANCOUNT = 0 THROW 51000, N'"
+                + "sqlqueue: sending needs an open transaction', 1; IF @h IS NULL BEGIN BEGIN DIALOG CONVERSATION @h FR"
+                + "OM SERVICE [sqlq_bk:jobs:iservice] TO SERVICE N'sqlq_bk:jobs:service', N'CURRENT DATABASE' ON CONTRA"
+                + "CT [sqlq_bk:jobs:contract] WITH LIFETIME = 2147483647, ENCRYPTION = OFF; INSERT INTO [dbo].[sqlq_bk_"
+                + "groups] (queue_name, group_key, conversation_handle) VALUES (@queue, @g, @h); END ELSE UPDATE [dbo]."
+                + "[sqlq_bk_groups] SET last_send_at = SYSUTCDATETIME() WHERE queue_name = @queue AND group_key = @g; I"
+                + "NSERT INTO [dbo].[sqlq_bk_group_pending] (queue_name, message_id, group_key) VALUES (@queue, @id, @g"
+                + "); SEND ON CONVERSATION (@h) MESSAGE TYPE [sqlq_bk:jobs:msg] (@body);",
                 s.resendGrouped(q));
     }
 
     @Test
     void textSendOnOwnDialog() {
-        assertEquals("DECLARE @rest varbinary(max) = ?, @h uniqueidentifier, @id bigint; BEGIN DIALOG CONVERSATION @h FROM"
-                + " SERVICE [sqlq_bk:jobs:iservice] TO SERVICE N'sqlq_bk:jobs:service', N'CURRENT DATABASE' ON CONTRACT"
-                + " [sqlq_bk:jobs:contract] WITH LIFETIME = 2147483647, ENCRYPTION = OFF; SET @id = NEXT VALUE FOR [dbo"
-                + "].[sqlq_bk_ids]; DECLARE @body varbinary(max) = 0x01 + CAST(@id AS binary(8)) + CAST(DATEDIFF_BIG(mi"
-                + "llisecond, CAST('19700101' AS datetime2(3)), SYSUTCDATETIME()) AS binary(8)) + @rest; SEND ON CONVER"
-                + "SATION (@h) MESSAGE TYPE [sqlq_bk:jobs:msg] (@body); SEND ON CONVERSATION (@h) MESSAGE TYPE [sqlq_bk"
-                + ":jobs:eos]; SELECT @id AS message_id;",
+        assertEquals("DECLARE @rest varbinary(max) = ?, @h uniqueidentifier, @id bigint, @reg int; SELECT @reg = 1 FROM [d"
+                + "bo].[sqlq_bk_queues] WHERE queue_name = N'jobs'; IF @@TRANCOUNT = 0 THROW 51000, N'sqlqueue: sending"
+                + " needs an open transaction', 1; BEGIN DIALOG CONVERSATION @h FROM SERVICE [sqlq_bk:jobs:iservice] TO"
+                + " SERVICE N'sqlq_bk:jobs:service', N'CURRENT DATABASE' ON CONTRACT [sqlq_bk:jobs:contract] WITH LIFET"
+                + "IME = 2147483647, ENCRYPTION = OFF; SET @id = NEXT VALUE FOR [dbo].[sqlq_bk_ids]; DECLARE @body varb"
+                + "inary(max) = 0x01 + CAST(@id AS binary(8)) + CAST(DATEDIFF_BIG(millisecond, CAST('19700101' AS datet"
+                + "ime2(3)), SYSUTCDATETIME()) AS binary(8)) + @rest; SEND ON CONVERSATION (@h) MESSAGE TYPE [sqlq_bk:j"
+                + "obs:msg] (@body); SEND ON CONVERSATION (@h) MESSAGE TYPE [sqlq_bk:jobs:eos]; SELECT @id AS message_i"
+                + "d;",
                 s.sendOnOwnDialog(q));
     }
 

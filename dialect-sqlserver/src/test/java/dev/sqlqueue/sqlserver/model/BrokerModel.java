@@ -148,15 +148,13 @@ public final class BrokerModel implements Extension {
         return switch (st.kind()) {
             case RECEIVE -> receive(ctx, st);
             case END_CONVERSATION -> endConversation(ctx, st);
-            case SEND -> {
-                ctx.change("SEND", st.text(), null, null);
-                yield List.of();
-            }
+            case SEND -> send(ctx, st);
             case BEGIN_DIALOG -> {
                 UUID h = UUID.randomUUID();
-                ctx.vars.put(st.tokens().get(2).toLowerCase(Locale.ROOT), h.toString());
+                st.tokens().stream().filter(x -> x.startsWith("@")).findFirst()
+                        .ifPresent(v -> ctx.vars.put(v.toLowerCase(Locale.ROOT), h.toString()));
                 ctx.change("BEGIN DIALOG", st.text(), null, null);
-                yield List.of();
+                yield NO_RESULT;
             }
             default -> null;
         };
@@ -190,18 +188,26 @@ public final class BrokerModel implements Extension {
             }
         }
         UUID onlyHandle = null;
+        UUID onlyGroup = null;
         int where = indexOf(t, "WHERE", from);
-        if (where > 0 && t.get(where + 1).equalsIgnoreCase("conversation_handle")) {
+        if (where > 0) {
             String v = t.get(where + 3);
-            Object value = v.equals("?") ? ctx.param(paramAt(st, where + 3)) : ctx.value(v);
-            onlyHandle = UUID.fromString(String.valueOf(value));
+            UUID value = UUID.fromString(String.valueOf(v.equals("?") ? ctx.param(paramAt(st, where + 3)) : ctx.value(v)));
+            if (t.get(where + 1).equalsIgnoreCase("conversation_handle")) {
+                onlyHandle = value;
+            } else if (t.get(where + 1).equalsIgnoreCase("conversation_group_id")) {
+                onlyGroup = value;
+            } else {
+                throw new ImpossibleResultException("the broker model knows RECEIVE ... WHERE conversation_handle or conversation_group_id only");
+            }
         }
         Session s = ctx.session;
         int me = s.tranCount > 0 ? s.tx.id : -1;
         UUID group = null;
         for (Message m : q.messages) {
             Integer holder = locks.get(m.group());
-            if ((holder == null || holder == me) && (onlyHandle == null || m.handle().equals(onlyHandle))) {
+            if ((holder == null || holder == me) && (onlyHandle == null || m.handle().equals(onlyHandle))
+                    && (onlyGroup == null || m.group().equals(onlyGroup))) {
                 group = m.group();
                 break;
             }
@@ -253,6 +259,42 @@ public final class BrokerModel implements Extension {
         return rows;
     }
 
+    /**
+     * Routes a dialog begun outside the model (a scripted pooled dialog): what is sent on initiator
+     * handle {@code handle} arrives on {@code targetQueue}, on a target conversation that is a
+     * conversation group of its own ("BEGIN DIALOG CONVERSATION (Transact-SQL)", Remarks), when the
+     * sending transaction commits ("SEND (Transact-SQL)": messages are sent when the transaction
+     * commits). The body is not modelled (null): the batch computes it.
+     */
+    public BrokerModel route(UUID handle, String targetQueue) {
+        synchronized (model) {
+            routes.put(handle, new Route(key(targetQueue), UUID.randomUUID()));
+        }
+        return this;
+    }
+
+    private record Route(String queue, UUID targetHandle) {
+    }
+
+    private final Map<UUID, Route> routes = new HashMap<>();
+
+    private List<Object[]> send(SqlServerModel.Ctx ctx, Tsql.Stmt st) {
+        List<String> t = st.tokens();
+        int open = t.indexOf("(");
+        String arg = open >= 0 ? t.get(open + 1) : "";
+        Object v = arg.equals("?") ? ctx.param(paramAt(st, open + 1)) : ctx.value(arg);
+        UUID h = v == null ? null : UUID.fromString(String.valueOf(v));
+        int typeAt = indexOf(t, "TYPE", 0);
+        String type = typeAt > 0 ? t.get(typeAt + 1).replace("[", "").replace("]", "") : "DEFAULT";
+        Route r = h == null ? null : routes.get(h);
+        ctx.change("SEND", st.text() + (h == null ? "" : " " + h), null, r == null ? null : () -> {
+            long seq = sequences.merge(r.targetHandle(), 1L, Long::sum) - 1;
+            queues.computeIfAbsent(r.queue(), k -> new Queue()).messages
+                    .add(new Message(++order, r.queue(), r.targetHandle(), r.targetHandle(), seq, type, null));
+        });
+        return NO_RESULT;
+    }
+
     private List<Object[]> endConversation(SqlServerModel.Ctx ctx, Tsql.Stmt st) {
         String arg = st.tokens().get(2);
         Object v = arg.equals("?") ? ctx.param(st.params().get(0)) : ctx.value(arg);
@@ -275,7 +317,7 @@ public final class BrokerModel implements Extension {
             }
             ended.remove(h);
         }, null);
-        return List.of();
+        return NO_RESULT;
     }
 
     @Override

@@ -8,6 +8,9 @@ import java.util.List;
  * END CONVERSATION), installed with {@link SqlServerModel#install}. Called with the model's lock held.
  */
 interface Extension {
+    /** Returned by {@link #execute} for a statement it handled that returns no result set (SEND, END CONVERSATION). */
+    List<Object[]> NO_RESULT = java.util.Collections.unmodifiableList(new java.util.ArrayList<>());
+
     /**
      * Runs one statement. Returns the rows it produces (an empty list for none), or null if this
      * extension does not handle the statement.

@@ -156,12 +156,24 @@ public final class SqlServerModel {
         return ModelJdbc.dataSource(this);
     }
 
-    /** Every recorded call, in order: {@code cN exec <sql> <-- [params]}, {@code cN commit}, ... */
+    /**
+     * Every recorded call, in order: {@code cN exec <sql> <-- [params]}, {@code cN commit}, ... The
+     * driver's calls say what they did ({@code cN commit (no-op: @@TRANCOUNT = 0, nothing was open)}).
+     */
     public List<String> log() {
+        synchronized (log) {
+            return log.stream().filter(x -> !x.contains(NOTE)).collect(Collectors.toList());
+        }
+    }
+
+    /** {@link #log()} with the model's notes between the calls (which statement opened a transaction, ...). */
+    public List<String> trace() {
         synchronized (log) {
             return List.copyOf(log);
         }
     }
+
+    private static final String NOTE = "   (";
 
     public List<String> logContaining(String fragment) {
         return log().stream().filter(c -> c.contains(fragment)).collect(Collectors.toList());
@@ -524,6 +536,9 @@ public final class SqlServerModel {
             default -> {
                 for (Extension e : extensions) {
                     List<Object[]> r = e.execute(ctx, st);
+                    if (r == Extension.NO_RESULT) {
+                        return null;
+                    }
                     if (r != null) {
                         return r;
                     }

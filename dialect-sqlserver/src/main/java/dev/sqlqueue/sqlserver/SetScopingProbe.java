@@ -22,7 +22,8 @@ import javax.sql.DataSource;
  * Probe V2 (review, "SET scoping under sp_prepexec/sp_execute", and finding 1): after the claim
  * statement ran three times on one PreparedStatement (mssql-jdbc: sp_executesql, then sp_prepexec, then
  * sp_execute by default), are {@code NOCOUNT} (@@OPTIONS 512) and {@code XACT_ABORT} (16384) back as
- * they were, for each driver setting? And after the backend's own {@link Sessions} ran a claim on a
+ * they were, for each driver setting? The session's isolation level before and after is printed too
+ * (the claim sets READ COMMITTED in its own batch, review finding 9). And after the backend's own {@link Sessions} ran a claim on a
  * connection with {@code prepareMethod=none}? Creates and drops one table set; not thread-safe.
  */
 final class SetScopingProbe implements Probe {
@@ -130,13 +131,19 @@ final class SetScopingProbe implements Probe {
 
     private static String describe(int before, int after) {
         return "@@OPTIONS NOCOUNT " + ((before & NOCOUNT) != 0 ? "on" : "off") + "->" + ((after & NOCOUNT) != 0 ? "on" : "off")
-                + ", XACT_ABORT " + ((before & XACT_ABORT) != 0 ? "on" : "off") + "->" + ((after & XACT_ABORT) != 0 ? "on" : "off");
+                + ", XACT_ABORT " + ((before & XACT_ABORT) != 0 ? "on" : "off") + "->" + ((after & XACT_ABORT) != 0 ? "on" : "off")
+                + ", isolation level " + (before >>> 24) + "->" + (after >>> 24);
     }
 
+    /**
+     * {@code @@OPTIONS} with the session's isolation level ({@code sys.dm_exec_sessions}: 1 read
+     * uncommitted, 2 read committed, 3 repeatable read, 4 serializable, 5 snapshot) in bits 24 and up,
+     * so one int carries both.
+     */
     static int options(Connection c, SqlServerStatements sql) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql.probe("probeOptions")); ResultSet rs = ps.executeQuery()) {
             rs.next();
-            return rs.getInt("options");
+            return rs.getInt("options") | (rs.getInt("isolation") << 24);
         }
     }
 

@@ -146,6 +146,7 @@ class ProbeCallSequenceTest {
         ProbeResult r = new SetScopingProbe(p.migration).run(p.context);
         assertTrue(r.observed().contains("backend Sessions on a prepareMethod=none connection:"), r.observed());
         assertTrue(r.observed().contains("prepareMethod given back as none"), r.observed());
+        assertTrue(r.observed().contains("isolation level 2->2"), r.observed());
         int last = p.model.sessionsOpened() - 1; // the backend-path connection; the last one drops the tables
         assertTrue(!p.model.session(last).nocount() && !p.model.session(last).xactAbort(),
                 "Sessions ran the claim as an RPC although the connection said none: " + p.model.session(last));

@@ -40,17 +40,18 @@ class FailurePathModelTest {
     }
 
     /**
-     * The second insert of an enqueueAll times out (the driver cancels the batch; the model leaves the
-     * transaction open, as the scripted failure happens before the batch's SET XACT_ABORT ON), and the
-     * rollback then fails on the still-live connection: restoring auto-commit would commit the first
-     * insert. The connection must be aborted instead (the server rolls back when the session ends).
+     * The second insert of an enqueueAll fails before its batch runs (the model's scripted failure: an
+     * error the driver raises before sending, so no XACT_ABORT rolls anything back and the first insert
+     * stays in the open transaction), and the rollback then fails on the still-live connection:
+     * restoring auto-commit would commit the first insert. The connection must be aborted instead (the
+     * server rolls back when the session ends).
      */
     @Test
     void aRollbackThatFailsOnALiveConnectionDoesNotLetRestoringAutoCommitCommit() {
         SqlServerModel model = new SqlServerModel();
         ModelFixture f = new ModelFixture(model, new FaultyJdbc(model.dataSource()).rollbackFails().dataSource());
         f.enqueueIds(11L);
-        model.fail(f.sql.get("enqueue"), 0, "HYT00");
+        model.fail(f.sql.get("enqueue"), 0, "22018");
         assertThrows(RuntimeException.class, () -> f.backend.enqueueAll(Q, List.of(Message.ofText("a"), Message.ofText("b"))));
         assertEquals(List.of(Effect.State.ROLLED_BACK), states(f, "INSERT"), "the first insert must not be committed");
         assertTrue(model.session(1).closed());

@@ -55,7 +55,7 @@ final class MeteredBackend extends ForwardingQueueBackend {
     }
 
     private Counter counter(String name, String description, QueueName queue) {
-        return Counter.builder(name).description(description).baseUnit("messages")
+        return Counter.builder(name).description(description)
                 .tag(TAG_QUEUE, queue.value()).tag(TAG_BACKEND, backendName).register(registry);
     }
 

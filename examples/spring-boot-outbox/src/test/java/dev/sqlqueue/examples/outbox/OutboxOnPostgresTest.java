@@ -1,13 +1,13 @@
 package dev.sqlqueue.examples.outbox;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.AfterEach;
 import org.springframework.boot.test.autoconfigure.actuate.observability.AutoConfigureObservability;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.test.annotation.DirtiesContext;
 
 /**
  * The example on the PostgreSQL server of every project machine (127.0.0.1:5432, database test), on a
- * table prefix of its own that is dropped afterwards.
+ * table prefix of its own that is dropped afterwards (and the context with it).
  */
 @AutoConfigureObservability(tracing = false)
 @SpringBootTest(properties = {
@@ -15,9 +15,9 @@ import org.springframework.boot.test.context.SpringBootTest;
         "spring.datasource.username=postgres",
         "spring.datasource.password=",
         "sqlqueue.table-prefix=ex${random.int[100000,999999]}_"})
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@DirtiesContext
 class OutboxOnPostgresTest extends OutboxScenario {
-    @AfterAll
+    @AfterEach
     void dropSchema() {
         dropQueueSchema();
     }

@@ -11,6 +11,9 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.actuate.health.HealthEndpoint;
 import org.springframework.boot.actuate.health.Status;
@@ -20,6 +23,7 @@ import org.springframework.boot.actuate.health.Status;
  * commits, one rolls back; only the committed order's event is processed, and the rolled-back one
  * leaves nothing behind, neither the order nor its event.
  */
+@ExtendWith(OutputCaptureExtension.class)
 abstract class OutboxScenario {
     @Autowired
     OrderService orders;
@@ -38,7 +42,7 @@ abstract class OutboxScenario {
     private final String rolledBack = "order-" + UUID.randomUUID();
 
     @Test
-    void onlyTheCommittedOrderIsShipped() throws InterruptedException {
+    void onlyTheCommittedOrderIsShipped(CapturedOutput output) throws InterruptedException {
         orders.placeOrder(committed, "a teapot");
         assertThatThrownBy(() -> orders.placeOrder(rolledBack, ""))
                 .isInstanceOf(IllegalArgumentException.class);
@@ -55,6 +59,10 @@ abstract class OutboxScenario {
         assertThat(queue.stats(events).depth()).as("no event of the rolled-back order is waiting").isZero();
         assertThat(queue.stats(events).dead()).isZero();
         assertThat(health.health().getStatus()).isEqualTo(Status.UP);
+        // the context started inside the capture: the queue's start-up left no jOOQ logo, tip or Flyway info
+        assertThat(output.getAll()).contains("Started Outbox")
+                .doesNotContain("Thank you for using jOOQ").doesNotContain("jOOQ tip of the day")
+                .doesNotContain("o.f.core.internal.command.DbMigrate");
         System.out.println("---- Prometheus scrape after the outbox run on " + queue.capabilities().backend() + " ----\n"
                 + prometheus.scrape().lines().filter(l -> l.contains("sqlqueue")).reduce((a, b) -> a + "\n" + b).orElse(""));
     }

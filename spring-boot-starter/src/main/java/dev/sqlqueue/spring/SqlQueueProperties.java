@@ -28,6 +28,7 @@ public class SqlQueueProperties {
     private final Worker worker = new Worker();
     private final Metrics metrics = new Metrics();
     private final Health health = new Health();
+    private final Tracing tracing = new Tracing();
     private final Endpoint endpoint = new Endpoint();
 
     /** Defaults of every handler's WorkerPool (an annotation attribute overrides them). */
@@ -76,6 +77,15 @@ public class SqlQueueProperties {
         public void setStatsInterval(Duration statsInterval) { this.statsInterval = statsInterval; }
     }
 
+    /** OpenTelemetry tracing (when sqlqueue-opentelemetry and an OpenTelemetry bean are present). */
+    public static class Tracing {
+        /** Whether enqueues carry the traceparent header and handlers run in spans continuing it. */
+        private boolean enabled = true;
+
+        public boolean isEnabled() { return enabled; }
+        public void setEnabled(boolean enabled) { this.enabled = enabled; }
+    }
+
     /** The "sqlqueue" health indicator. */
     public static class Health {
         /** A queue whose oldest ready message is older than this is reported stalled (health DOWN). */
@@ -111,5 +121,6 @@ public class SqlQueueProperties {
     public Worker getWorker() { return worker; }
     public Metrics getMetrics() { return metrics; }
     public Health getHealth() { return health; }
+    public Tracing getTracing() { return tracing; }
     public Endpoint getEndpoint() { return endpoint; }
 }

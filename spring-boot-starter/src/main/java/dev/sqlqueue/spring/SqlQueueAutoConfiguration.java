@@ -54,19 +54,26 @@ public class SqlQueueAutoConfiguration {
         }
     }
 
-    /** The queue config the properties give, with the DataSource's JDBC URL to choose the backend. */
+    /**
+     * The queue config the properties give. Without {@code sqlqueue.backend} the backend is the one that
+     * accepts the DataSource's JDBC URL; the config then carries the backend name and the DataSource but
+     * no URL, so every connection (PostgreSQL's LISTEN connection included) comes from the DataSource.
+     */
     static QueueConfig config(DataSource dataSource, SqlQueueProperties p) {
-        QueueConfig.Builder b = QueueConfig.builder().dataSource(dataSource).backend(blankToNull(p.getBackend()))
-                .tablePrefix(p.getTablePrefix()).history(p.isHistory()).migrate(p.isMigrate()).idlePollMax(p.getIdlePollMax());
-        if (p.getBackend() == null || p.getBackend().isBlank()) {
+        String backend = blankToNull(p.getBackend());
+        if (backend == null) {
+            String url;
             try (Connection c = dataSource.getConnection()) {
-                b.url(c.getMetaData().getURL());
+                url = c.getMetaData().getURL();
             } catch (SQLException e) {
                 throw new SqlQueueException("sqlqueue: cannot read the JDBC URL of the DataSource to choose a backend"
                         + " (set sqlqueue.backend): " + e.getMessage(), e);
             }
+            backend = BackendDiscovery.find(QueueConfig.builder().url(url).build()).name();
         }
-        return b.build();
+        return QueueConfig.builder().dataSource(dataSource).backend(backend)
+                .tablePrefix(p.getTablePrefix()).history(p.isHistory()).migrate(p.isMigrate()).idlePollMax(p.getIdlePollMax())
+                .build();
     }
 
     private static String blankToNull(String s) {

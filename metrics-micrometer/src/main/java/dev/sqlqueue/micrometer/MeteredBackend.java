@@ -65,6 +65,16 @@ final class MeteredBackend extends ForwardingQueueBackend {
         }
     }
 
+    /** A new queue gets its gauges at once rather than at the next interval. */
+    @Override
+    public void createQueue(QueueName queue) {
+        super.createQueue(queue);
+        StatsSampler s = sampler;
+        if (s != null) {
+            s.sampleSoon();
+        }
+    }
+
     // ---- producer ----------------------------------------------------------------------------
 
     @Override

@@ -69,6 +69,15 @@ final class StatsSampler implements AutoCloseable {
         executor.scheduleWithFixedDelay(this::sampleQuietly, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
     }
 
+    /** Sample once more now (after a queue was created), besides the interval's samples. */
+    void sampleSoon() {
+        try {
+            executor.execute(this::sampleQuietly);
+        } catch (java.util.concurrent.RejectedExecutionException closed) {
+            // closed: nothing to sample
+        }
+    }
+
     private void sampleQuietly() {
         try {
             sample();

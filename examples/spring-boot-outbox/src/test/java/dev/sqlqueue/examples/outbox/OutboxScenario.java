@@ -59,6 +59,13 @@ abstract class OutboxScenario {
         assertThat(queue.stats(events).depth()).as("no event of the rolled-back order is waiting").isZero();
         assertThat(queue.stats(events).dead()).isZero();
         assertThat(health.health().getStatus()).isEqualTo(Status.UP);
+        // the queue's gauges read a sample taken at most sqlqueue.metrics.stats-interval (1 s) ago
+        while (prometheus.find("sqlqueue.queue.ready").tag("queue", OrderService.EVENTS).gauge() == null
+                || prometheus.get("sqlqueue.queue.ready").tag("queue", OrderService.EVENTS).gauge().value() != 0) {
+            assertThat(System.nanoTime()).as("the ready gauge reads 0 within 20 s").isLessThan(until);
+            Thread.sleep(20);
+        }
+        assertThat(prometheus.get("sqlqueue.messages.acked").tag("queue", OrderService.EVENTS).counter().count()).isEqualTo(1);
         // the context started inside the capture: the queue's start-up left no jOOQ logo, tip or Flyway info
         assertThat(output.getAll()).contains("Started Outbox")
                 .doesNotContain("Thank you for using jOOQ").doesNotContain("jOOQ tip of the day")

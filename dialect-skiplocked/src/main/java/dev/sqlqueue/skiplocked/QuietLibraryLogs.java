@@ -12,6 +12,9 @@ import org.slf4j.LoggerFactory;
  * brings the logo back), and the schema migration's Flyway messages go to SLF4J at DEBUG (warnings and
  * errors stay WARN and ERROR) under Flyway's own logger names ({@code org.flywaydb...}).
  *
+ * <p>Flyway's log factory is JVM-wide and takes the log creator of the Flyway instance built last: an
+ * application's own Flyway built afterwards logs as its configuration says again.
+ *
  * <p>Public only because Flyway instantiates its {@link LogCreator} by class name; not an API.
  */
 public final class QuietLibraryLogs implements LogCreator {

@@ -52,15 +52,20 @@ public class SqlQueueWorkers implements SmartLifecycle {
             return;
         }
         WorkerOptions defaults = options(settings);
-        for (QueueWorker w : workers.get()) {
-            queue.createQueue(w.queue());
-            MessageHandler h = w.handler();
-            for (MessageHandlerDecorator d : decorators) {
-                h = d.decorate(queue, w.queue(), h);
+        try {
+            for (QueueWorker w : workers.get()) {
+                queue.createQueue(w.queue());
+                MessageHandler h = w.handler();
+                for (MessageHandlerDecorator d : decorators) {
+                    h = d.decorate(queue, w.queue(), h);
+                }
+                WorkerOptions o = w.options().apply(defaults);
+                pools.add(WorkerPool.start(queue, w.queue(), h, o, null));
+                LOG.info("sqlqueue: {} worker thread(s) on queue '{}'", o.threads(), w.queue());
             }
-            WorkerOptions o = w.options().apply(defaults);
-            pools.add(WorkerPool.start(queue, w.queue(), h, o, null));
-            LOG.info("sqlqueue: {} worker thread(s) on queue '{}'", o.threads(), w.queue());
+        } catch (RuntimeException e) {
+            stop(); // the pools already started do not outlive a failed start
+            throw e;
         }
         running = true;
     }

@@ -21,7 +21,7 @@ public enum Capability {
     SERVER_SIDE_WAIT("server-side wait"),
     /** Processed messages can be kept in a history table (start, end, duration, attempts, outcome). */
     HISTORY("processed-message history"),
-    /** {@link QueueAdmin#dropSchema()} removes every object of the backend's table prefix. */
+    /** {@link QueueClient#dropSchema()} removes every object of the backend's table prefix. */
     DROP_SCHEMA("dropping its own schema objects"),
     /** Fault hook: the suite can kill a consumer's database session. */
     KILL_SESSION("killing a database session (fault hook)"),

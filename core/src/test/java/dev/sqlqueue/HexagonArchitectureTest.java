@@ -27,6 +27,15 @@ class HexagonArchitectureTest {
     }
 
     @Test
+    void coreDependsOnNoObservabilityOrFrameworkLibrary() {
+        noClasses().should().dependOnClassesThat().resideInAnyPackage(
+                        "io.micrometer..", "io.opentelemetry..", "org.springframework..",
+                        "dev.sqlqueue.micrometer..", "dev.sqlqueue.opentelemetry..", "dev.sqlqueue.spring..")
+                .because("metrics, tracing and Spring live in their own modules, on top of the public API")
+                .check(CORE);
+    }
+
+    @Test
     void coreKnowsNoDialect() {
         noClasses().should().dependOnClassesThat().resideInAnyPackage(
                         "dev.sqlqueue.skiplocked..", "dev.sqlqueue.sqlserver..", "dev.sqlqueue.teradata..",

@@ -29,6 +29,8 @@ final class SchemaMigrator {
                     // the schema may hold other prefixes' and other applications' tables
                     .baselineOnMigrate(true)
                     .baselineVersion("0")
+                    // Flyway's info messages at DEBUG, as the CLI keeps them (QuietLibraryLogs)
+                    .loggers(QuietLibraryLogs.class.getName())
                     .load()
                     .migrate();
             return result.migrationsExecuted;

@@ -143,6 +143,7 @@ public final class SkipLockedStatements {
      * @param prefix a table prefix already validated by {@link dev.sqlqueue.QueueConfig}
      */
     public SkipLockedStatements(SkipLockedDialect dialect, String prefix) {
+        QuietLibraryLogs.quietJooq(); // before jOOQ renders its first statement (and prints its logo)
         DSLContext dsl = DSL.using(dialect.jooq(), new Settings()
                 .withRenderQuotedNames(RenderQuotedNames.EXPLICIT_DEFAULT_UNQUOTED)
                 .withParamType(ParamType.INDEXED)

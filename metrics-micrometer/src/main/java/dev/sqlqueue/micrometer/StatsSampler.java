@@ -1,0 +1,152 @@
+package dev.sqlqueue.micrometer;
+
+import static dev.sqlqueue.micrometer.SqlQueueMeters.TAG_BACKEND;
+import static dev.sqlqueue.micrometer.SqlQueueMeters.TAG_OUTCOME;
+import static dev.sqlqueue.micrometer.SqlQueueMeters.TAG_QUEUE;
+
+import dev.sqlqueue.QueueName;
+import dev.sqlqueue.QueueStats;
+import dev.sqlqueue.spi.QueueBackend;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.TimeGauge;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.ToDoubleFunction;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One daemon thread that reads {@code stats()} of each queue every interval and keeps the last result;
+ * the gauges read that result, so a scrape never reaches the database. A queue that disappears loses
+ * its gauges; a failed sample keeps the previous values and is counted in the sample timer.
+ */
+final class StatsSampler implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(StatsSampler.class);
+
+    private final QueueBackend backend;
+    private final MeterRegistry registry;
+    private final String backendName;
+    private final Duration interval;
+    private final List<QueueName> fixedQueues;
+    private final Runnable housekeeping;
+    private final Map<QueueName, QueueGauges> gauges = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService executor;
+
+    /** The last sample of one queue and the gauges reading it. */
+    private static final class QueueGauges {
+        volatile QueueStats last;
+        final List<Meter> meters = new ArrayList<>();
+    }
+
+    StatsSampler(QueueBackend backend, MeterRegistry registry, String backendName, Duration interval,
+                 List<QueueName> fixedQueues, Runnable housekeeping) {
+        this.backend = backend;
+        this.registry = registry;
+        this.backendName = backendName;
+        this.interval = interval;
+        this.fixedQueues = fixedQueues;
+        this.housekeeping = housekeeping;
+        this.executor = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "sqlqueue-stats-sampler-" + backendName);
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    void start() {
+        executor.scheduleWithFixedDelay(this::sampleQuietly, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** Sample once more now (after a queue was created), besides the interval's samples. */
+    void sampleSoon() {
+        try {
+            executor.execute(this::sampleQuietly);
+        } catch (java.util.concurrent.RejectedExecutionException closed) {
+            // closed: nothing to sample
+        }
+    }
+
+    private void sampleQuietly() {
+        try {
+            sample();
+            housekeeping.run();
+        } catch (RuntimeException e) {
+            LOG.debug("stats sample failed: {}", e.toString());
+        }
+    }
+
+    void sample() {
+        long start = System.nanoTime();
+        String outcome = "success";
+        try {
+            List<QueueName> queues = fixedQueues.isEmpty() ? backend.queues() : fixedQueues;
+            Set<QueueName> seen = new HashSet<>(queues);
+            for (QueueName q : queues) {
+                QueueStats s = backend.stats(q);
+                gauges.computeIfAbsent(q, this::register).last = s;
+            }
+            for (QueueName gone : new ArrayList<>(gauges.keySet())) {
+                if (!seen.contains(gone)) {
+                    unregister(gauges.remove(gone));
+                }
+            }
+        } catch (RuntimeException e) {
+            outcome = "error";
+            throw e;
+        } finally {
+            Timer.builder(SqlQueueMeters.STATS_SAMPLE)
+                    .description("One sample of stats() for every metered queue")
+                    .tag(TAG_BACKEND, backendName).tag(TAG_OUTCOME, outcome)
+                    .register(registry).record(Duration.ofNanos(System.nanoTime() - start));
+        }
+    }
+
+    private QueueGauges register(QueueName queue) {
+        QueueGauges g = new QueueGauges();
+        Tags tags = Tags.of(TAG_QUEUE, queue.value(), TAG_BACKEND, backendName);
+        g.meters.add(gauge(SqlQueueMeters.READY, "Messages visible now and not leased", tags, g, QueueStats::ready));
+        g.meters.add(gauge(SqlQueueMeters.DELAYED, "Messages not yet visible (delayed enqueue or nack delay)", tags, g, QueueStats::delayed));
+        g.meters.add(gauge(SqlQueueMeters.IN_FLIGHT, "Messages under an unexpired lease", tags, g, QueueStats::inFlight));
+        g.meters.add(gauge(SqlQueueMeters.DEAD_LETTERS, "Messages in the dead-letter store", tags, g, QueueStats::dead));
+        g.meters.add(TimeGauge.builder(SqlQueueMeters.OLDEST_READY_AGE, g, TimeUnit.MILLISECONDS,
+                        x -> x.last == null ? Double.NaN : x.last.oldestReadyAgeMillis())
+                .description("Age of the oldest ready message (database clock), 0 when none is ready")
+                .tags(tags).strongReference(true).register(registry));
+        return g;
+    }
+
+    private Gauge gauge(String name, String description, Tags tags, QueueGauges g, ToDoubleFunction<QueueStats> f) {
+        return Gauge.builder(name, g, x -> x.last == null ? Double.NaN : f.applyAsDouble(x.last))
+                .description(description).baseUnit("messages").tags(tags).strongReference(true).register(registry);
+    }
+
+    private void unregister(QueueGauges g) {
+        if (g != null) {
+            g.meters.forEach(registry::remove);
+        }
+    }
+
+    @Override
+    public void close() {
+        executor.shutdownNow();
+        try {
+            executor.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        gauges.values().forEach(this::unregister);
+        gauges.clear();
+    }
+}

@@ -1,0 +1,87 @@
+package dev.sqlqueue.spring;
+
+import dev.sqlqueue.DeadLetter;
+import dev.sqlqueue.QueueName;
+import dev.sqlqueue.QueueStats;
+import dev.sqlqueue.SqlQueue;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+
+/**
+ * The {@code sqlqueue} actuator endpoint ({@code /actuator/sqlqueue} when exposed): the stats of every
+ * queue; {@code /actuator/sqlqueue/{queue}} adds up to {@code sqlqueue.endpoint.dead-letter-limit} of its
+ * dead letters (oldest first, payload shown as text when it is UTF-8, at most 200 characters). Read-only.
+ */
+@Endpoint(id = "sqlqueue")
+public class SqlQueueEndpoint {
+    private static final int PREVIEW = 200;
+    private final SqlQueue queue;
+    private final int deadLetterLimit;
+
+    public SqlQueueEndpoint(SqlQueue queue, int deadLetterLimit) {
+        this.queue = queue;
+        this.deadLetterLimit = deadLetterLimit;
+    }
+
+    @ReadOperation
+    public Map<String, Object> queues() {
+        Map<String, Object> all = new LinkedHashMap<>();
+        for (QueueName n : queue.queues()) {
+            all.put(n.value(), stats(queue.stats(n)));
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("backend", queue.capabilities().backend());
+        out.put("queues", all);
+        return out;
+    }
+
+    @ReadOperation
+    public Map<String, Object> queue(@Selector String name) {
+        QueueName q = QueueName.of(name);
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("queue", q.value());
+        out.put("stats", stats(queue.stats(q)));
+        out.put("deadLetters", queue.deadLetters(q, deadLetterLimit).stream().map(SqlQueueEndpoint::deadLetter).toList());
+        return out;
+    }
+
+    static Map<String, Object> stats(QueueStats s) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("ready", s.ready());
+        m.put("inFlight", s.inFlight());
+        m.put("delayed", s.delayed());
+        m.put("deadLetters", s.dead());
+        m.put("oldestReadyAgeMillis", s.oldestReadyAgeMillis());
+        m.put("processed", s.processed());
+        return m;
+    }
+
+    static Map<String, Object> deadLetter(DeadLetter d) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("messageId", d.messageId());
+        m.put("attempts", d.attempts());
+        m.put("reason", d.reason());
+        m.put("enqueuedAt", String.valueOf(d.enqueuedAt()));
+        m.put("deadAt", String.valueOf(d.deadAt()));
+        m.put("group", d.group());
+        m.put("headers", d.headers());
+        m.put("payloadBytes", d.payload().length);
+        m.put("payloadText", text(d.payload()));
+        return m;
+    }
+
+    private static String text(byte[] payload) {
+        try {
+            String s = StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(payload)).toString();
+            return s.length() > PREVIEW ? s.substring(0, PREVIEW) + "..." : s;
+        } catch (CharacterCodingException e) {
+            return null;
+        }
+    }
+}

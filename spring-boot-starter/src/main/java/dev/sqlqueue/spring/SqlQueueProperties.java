@@ -1,0 +1,126 @@
+package dev.sqlqueue.spring;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * The {@code sqlqueue.*} properties. The queue runs on the application's {@code DataSource}; the backend
+ * is chosen from that DataSource's JDBC URL unless {@code sqlqueue.backend} names one.
+ */
+@ConfigurationProperties(prefix = "sqlqueue")
+public class SqlQueueProperties {
+    /** Whether to auto-configure sqlqueue at all. */
+    private boolean enabled = true;
+    /** Backend name (h2, postgresql, mariadb, sqlserver, sqlserver-broker, teradata); empty: chosen from the DataSource's JDBC URL. */
+    private String backend;
+    /** Prefix of every table the backend creates: 1..24 characters of [a-z][a-z0-9_]*. */
+    private String tablePrefix = "sqlq_";
+    /** Keep acked and dead-lettered messages in a history table instead of deleting them. */
+    private boolean history = false;
+    /** Create or upgrade the schema (Flyway, table prefix's own history table) at start. */
+    private boolean migrate = true;
+    /** The longest pause between two polls of an idle consumer. */
+    private Duration idlePollMax = Duration.ofSeconds(1);
+    /** Queues to create at start (idempotent); queues of handlers are created too. */
+    private List<String> queues = new ArrayList<>();
+    private final Worker worker = new Worker();
+    private final Metrics metrics = new Metrics();
+    private final Health health = new Health();
+    private final Tracing tracing = new Tracing();
+    private final Endpoint endpoint = new Endpoint();
+
+    /** Defaults of every handler's WorkerPool (an annotation attribute overrides them). */
+    public static class Worker {
+        /** Whether handler beans are started with the application context. */
+        private boolean enabled = true;
+        /** Consumer threads per handler, 1..1024. */
+        private int threads = 4;
+        /** Messages claimed per consume, 1..1000. */
+        private int batchSize = 10;
+        /** Lease per claim; renewed every third of it while the handler runs. */
+        private Duration lease = Duration.ofSeconds(30);
+        /** How long one consume waits for a message before the thread checks for shutdown. */
+        private Duration pollWait = Duration.ofSeconds(1);
+        /** Deliveries of a message before it is dead-lettered, 1..1000. */
+        private int maxAttempts = 5;
+        /** How long shutdown lets running handlers finish before interrupting them. */
+        private Duration shutdownGrace = Duration.ofSeconds(30);
+
+        public boolean isEnabled() { return enabled; }
+        public void setEnabled(boolean enabled) { this.enabled = enabled; }
+        public int getThreads() { return threads; }
+        public void setThreads(int threads) { this.threads = threads; }
+        public int getBatchSize() { return batchSize; }
+        public void setBatchSize(int batchSize) { this.batchSize = batchSize; }
+        public Duration getLease() { return lease; }
+        public void setLease(Duration lease) { this.lease = lease; }
+        public Duration getPollWait() { return pollWait; }
+        public void setPollWait(Duration pollWait) { this.pollWait = pollWait; }
+        public int getMaxAttempts() { return maxAttempts; }
+        public void setMaxAttempts(int maxAttempts) { this.maxAttempts = maxAttempts; }
+        public Duration getShutdownGrace() { return shutdownGrace; }
+        public void setShutdownGrace(Duration shutdownGrace) { this.shutdownGrace = shutdownGrace; }
+    }
+
+    /** Micrometer meters (when sqlqueue-micrometer and a MeterRegistry are present). */
+    public static class Metrics {
+        /** Whether to meter the queue. */
+        private boolean enabled = true;
+        /** Pause between two samples of stats() behind the queue gauges (10 ms..1 h). */
+        private Duration statsInterval = Duration.ofSeconds(15);
+
+        public boolean isEnabled() { return enabled; }
+        public void setEnabled(boolean enabled) { this.enabled = enabled; }
+        public Duration getStatsInterval() { return statsInterval; }
+        public void setStatsInterval(Duration statsInterval) { this.statsInterval = statsInterval; }
+    }
+
+    /** OpenTelemetry tracing (when sqlqueue-opentelemetry and an OpenTelemetry bean are present). */
+    public static class Tracing {
+        /** Whether enqueues carry the traceparent header and handlers run in spans continuing it. */
+        private boolean enabled = true;
+
+        public boolean isEnabled() { return enabled; }
+        public void setEnabled(boolean enabled) { this.enabled = enabled; }
+    }
+
+    /** The "sqlqueue" health indicator. */
+    public static class Health {
+        /** A queue whose oldest ready message is older than this is reported stalled (health DOWN). */
+        private Duration oldestReadyMaxAge = Duration.ofMinutes(5);
+
+        public Duration getOldestReadyMaxAge() { return oldestReadyMaxAge; }
+        public void setOldestReadyMaxAge(Duration oldestReadyMaxAge) { this.oldestReadyMaxAge = oldestReadyMaxAge; }
+    }
+
+    /** The "sqlqueue" actuator endpoint. */
+    public static class Endpoint {
+        /** Most dead letters the endpoint shows per queue (1..100000). */
+        private int deadLetterLimit = 100;
+
+        public int getDeadLetterLimit() { return deadLetterLimit; }
+        public void setDeadLetterLimit(int deadLetterLimit) { this.deadLetterLimit = deadLetterLimit; }
+    }
+
+    public boolean isEnabled() { return enabled; }
+    public void setEnabled(boolean enabled) { this.enabled = enabled; }
+    public String getBackend() { return backend; }
+    public void setBackend(String backend) { this.backend = backend; }
+    public String getTablePrefix() { return tablePrefix; }
+    public void setTablePrefix(String tablePrefix) { this.tablePrefix = tablePrefix; }
+    public boolean isHistory() { return history; }
+    public void setHistory(boolean history) { this.history = history; }
+    public boolean isMigrate() { return migrate; }
+    public void setMigrate(boolean migrate) { this.migrate = migrate; }
+    public Duration getIdlePollMax() { return idlePollMax; }
+    public void setIdlePollMax(Duration idlePollMax) { this.idlePollMax = idlePollMax; }
+    public List<String> getQueues() { return queues; }
+    public void setQueues(List<String> queues) { this.queues = queues; }
+    public Worker getWorker() { return worker; }
+    public Metrics getMetrics() { return metrics; }
+    public Health getHealth() { return health; }
+    public Tracing getTracing() { return tracing; }
+    public Endpoint getEndpoint() { return endpoint; }
+}

@@ -114,7 +114,7 @@ final class ModelStatements {
         if (queue && !types.keySet().iterator().next().equals("qits")) {
             throw new ModelViolation("a queue table's first column must be its QITS");
         }
-        ModelTable t = new ModelTable(x.group(1), x.group(2), queue, x.group(7), x.group(6) != null, x.group(4) == null, types);
+        ModelTable t = new ModelTable(m.database(x.group(1)), x.group(2), queue, x.group(7), x.group(6) != null, x.group(4) == null, types);
         m.tables.put(k, t);
         s.requestUndo.add(() -> m.tables.remove(k));
         return TeradataModel.Answer.count(0);

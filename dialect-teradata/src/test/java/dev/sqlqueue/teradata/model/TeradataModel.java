@@ -65,6 +65,14 @@ public final class TeradataModel {
     public volatile boolean cacheListsUncommitted = true;
     /** Whether a cancel that arrives while no request runs aborts the session's next request. */
     public volatile boolean lateCancelHitsNextRequest;
+    /**
+     * When set, {@code Statement.cancel()} does not touch the running request and aborts the session's
+     * next request instead: the worst case of an asynchronous abort that arrives late (CLIv2 aborts the
+     * whole transaction; how terajdbc times the abort is not documented).
+     */
+    public volatile boolean cancelArrivesLate;
+    /** When set, CURRENT_TIMESTAMP starts here (session-zone wall clock) and advances 1 microsecond per request. */
+    public volatile LocalDateTime clockStart;
     /** V1: the driver's generated-keys behaviour. */
     public volatile Keys keys = Keys.ONE_ROW_PER_INSERT;
     /** The session time zone (CURRENT_TIMESTAMP, default QITS). */
@@ -124,7 +132,19 @@ public final class TeradataModel {
         return s;
     }
 
-    /** Runs {@code action} once, in the requesting thread, just before the next request whose SQL matches. */
+    /**
+     * The dictionary spelling of a database named in SQL text (names are case-blind there).
+     *
+     * @throws SQLException 3802 when no such database exists
+     */
+    String database(String named) throws SQLException {
+        if (!named.equalsIgnoreCase(defaultDatabase)) {
+            throw new SQLException("[Error 3802] Database '" + named + "' does not exist.", "42000", 3802);
+        }
+        return defaultDatabase;
+    }
+
+    /** Runs {@code action} once, in the requesting thread, just before the next request whose SQL matches (hooks run in the order given, one per request). */
     public void beforeNext(Predicate<String> sql, Runnable action) {
         hooks.add(new Hook(sql, action));
     }
@@ -138,6 +158,7 @@ public final class TeradataModel {
         for (Hook h : hooks) {
             if (h.sql().test(sql) && hooks.remove(h)) {
                 h.action().run();
+                return;
             }
         }
     }
@@ -252,6 +273,10 @@ public final class TeradataModel {
 
     void cancel(ModelSession s) {
         synchronized (monitor) {
+            if (cancelArrivesLate) {
+                s.cancelPending = true;
+                return;
+            }
             if (s.running) {
                 s.cancelRequested = true;
             } else if (lateCancelHitsNextRequest) {
@@ -403,7 +428,7 @@ public final class TeradataModel {
 
     /** CURRENT_TIMESTAMP(6) of a request: the session zone's wall clock, strictly increasing. */
     LocalDateTime now() {
-        LocalDateTime n = LocalDateTime.now(sessionZone).truncatedTo(ChronoUnit.MICROS);
+        LocalDateTime n = clockStart != null ? clockStart : LocalDateTime.now(sessionZone).truncatedTo(ChronoUnit.MICROS);
         if (!n.isAfter(lastNow)) {
             n = lastNow.plus(1, ChronoUnit.MICROS);
         }

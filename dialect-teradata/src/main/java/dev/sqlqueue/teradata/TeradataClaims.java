@@ -100,7 +100,7 @@ final class TeradataClaims {
 
     private static void writeMalformed(Connection c, TeradataNames n, List<Consumed> bad) throws SQLException {
         for (Consumed m : bad) {
-            RowWriter.deadLetter(c, n, m, m.attempts() + 1, RowWriter.malformedReason(m));
+            write(c, n, Claim.Kind.DEAD_LETTER, m, RowWriter.malformedReason(m));
         }
     }
 
@@ -108,8 +108,10 @@ final class TeradataClaims {
      * Records the outcome of one delivery; when it was the claim's last, writes every outcome and commits.
      *
      * @throws LeaseLostException if the receipt names no delivery pending in an open claim of this backend
-     * @throws dev.sqlqueue.TransientBackendException if the final commit failed with connection loss or a
+     * @throws dev.sqlqueue.TransientBackendException if writing the outcomes failed with connection loss or a
      *     retryable error: the transaction was rolled back and every message of the claim is back
+     * @throws SqlQueueException if COMMIT itself failed: the outcome is unknown (the message says so), or
+     *     if an outcome could not be written even with ASCII-only text (rolled back)
      */
     void settle(Receipt r, Claim.Kind kind, String text) {
         Claim claim = r.mode() == ClaimMode.TRANSACTIONAL ? open.get(r.token()) : null;
@@ -134,6 +136,13 @@ final class TeradataClaims {
                 + "' is not pending in an open claim of this backend (already settled, rolled back or closed)");
     }
 
+    /**
+     * Writes the outcomes and commits. An outcome INSERT that fails with a request-level error leaves the
+     * ANSI transaction open (SQL Request and Transaction Processing, "ANSI Mode Transactions"), so it is
+     * tried once more with its text cut to printable ASCII before the claim is given up; an error that
+     * ends the transaction (deadlock, abort, lost session) rolls back at once. A failure of COMMIT itself
+     * leaves the outcome unknown and says so.
+     */
     private static void finish(Claim claim) {
         Connection c = claim.session.connection();
         TeradataNames n = claim.names;
@@ -142,23 +151,50 @@ final class TeradataClaims {
                 c.rollback();
                 return;
             }
-            for (Claim.Outcome o : claim.outcomes()) {
-                switch (o.kind()) {
-                    case NACK -> RowWriter.reinsert(c, n, o.row(), o.row().attempts() + 1, o.text());
-                    case RELEASE -> RowWriter.restore(c, n, o.row());
-                    case DEAD_LETTER -> RowWriter.deadLetter(c, n, o.row(), o.row().attempts() + 1, o.text());
-                    case ACK -> { }
+            try {
+                for (Claim.Outcome o : claim.outcomes()) {
+                    write(c, n, o.kind(), o.row(), o.text());
                 }
+                for (Consumed m : claim.malformed()) {
+                    write(c, n, Claim.Kind.DEAD_LETTER, m, RowWriter.malformedReason(m));
+                }
+            } catch (SQLException e) {
+                boolean lost = !claim.session.rollbackQuietly() || !Sessions.valid(c);
+                throw TeradataErrors.translate("writing the outcomes of the claim on '" + n.queue()
+                        + "' (rolled back: its messages are back in the queue with unchanged attempt counts)", e, lost);
             }
-            writeMalformed(c, n, claim.malformed());
-            c.commit();
+            try {
+                c.commit();
+            } catch (SQLException e) {
+                claim.session.rollbackQuietly();
+                throw TeradataErrors.commitUnknown("committing the claim on '" + n.queue() + "'", e);
+            }
         } catch (SQLException e) {
             boolean lost = !claim.session.rollbackQuietly() || !Sessions.valid(c);
-            throw TeradataErrors.translate("committing the claim on '" + n.queue()
-                    + "' (rolled back: its messages are back in the queue with unchanged attempt counts)", e, lost);
+            throw TeradataErrors.translate("rolling back the claim on '" + n.queue() + "'", e, lost);
         } finally {
             claim.ended = true;
             claim.session.close();
+        }
+    }
+
+    private static void write(Connection c, TeradataNames n, Claim.Kind kind, Consumed row, String text) throws SQLException {
+        try {
+            writeOnce(c, n, kind, row, text);
+        } catch (SQLException e) {
+            if (kind == Claim.Kind.RELEASE || kind == Claim.Kind.ACK || TeradataErrors.endsTransaction(e) || !Sessions.valid(c)) {
+                throw e;
+            }
+            writeOnce(c, n, kind, row, RowWriter.asciiText(text));
+        }
+    }
+
+    private static void writeOnce(Connection c, TeradataNames n, Claim.Kind kind, Consumed row, String text) throws SQLException {
+        switch (kind) {
+            case NACK -> RowWriter.reinsert(c, n, row, row.attempts() + 1, text);
+            case RELEASE -> RowWriter.restore(c, n, row);
+            case DEAD_LETTER -> RowWriter.deadLetter(c, n, row, row.attempts() + 1, text);
+            case ACK -> { }
         }
     }
 

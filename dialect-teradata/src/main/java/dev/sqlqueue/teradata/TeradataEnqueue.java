@@ -34,8 +34,10 @@ final class TeradataEnqueue {
      * Checks one message against the table's limits.
      *
      * @return the encoded header text
-     * @throws InvalidInputException rule {@code payload.max-size} (over 64,000 bytes) or
-     *     {@code headers.max-length} (encoded headers over 8,000 characters)
+     * @throws InvalidInputException rule {@code payload.max-size} (over 64,000 bytes),
+     *     {@code headers.max-length} (encoded headers over 8,000 characters) or {@code headers.charset} (a
+     *     header key or value holds a code point a UNICODE column refuses without Unicode Pass Through:
+     *     outside Unicode 6.0's Basic Multilingual Plane, or an unpaired surrogate; see {@link TeradataText})
      * @throws UnsupportedCapabilityException for a delay, a priority or a group
      */
     static String check(Message m) {
@@ -61,6 +63,13 @@ final class TeradataEnqueue {
             throw new InvalidInputException("headers.max-length", "encoded headers are " + headers.length()
                     + " characters; the teradata backend stores at most " + TeradataStatements.MAX_HEADER_CHARS
                     + "; nothing was enqueued");
+        }
+        int bad = TeradataText.firstUnstorable(headers);
+        if (bad >= 0) {
+            throw new InvalidInputException("headers.charset", "a header holds " + TeradataText.describe(headers, bad)
+                    + ", which the teradata backend cannot store: its UNICODE columns accept only characters of"
+                    + " Unicode 6.0's Basic Multilingual Plane without Unicode Pass Through (error 6706); nothing was"
+                    + " enqueued");
         }
         return headers;
     }

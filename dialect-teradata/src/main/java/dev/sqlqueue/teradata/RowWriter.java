@@ -21,7 +21,7 @@ final class RowWriter {
         try (PreparedStatement ps = c.prepareStatement(TeradataStatements.reinsert(n))) {
             ps.setLong(1, row.id());
             ps.setInt(2, attempts);
-            ps.setTimestamp(3, row.enqueuedAt());
+            JdbcTime.set(ps, 3, row.enqueuedAt());
             text(ps, 4, storableText(error));
             ps.setString(5, row.headers());
             ps.setBytes(6, row.payload());
@@ -32,10 +32,10 @@ final class RowWriter {
     /** Release inside a claim that commits: back with the original QITS and attempt count. */
     static void restore(Connection c, TeradataNames n, Consumed row) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(TeradataStatements.restore(n))) {
-            ps.setTimestamp(1, row.qits());
+            JdbcTime.set(ps, 1, row.qits());
             ps.setLong(2, row.id());
             ps.setInt(3, row.attempts());
-            ps.setTimestamp(4, row.enqueuedAt());
+            JdbcTime.set(ps, 4, row.enqueuedAt());
             text(ps, 5, row.lastError());
             ps.setString(6, row.headers());
             ps.setBytes(7, row.payload());
@@ -49,7 +49,7 @@ final class RowWriter {
             ps.setLong(1, row.id());
             ps.setInt(2, attempts);
             ps.setString(3, storableText(reason == null ? "" : reason));
-            ps.setTimestamp(4, row.enqueuedAt());
+            JdbcTime.set(ps, 4, row.enqueuedAt());
             ps.setString(5, row.headers());
             ps.setBytes(6, row.payload());
             ps.executeUpdate();

@@ -23,8 +23,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * open until every delivery is settled, then write the outcomes and COMMIT (or ROLLBACK when every
  * delivery was released). Thread-safe; each open claim is guarded by its own monitor.
  *
- * <p>Per claim: a peek ({@link TeradataStatements#peek}) before every consume, so an empty queue never
- * puts the session in the delay state; at most {@code max} consumes of good rows, plus up to
+ * <p>Per claim: a peek ({@link TeradataStatements#peek}) before every consume, so an empty queue does not
+ * put the session in the delay state; the peek is a dirty read, though, so a consume can still wait for
+ * a row another consumer took or another transaction has not committed, which {@link WaitGate} ends
+ * (review findings 4 and 5). At most {@code max} consumes of good rows, plus up to
  * {@value #MAX_MALFORMED} rows whose headers cannot be decoded (they go to the dead-letter table in the
  * same transaction and are not returned). The manual caps a transaction at 2,210 consumes (B035-1142).
  */
@@ -38,9 +40,19 @@ final class TeradataClaims {
     private volatile boolean closed;
     private final AtomicLong tokens = new AtomicLong(ThreadLocalRandom.current().nextLong(1L << 40) << 16);
 
-    TeradataClaims(Sessions sessions, WaitGate gate) {
+    private final long cancelFirst;
+    private final long cancelLater;
+
+    /**
+     * @param cancelFirst cancel time of a claim's first consume, ms ({@link TeradataOptions#consumeCancelMillis()})
+     * @param cancelLater cancel time of the further consumes of a batch claim, which hold rows already
+     *     ({@link TeradataOptions#batchConsumeCancelMillis()})
+     */
+    TeradataClaims(Sessions sessions, WaitGate gate, long cancelFirst, long cancelLater) {
         this.sessions = sessions;
         this.gate = gate;
+        this.cancelFirst = cancelFirst;
+        this.cancelLater = cancelLater;
     }
 
     /** Up to {@code max} deliveries, in consume order; empty when the queue looked empty or no permit was free. */
@@ -54,14 +66,24 @@ final class TeradataClaims {
             List<Consumed> bad = new ArrayList<>();
             try (Statement st = c.createStatement()) {
                 while (rows.size() < max && bad.size() < MAX_MALFORMED && peek(st, n)) {
-                    Consumed row = gate.consume(st, TeradataStatements.consume(n), rs -> rs.next() ? Consumed.read(rs) : null);
+                    long cancelMillis = rows.isEmpty() && bad.isEmpty() ? cancelFirst : cancelLater;
+                    Consumed row = gate.consume(c, TeradataStatements.consume(n),
+                            rs -> rs.next() ? Consumed.read(rs) : null, cancelMillis);
                     if (row == null) {
                         break;
                     }
                     (RowWriter.malformedReason(row) == null ? rows : bad).add(row);
                 }
             } catch (WaitGate.Cancelled e) {
-                c.rollback();
+                // the abort rolled the transaction back (or the session is gone): every row taken is back
+                try {
+                    c.rollback();
+                } catch (SQLException ignored) {
+                    // an aborted connection cannot roll back; the server already did
+                }
+                if (e.discard()) {
+                    Sessions.discard(c);
+                }
                 return List.of();
             }
             if (rows.isEmpty()) {
@@ -86,7 +108,7 @@ final class TeradataClaims {
             for (Consumed r : rows) {
                 Receipt receipt = new Receipt(n.queue(), r.id(), claim.token, ClaimMode.TRANSACTIONAL);
                 out.add(new Delivery(receipt, r.payload().clone(), HeaderCodec.decode(r.headers()), r.attempts() + 1, 0,
-                        r.enqueuedAt().toInstant(), null));
+                        JdbcTime.instant(r.enqueuedAt()), null));
             }
             return out;
         });

@@ -69,12 +69,13 @@ public final class TeradataProvider implements BackendProvider {
      */
     @Override
     public java.util.List<String> ddl(QueueConfig config, dev.sqlqueue.QueueName queue) {
-        String database = TeradataOptions.from(config).database();
+        TeradataOptions options = TeradataOptions.from(config);
+        String database = options.database();
         if (database == null) {
             throw new dev.sqlqueue.InvalidInputException("teradata.database",
                     "the DDL names the database that holds the queue tables: give the option teradata.database=NAME");
         }
-        return TeradataDdl.forQueue(config.tablePrefix(), database, queue.value());
+        return TeradataDdl.forQueue(config.tablePrefix(), database, queue.value(), options.fallback());
     }
 
     private static HikariDataSource pool(QueueConfig config) {

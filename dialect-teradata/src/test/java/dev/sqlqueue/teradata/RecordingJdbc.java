@@ -224,7 +224,8 @@ final class RecordingJdbc {
             return "";
         }
         List<String> out = new ArrayList<>();
-        params.values().forEach(v -> out.add(v instanceof byte[] b ? "bytes[" + b.length + "]" : String.valueOf(v)));
+        params.values().forEach(v -> out.add(v instanceof byte[] b ? "bytes[" + b.length + "]"
+                : v instanceof java.time.LocalDateTime t ? java.sql.Timestamp.valueOf(t).toString() : String.valueOf(v)));
         return " " + out;
     }
 
@@ -248,6 +249,11 @@ final class RecordingJdbc {
                     return md;
                 default:
                     break;
+            }
+            if (m.getName().equals("getObject") && a != null && a.length == 2 && a[1] == java.time.LocalDateTime.class) {
+                Object v = rows.data().get(at[0])[(Integer) a[0] - 1];
+                wasNull[0] = v == null;
+                return v instanceof java.sql.Timestamp t ? t.toLocalDateTime() : v;
             }
             if (m.getName().startsWith("get") && a != null && a.length == 1 && a[0] instanceof Integer i) {
                 Object v = rows.data().get(at[0])[i - 1];

@@ -190,15 +190,16 @@ final class ModelStatements {
                                                      List<List<Object>> paramRows) throws SQLException {
         String[] c = cols.split(", ");
         String[] v = values.split(", ");
-        if (c.length != v.length || Arrays.stream(v).anyMatch(e -> !e.equals("?"))) {
+        if (c.length != v.length || Arrays.stream(v).anyMatch(e -> !e.equals("?") && !e.matches("\\d+"))) {
             throw new ModelViolation("unknown INSERT form: " + cols + " / " + values);
         }
         LocalDateTime requestTime = m.now();
         List<ModelTable.Row> inserted = new ArrayList<>();
         for (List<Object> params : paramRows) {
             Map<String, Object> given = new LinkedHashMap<>();
+            int next = 0;
             for (int i = 0; i < c.length; i++) {
-                given.put(c[i], TeradataModel.bindValue(params.get(i)));
+                given.put(c[i], v[i].equals("?") ? TeradataModel.bindValue(params.get(next++)) : (Object) Integer.parseInt(v[i]));
             }
             inserted.add(insertRow(m, s, t, given, requestTime));
         }

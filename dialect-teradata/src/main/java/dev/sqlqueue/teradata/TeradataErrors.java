@@ -109,7 +109,7 @@ public final class TeradataErrors {
      * @param what what was being done, for the message
      * @param lost whether the connection was found dead after the error
      * @return {@link TransientBackendException} for connection loss and retryable numbers (after the
-     *     retries ran out); {@link SqlQueueException} otherwise, with a note for 2826 and 3933
+     *     retries ran out); {@link SqlQueueException} otherwise, with a note for 2826, 3807 and 3933
      */
     public static SqlQueueException translate(String what, SQLException e, boolean lost) {
         String base = what + " failed: [" + e.getErrorCode() + "/" + e.getSQLState() + "] " + e.getMessage();
@@ -123,6 +123,10 @@ public final class TeradataErrors {
         if (e.getErrorCode() == OUTPUT_LOST) {
             return new SqlQueueException(base + " (error 2826: the request completed but its response was lost;"
                     + " the outcome is unknown and the request is not retried)", e);
+        }
+        if (e.getErrorCode() == NO_SUCH_OBJECT) {
+            return new SqlQueueException(base + " (error 3807: a table of the queue is missing, for example its"
+                    + " dead-letter table; createQueue creates the missing tables)", e);
         }
         if (e.getErrorCode() == ROW_TOO_LONG) {
             return new SqlQueueException(base + " (error 3933: the queue tables need the 1 MB Perm and Response"

@@ -84,4 +84,24 @@ class AdminOnModelTest {
         long age = f.queue.stats(JOBS).oldestReadyAgeMillis();
         assertTrue(age >= 0 && age < 60_000, "age " + age + " ms: both times must be read in the session zone");
     }
+
+    @Test
+    void aMalformedRowWhoseDeadLetterTableIsMissingStaysQueuedAndTheErrorSaysWhatToDo() throws Exception {
+        TeradataModel m = new TeradataModel("qdb");
+        ModelFixture f = new ModelFixture(m);
+        try (java.sql.Connection c = m.dataSource().getConnection(); java.sql.Statement st = c.createStatement();
+             java.sql.PreparedStatement ps = c.prepareStatement(TeradataStatements.insertMessage(N))) {
+            ps.setString(1, "no equals sign");
+            ps.setBytes(2, new byte[] {9});
+            ps.executeUpdate();
+            st.execute(TeradataStatements.dropTable(N.deadLetterTable()));
+        }
+        dev.sqlqueue.SqlQueueException e = org.junit.jupiter.api.Assertions.assertThrows(dev.sqlqueue.SqlQueueException.class,
+                () -> f.queue.consume(JOBS, claim(1)));
+        assertTrue(e.getMessage().contains("createQueue"), e.getMessage());
+        assertEquals(1, f.queueRows().size(), "the row is back, nothing lost");
+        f.queue.createQueue(JOBS);
+        assertTrue(f.queue.consume(JOBS, claim(1)).isEmpty(), "with the table back the row goes to dead letter");
+        assertEquals(1, f.deadRows().size());
+    }
 }

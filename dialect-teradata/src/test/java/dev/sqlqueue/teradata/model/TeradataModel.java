@@ -168,7 +168,7 @@ public final class TeradataModel {
     /** Committed rows of a table (by dictionary name), oldest QITS first for queue tables. */
     public List<Map<String, Object>> committedRows(String table) {
         synchronized (monitor) {
-            ModelTable t = table(defaultDatabase, table);
+            ModelTable t = inspected(table);
             List<Map<String, Object>> out = new ArrayList<>();
             for (ModelTable.Row r : t.rows) {
                 if (r.insertedBy == null) {
@@ -189,7 +189,7 @@ public final class TeradataModel {
     /** Whether the table was created with FALLBACK. */
     public boolean fallback(String table) {
         synchronized (monitor) {
-            return table(defaultDatabase, table).fallback;
+            return inspected(table).fallback;
         }
     }
 
@@ -418,10 +418,19 @@ public final class TeradataModel {
         return SessionRules.objectKey(t.database, t.name);
     }
 
-    ModelTable table(String database, String name) {
+    /** A table named in a request; a missing one is error 3807, as on a real system. */
+    ModelTable table(String database, String name) throws SQLException {
         ModelTable t = tables.get(SessionRules.objectKey(database, name));
         if (t == null) {
-            throw new ModelViolation("no table " + database + "." + name);
+            throw new SQLException("[Error 3807] Object '" + database + "." + name + "' does not exist.", "42S02", 3807);
+        }
+        return t;
+    }
+
+    private ModelTable inspected(String name) {
+        ModelTable t = tables.get(SessionRules.objectKey(defaultDatabase, name));
+        if (t == null) {
+            throw new ModelViolation("the test inspects a table that does not exist: " + name);
         }
         return t;
     }

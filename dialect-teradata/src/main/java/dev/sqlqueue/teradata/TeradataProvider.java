@@ -78,6 +78,15 @@ public final class TeradataProvider implements BackendProvider {
         return TeradataDdl.forQueue(config.tablePrefix(), database, queue.value(), options.fallback());
     }
 
+    /**
+     * Review points V1 to V6 ({@link TeradataProbes}); they need the Teradata JDBC driver on the class
+     * path, as the backend does.
+     */
+    @Override
+    public java.util.List<dev.sqlqueue.spi.Probe> probes() {
+        return TeradataProbes.all();
+    }
+
     private static HikariDataSource pool(QueueConfig config) {
         ClassLoader cl = Thread.currentThread().getContextClassLoader();
         try {

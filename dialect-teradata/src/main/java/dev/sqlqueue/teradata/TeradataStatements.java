@@ -227,4 +227,14 @@ public final class TeradataStatements {
     public static String purgeDeadLetters(TeradataNames n) {
         return "DELETE FROM " + n.deadLetterTable();
     }
+
+    // ---- probes (sqlqueue probe --backend teradata) -------------------------------------------
+
+    /**
+     * Review V3: whether this session takes part in Redrive. One row; column {@code LogonRedrive} is blank
+     * or null when the session does not participate (Data Dictionary, "SessionInfoV", usage notes).
+     */
+    public static String sessionRedrive() {
+        return "SELECT LogonRedrive FROM DBC.SessionInfoV WHERE SessionNo = SESSION";
+    }
 }

@@ -98,6 +98,11 @@ class TeradataStatementsTest {
     }
 
     @Test
+    void probes() {
+        assertEquals("SELECT LogonRedrive FROM DBC.SessionInfoV WHERE SessionNo = SESSION", TeradataStatements.sessionRedrive());
+    }
+
+    @Test
     void queueNamesWithHyphenStayInsideTheQuotes() {
         TeradataNames n = TeradataNames.of("p_", "My$Db#1", QueueName.of("a-b_C"));
         assertEquals("\"My$Db#1\".\"p_a-b_C\"", n.queueTable());

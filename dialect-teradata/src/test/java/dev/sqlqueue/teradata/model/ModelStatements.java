@@ -49,6 +49,9 @@ final class ModelStatements {
         if (sql.equals("SELECT InfoData FROM DBC.DBCInfoV WHERE InfoKey = 'VERSION'")) {
             return one("InfoData", "17.20.03.01");
         }
+        if (sql.equals("SELECT LogonRedrive FROM DBC.SessionInfoV WHERE SessionNo = SESSION")) {
+            return one("LogonRedrive", m.logonRedrive);
+        }
         if ((x = TeradataModel.match(UPT, sql)) != null) {
             s.passThrough = x.group(1).equals("ON");
             return TeradataModel.Answer.count(0);

@@ -85,6 +85,8 @@ public final class TeradataModel {
     public volatile int cancelErrorCode = 3110;
     /** How long a request may stay blocked before the model fails the test (nobody would release it). */
     public volatile long maxBlockMillis = 15_000;
+    /** {@code DBC.SessionInfoV.LogonRedrive} of every session: blank = not taking part in Redrive (Data Dictionary, SessionInfoV). */
+    public volatile String logonRedrive = "";
     /** Labels and values of the HELP SESSION row. */
     public volatile Map<String, String> helpSession = defaultHelpSession();
 

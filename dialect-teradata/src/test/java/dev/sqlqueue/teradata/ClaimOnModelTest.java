@@ -59,7 +59,7 @@ class ClaimOnModelTest {
         TeradataModel m = new TeradataModel("qdb");
         m.cancelHonoured = false;
         m.maxBlockMillis = 4_000;
-        ModelFixture f = new ModelFixture(m, "teradata.consume-cancel-ms", "100");
+        ModelFixture f = new ModelFixture(m, "teradata.consume-cancel-ms", "1000", "teradata.batch-consume-cancel-ms", "100");
         f.queue.enqueueAll(JOBS, List.of(Message.ofText("1"), Message.ofText("2")));
         SqlQueue rival = ModelFixture.open(m);
         Delivery[] stolen = new Delivery[1];

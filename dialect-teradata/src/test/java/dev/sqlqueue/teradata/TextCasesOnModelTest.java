@@ -18,8 +18,7 @@ import org.junit.jupiter.api.AfterEach;
  */
 class TextCasesOnModelTest implements TextCases {
     private final TeradataModel model = new TeradataModel("qdb");
-    private final QueueConfig config = QueueConfig.builder().backend("teradata").dataSource(model.dataSource())
-            .option("teradata.consume-cancel-ms", "200").build();
+    private final QueueConfig config = QueueConfig.builder().backend("teradata").dataSource(model.dataSource()).build();
     private final SqlQueue queue = SqlQueue.open(config);
     private final List<SqlQueue> others = new ArrayList<>();
 

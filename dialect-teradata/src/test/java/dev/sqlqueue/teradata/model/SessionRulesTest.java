@@ -183,6 +183,18 @@ class SessionRulesTest {
         }
     }
 
+    @Test
+    void aScriptedAnswerARealSystemCouldNotGiveIsRejected() {
+        String caseSpecific = "SELECT TableName FROM DBC.TablesV WHERE DatabaseName = ? AND TableName LIKE ? ESCAPE '\\'"
+                + " ORDER BY TableName";
+        java.util.List<Object> params = java.util.List.of("qdb", "sqlq\\_%");
+        java.util.List<Object[]> upperCaseName = java.util.List.<Object[]>of(new Object[] {"SQLQ_a"});
+        assertThrows(ModelViolation.class, () -> ScriptedAnswers.check(caseSpecific, params, upperCaseName));
+        ScriptedAnswers.check(TeradataStatements.listTables(), params, upperCaseName);
+        java.util.List<Object[]> clef = java.util.List.<Object[]>of(new Object[] {null, 1L, null, 0, null, null, "k=\uD834\uDD1E", null});
+        assertThrows(ModelViolation.class, () -> ScriptedAnswers.check(TeradataStatements.consume(N), java.util.List.of(), clef));
+    }
+
     private static boolean found(Connection c, String sql, String db, String table) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setString(1, db);

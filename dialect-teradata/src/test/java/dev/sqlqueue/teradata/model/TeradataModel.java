@@ -91,7 +91,7 @@ public final class TeradataModel {
     public volatile Map<String, String> helpSession = defaultHelpSession();
 
     /** Requests in order of arrival: {@code s<session> <sql>}, {@code s<n> commit|rollback|cancel|abort}. */
-    public final List<String> log = java.util.Collections.synchronizedList(new ArrayList<>());
+    public final List<String> log = new CopyOnWriteArrayList<>();
 
     final Object monitor = new Object();
     final Map<String, ModelTable> tables = new LinkedHashMap<>();

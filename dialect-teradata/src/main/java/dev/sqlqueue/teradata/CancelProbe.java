@@ -45,7 +45,8 @@ final class CancelProbe implements Probe {
 
     @Override
     public String documented() {
-        return "not documented; the backend cancels, then aborts the connection 1 s later if the consume still runs";
+        return "assumed, not documented: cancel() ends it (the model says error 3110); the backend aborts the connection"
+                + " 1 s later if it does not";
     }
 
     @Override

@@ -44,7 +44,7 @@ final class UncommittedRowProbe implements Probe {
 
     @Override
     public String documented() {
-        return "the peek (ACCESS lock) sees uncommitted rows (documented); whether the consume then waits is open";
+        return "the peek (ACCESS lock) sees uncommitted rows (documented); whether the consume then waits for them is open";
     }
 
     @Override

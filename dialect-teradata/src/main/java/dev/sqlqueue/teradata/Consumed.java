@@ -2,13 +2,13 @@ package dev.sqlqueue.teradata;
 
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Timestamp;
+import java.time.LocalDateTime;
 
 /**
  * One row taken by {@code SELECT AND CONSUME}, kept in memory until its claim ends because a nack,
  * a release in a partly committed claim, or a dead letter writes it again.
  *
- * @param qits the queue insertion timestamp the row had
+ * @param qits the queue insertion timestamp the row had (wall clock of the session zone, as stored)
  * @param id the message id ({@code msg_id}, or {@code seq} for a first enqueue)
  * @param attempts failed deliveries before this one
  * @param enqueuedAt the original enqueue time
@@ -16,7 +16,7 @@ import java.sql.Timestamp;
  * @param headers the header text as stored (possibly malformed)
  * @param payload the payload bytes
  */
-record Consumed(Timestamp qits, long id, int attempts, Timestamp enqueuedAt, String lastError, String headers,
+record Consumed(LocalDateTime qits, long id, int attempts, LocalDateTime enqueuedAt, String lastError, String headers,
                 byte[] payload) {
 
     /** Reads the columns of {@link TeradataStatements#CONSUMED_COLUMNS} from the current row. */
@@ -26,7 +26,7 @@ record Consumed(Timestamp qits, long id, int attempts, Timestamp enqueuedAt, Str
         boolean firstEnqueue = rs.wasNull();
         String headers = rs.getString(7);
         byte[] payload = rs.getBytes(8);
-        return new Consumed(rs.getTimestamp(1), firstEnqueue ? seq : msgId, rs.getInt(4), rs.getTimestamp(5),
+        return new Consumed(JdbcTime.get(rs, 1), firstEnqueue ? seq : msgId, rs.getInt(4), JdbcTime.get(rs, 5),
                 rs.getString(6), headers == null ? "" : headers, payload == null ? new byte[0] : payload);
     }
 }

@@ -8,7 +8,9 @@ import java.sql.Types;
 
 /**
  * Writes a consumed row again: back to the queue (nack, release) or into the dead-letter table. Every
- * write is one single-row INSERT in the caller's open transaction. Stateless.
+ * write is one single-row INSERT in the caller's open transaction. Texts the library writes itself (the
+ * nack error, the dead-letter reason) pass through {@link #storableText}, so a settle never fails on
+ * them with error 6706. Stateless.
  */
 final class RowWriter {
     private RowWriter() {
@@ -19,8 +21,8 @@ final class RowWriter {
         try (PreparedStatement ps = c.prepareStatement(TeradataStatements.reinsert(n))) {
             ps.setLong(1, row.id());
             ps.setInt(2, attempts);
-            ps.setTimestamp(3, row.enqueuedAt());
-            text(ps, 4, cut(error));
+            JdbcTime.set(ps, 3, row.enqueuedAt());
+            text(ps, 4, storableText(error));
             ps.setString(5, row.headers());
             ps.setBytes(6, row.payload());
             ps.executeUpdate();
@@ -30,10 +32,10 @@ final class RowWriter {
     /** Release inside a claim that commits: back with the original QITS and attempt count. */
     static void restore(Connection c, TeradataNames n, Consumed row) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(TeradataStatements.restore(n))) {
-            ps.setTimestamp(1, row.qits());
+            JdbcTime.set(ps, 1, row.qits());
             ps.setLong(2, row.id());
             ps.setInt(3, row.attempts());
-            ps.setTimestamp(4, row.enqueuedAt());
+            JdbcTime.set(ps, 4, row.enqueuedAt());
             text(ps, 5, row.lastError());
             ps.setString(6, row.headers());
             ps.setBytes(7, row.payload());
@@ -46,8 +48,8 @@ final class RowWriter {
         try (PreparedStatement ps = c.prepareStatement(TeradataStatements.insertDeadLetter(n))) {
             ps.setLong(1, row.id());
             ps.setInt(2, attempts);
-            ps.setString(3, cut(reason == null ? "" : reason));
-            ps.setTimestamp(4, row.enqueuedAt());
+            ps.setString(3, storableText(reason == null ? "" : reason));
+            JdbcTime.set(ps, 4, row.enqueuedAt());
             ps.setString(5, row.headers());
             ps.setBytes(6, row.payload());
             ps.executeUpdate();
@@ -64,16 +66,26 @@ final class RowWriter {
         }
     }
 
-    /** Cuts text to {@link TeradataStatements#MAX_REASON_CHARS} (ANSI mode rejects a longer string). */
-    static String cut(String s) {
-        if (s == null || s.length() <= TeradataStatements.MAX_REASON_CHARS) {
-            return s;
+    /**
+     * Library-written text (a nack's error, a dead-letter reason) as a UNICODE column without Unicode Pass
+     * Through stores it: every refused code point replaced by {@code ?}, cut to
+     * {@link TeradataStatements#MAX_REASON_CHARS} (ANSI mode rejects a longer string). See {@link TeradataText}.
+     */
+    static String storableText(String s) {
+        return TeradataText.storableText(s, TeradataStatements.MAX_REASON_CHARS);
+    }
+
+    /** The last resort when a write failed on its text: printable ASCII only, at most 200 characters. */
+    static String asciiText(String s) {
+        if (s == null) {
+            return null;
         }
-        int end = TeradataStatements.MAX_REASON_CHARS;
-        if (Character.isHighSurrogate(s.charAt(end - 1))) {
-            end--;
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < s.length() && b.length() < 200; i++) {
+            char ch = s.charAt(i);
+            b.append(ch >= 0x20 && ch < 0x7f ? ch : '?');
         }
-        return s.substring(0, end);
+        return b.toString();
     }
 
     private static void text(PreparedStatement ps, int i, String s) throws SQLException {

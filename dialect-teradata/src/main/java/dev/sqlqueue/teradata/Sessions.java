@@ -155,6 +155,22 @@ final class Sessions {
         }
     }
 
+    /**
+     * Aborts a connection that must not be used again (JDBC 4.1 {@code Connection.abort}); a pool
+     * evicts an aborted connection. The server rolls back its open transaction.
+     */
+    static void discard(Connection c) {
+        try {
+            c.abort(Runnable::run);
+        } catch (SQLException | RuntimeException | AbstractMethodError ignored) {
+            try {
+                c.close();
+            } catch (SQLException ignoredToo) {
+                // nothing more to do
+            }
+        }
+    }
+
     private void pause(int attempt) {
         long base = options.retryBackoffMillis() << Math.min(attempt, 16);
         long sleep = base / 2 + ThreadLocalRandom.current().nextLong(base / 2 + 1);

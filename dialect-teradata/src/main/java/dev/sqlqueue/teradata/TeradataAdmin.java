@@ -9,7 +9,8 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -29,17 +30,20 @@ final class TeradataAdmin {
     private final String prefix;
     private final String database;
 
-    TeradataAdmin(Sessions sessions, String prefix, String database) {
+    private final boolean fallback;
+
+    TeradataAdmin(Sessions sessions, String prefix, String database, boolean fallback) {
         this.sessions = sessions;
         this.prefix = prefix;
         this.database = database;
+        this.fallback = fallback;
     }
 
     /** Creates the missing tables of a queue. */
     void createQueue(TeradataNames n) {
         sessions.run("create queue '" + n.queue() + "'", s -> {
-            ddlUnlessPresent(s.connection(), n.queueTableName(), TeradataStatements.createQueueTable(n), true);
-            ddlUnlessPresent(s.connection(), n.deadLetterTableName(), TeradataStatements.createDeadLetterTable(n), true);
+            ddlUnlessPresent(s.connection(), n.queueTableName(), TeradataStatements.createQueueTable(n, fallback), true);
+            ddlUnlessPresent(s.connection(), n.deadLetterTableName(), TeradataStatements.createDeadLetterTable(n, fallback), true);
             return null;
         });
     }
@@ -142,9 +146,9 @@ final class TeradataAdmin {
                 try (ResultSet rs = st.executeQuery(TeradataStatements.queueStats(n))) {
                     rs.next();
                     out[0] = rs.getLong(1);
-                    Timestamp oldest = rs.getTimestamp(2);
-                    Timestamp now = rs.getTimestamp(3);
-                    out[1] = oldest == null ? 0 : Math.max(0, now.getTime() - oldest.getTime());
+                    LocalDateTime oldest = JdbcTime.get(rs, 2);
+                    LocalDateTime now = JdbcTime.get(rs, 3);
+                    out[1] = oldest == null ? 0 : Math.max(0, Duration.between(oldest, now).toMillis());
                 }
                 try (ResultSet rs = st.executeQuery(TeradataStatements.deadLetterCount(n))) {
                     rs.next();
@@ -202,27 +206,65 @@ final class TeradataAdmin {
         }
     }
 
-    /** Moves dead letters back one by one (INSERT ... SELECT, then DELETE) in one transaction. */
+    /** Dead letters moved back per transaction. */
+    static final int REQUEUE_CHUNK = 100;
+
+    /**
+     * Moves dead letters back, {@value #REQUEUE_CHUNK} ids per transaction: per id a read of the dead
+     * letter by primary index, a single-row INSERT into the queue table and a DELETE by primary index, so
+     * only row-hash locks are taken and consumers and producers of the queue never wait for the requeue
+     * (SQL Request and Transaction Processing, "DML Requests and Locks"; review finding 3). A dead-letter
+     * table created before {@code msg_id} became its primary index still works, with table locks on it.
+     *
+     * @return how many dead letters were moved; ids not found are skipped
+     */
     long requeue(TeradataNames n, List<Long> ids) {
-        return sessions.run("requeue dead letters of '" + n.queue() + "'", s -> {
-            Connection c = s.connection();
-            List<Long> todo = ids.isEmpty() ? allIds(c, n) : ids;
-            long moved = 0;
-            try (PreparedStatement in = c.prepareStatement(TeradataStatements.requeueDeadLetter(n));
-                 PreparedStatement del = c.prepareStatement(TeradataStatements.deleteDeadLetter(n))) {
-                for (long id : todo) {
-                    in.setLong(1, id);
-                    int rows = in.executeUpdate();
-                    if (rows > 0) {
-                        del.setLong(1, id);
-                        del.executeUpdate();
-                        moved += rows;
+        List<Long> todo = ids.isEmpty()
+                ? sessions.run("list dead letters of '" + n.queue() + "'", s -> {
+                    List<Long> all = allIds(s.connection(), n);
+                    s.connection().commit();
+                    return all;
+                })
+                : ids;
+        long moved = 0;
+        for (int from = 0; from < todo.size(); from += REQUEUE_CHUNK) {
+            List<Long> chunk = todo.subList(from, Math.min(todo.size(), from + REQUEUE_CHUNK));
+            moved += sessions.run("requeue dead letters of '" + n.queue() + "'", s -> {
+                long count = requeueChunk(s.connection(), n, chunk);
+                s.connection().commit();
+                return count;
+            });
+        }
+        return moved;
+    }
+
+    private static long requeueChunk(Connection c, TeradataNames n, List<Long> ids) throws SQLException {
+        long moved = 0;
+        try (PreparedStatement read = c.prepareStatement(TeradataStatements.selectDeadLetter(n));
+             PreparedStatement in = c.prepareStatement(TeradataStatements.requeueDeadLetter(n));
+             PreparedStatement del = c.prepareStatement(TeradataStatements.deleteDeadLetter(n))) {
+            for (long id : ids) {
+                read.setLong(1, id);
+                int rows = 0;
+                try (ResultSet rs = read.executeQuery()) {
+                    while (rs.next()) {
+                        in.setLong(1, rs.getLong(1));
+                        JdbcTime.set(in, 2, JdbcTime.get(rs, 2));
+                        in.setString(3, rs.getString(3));
+                        byte[] payload = rs.getBytes(4);
+                        in.setBytes(4, payload == null ? new byte[0] : payload);
+                        in.executeUpdate();
+                        rows++;
                     }
                 }
+                if (rows > 0) {
+                    del.setLong(1, id);
+                    del.executeUpdate();
+                    moved += rows;
+                }
             }
-            c.commit();
-            return moved;
-        });
+        }
+        return moved;
     }
 
     private static List<Long> allIds(Connection c, TeradataNames n) throws SQLException {

@@ -63,8 +63,9 @@ public final class TeradataBackend implements QueueBackend {
         this.version = version;
         this.sessions = sessions;
         this.producer = new TeradataEnqueue(sessions, options.insertBatchRows());
-        this.claims = new TeradataClaims(sessions, new WaitGate(options.maxWaitingSessions(), options.consumeCancelMillis()));
-        this.admin = new TeradataAdmin(sessions, prefix, database);
+        this.claims = new TeradataClaims(sessions, new WaitGate(options.maxWaitingSessions()), options.consumeCancelMillis(),
+                options.batchConsumeCancelMillis());
+        this.admin = new TeradataAdmin(sessions, prefix, database, options.fallback());
         this.ownedPool = ownedPool;
     }
 

@@ -23,8 +23,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * open until every delivery is settled, then write the outcomes and COMMIT (or ROLLBACK when every
  * delivery was released). Thread-safe; each open claim is guarded by its own monitor.
  *
- * <p>Per claim: a peek ({@link TeradataStatements#peek}) before every consume, so an empty queue never
- * puts the session in the delay state; at most {@code max} consumes of good rows, plus up to
+ * <p>Per claim: a peek ({@link TeradataStatements#peek}) before every consume, so an empty queue does not
+ * put the session in the delay state; the peek is a dirty read, though, so a consume can still wait for
+ * a row another consumer took or another transaction has not committed, which {@link WaitGate} ends
+ * (review findings 4 and 5). At most {@code max} consumes of good rows, plus up to
  * {@value #MAX_MALFORMED} rows whose headers cannot be decoded (they go to the dead-letter table in the
  * same transaction and are not returned). The manual caps a transaction at 2,210 consumes (B035-1142).
  */
@@ -38,9 +40,19 @@ final class TeradataClaims {
     private volatile boolean closed;
     private final AtomicLong tokens = new AtomicLong(ThreadLocalRandom.current().nextLong(1L << 40) << 16);
 
-    TeradataClaims(Sessions sessions, WaitGate gate) {
+    private final long cancelFirst;
+    private final long cancelLater;
+
+    /**
+     * @param cancelFirst cancel time of a claim's first consume, ms ({@link TeradataOptions#consumeCancelMillis()})
+     * @param cancelLater cancel time of the further consumes of a batch claim, which hold rows already
+     *     ({@link TeradataOptions#batchConsumeCancelMillis()})
+     */
+    TeradataClaims(Sessions sessions, WaitGate gate, long cancelFirst, long cancelLater) {
         this.sessions = sessions;
         this.gate = gate;
+        this.cancelFirst = cancelFirst;
+        this.cancelLater = cancelLater;
     }
 
     /** Up to {@code max} deliveries, in consume order; empty when the queue looked empty or no permit was free. */
@@ -54,14 +66,24 @@ final class TeradataClaims {
             List<Consumed> bad = new ArrayList<>();
             try (Statement st = c.createStatement()) {
                 while (rows.size() < max && bad.size() < MAX_MALFORMED && peek(st, n)) {
-                    Consumed row = gate.consume(st, TeradataStatements.consume(n), rs -> rs.next() ? Consumed.read(rs) : null);
+                    long cancelMillis = rows.isEmpty() && bad.isEmpty() ? cancelFirst : cancelLater;
+                    Consumed row = gate.consume(c, TeradataStatements.consume(n),
+                            rs -> rs.next() ? Consumed.read(rs) : null, cancelMillis);
                     if (row == null) {
                         break;
                     }
                     (RowWriter.malformedReason(row) == null ? rows : bad).add(row);
                 }
             } catch (WaitGate.Cancelled e) {
-                c.rollback();
+                // the abort rolled the transaction back (or the session is gone): every row taken is back
+                try {
+                    c.rollback();
+                } catch (SQLException ignored) {
+                    // an aborted connection cannot roll back; the server already did
+                }
+                if (e.discard()) {
+                    Sessions.discard(c);
+                }
                 return List.of();
             }
             if (rows.isEmpty()) {
@@ -86,7 +108,7 @@ final class TeradataClaims {
             for (Consumed r : rows) {
                 Receipt receipt = new Receipt(n.queue(), r.id(), claim.token, ClaimMode.TRANSACTIONAL);
                 out.add(new Delivery(receipt, r.payload().clone(), HeaderCodec.decode(r.headers()), r.attempts() + 1, 0,
-                        r.enqueuedAt().toInstant(), null));
+                        JdbcTime.instant(r.enqueuedAt()), null));
             }
             return out;
         });
@@ -100,7 +122,7 @@ final class TeradataClaims {
 
     private static void writeMalformed(Connection c, TeradataNames n, List<Consumed> bad) throws SQLException {
         for (Consumed m : bad) {
-            RowWriter.deadLetter(c, n, m, m.attempts() + 1, RowWriter.malformedReason(m));
+            write(c, n, Claim.Kind.DEAD_LETTER, m, RowWriter.malformedReason(m));
         }
     }
 
@@ -108,8 +130,10 @@ final class TeradataClaims {
      * Records the outcome of one delivery; when it was the claim's last, writes every outcome and commits.
      *
      * @throws LeaseLostException if the receipt names no delivery pending in an open claim of this backend
-     * @throws dev.sqlqueue.TransientBackendException if the final commit failed with connection loss or a
+     * @throws dev.sqlqueue.TransientBackendException if writing the outcomes failed with connection loss or a
      *     retryable error: the transaction was rolled back and every message of the claim is back
+     * @throws SqlQueueException if COMMIT itself failed: the outcome is unknown (the message says so), or
+     *     if an outcome could not be written even with ASCII-only text (rolled back)
      */
     void settle(Receipt r, Claim.Kind kind, String text) {
         Claim claim = r.mode() == ClaimMode.TRANSACTIONAL ? open.get(r.token()) : null;
@@ -134,6 +158,13 @@ final class TeradataClaims {
                 + "' is not pending in an open claim of this backend (already settled, rolled back or closed)");
     }
 
+    /**
+     * Writes the outcomes and commits. An outcome INSERT that fails with a request-level error leaves the
+     * ANSI transaction open (SQL Request and Transaction Processing, "ANSI Mode Transactions"), so it is
+     * tried once more with its text cut to printable ASCII before the claim is given up; an error that
+     * ends the transaction (deadlock, abort, lost session) rolls back at once. A failure of COMMIT itself
+     * leaves the outcome unknown and says so.
+     */
     private static void finish(Claim claim) {
         Connection c = claim.session.connection();
         TeradataNames n = claim.names;
@@ -142,23 +173,50 @@ final class TeradataClaims {
                 c.rollback();
                 return;
             }
-            for (Claim.Outcome o : claim.outcomes()) {
-                switch (o.kind()) {
-                    case NACK -> RowWriter.reinsert(c, n, o.row(), o.row().attempts() + 1, o.text());
-                    case RELEASE -> RowWriter.restore(c, n, o.row());
-                    case DEAD_LETTER -> RowWriter.deadLetter(c, n, o.row(), o.row().attempts() + 1, o.text());
-                    case ACK -> { }
+            try {
+                for (Claim.Outcome o : claim.outcomes()) {
+                    write(c, n, o.kind(), o.row(), o.text());
                 }
+                for (Consumed m : claim.malformed()) {
+                    write(c, n, Claim.Kind.DEAD_LETTER, m, RowWriter.malformedReason(m));
+                }
+            } catch (SQLException e) {
+                boolean lost = !claim.session.rollbackQuietly() || !Sessions.valid(c);
+                throw TeradataErrors.translate("writing the outcomes of the claim on '" + n.queue()
+                        + "' (rolled back: its messages are back in the queue with unchanged attempt counts)", e, lost);
             }
-            writeMalformed(c, n, claim.malformed());
-            c.commit();
+            try {
+                c.commit();
+            } catch (SQLException e) {
+                claim.session.rollbackQuietly();
+                throw TeradataErrors.commitUnknown("committing the claim on '" + n.queue() + "'", e);
+            }
         } catch (SQLException e) {
             boolean lost = !claim.session.rollbackQuietly() || !Sessions.valid(c);
-            throw TeradataErrors.translate("committing the claim on '" + n.queue()
-                    + "' (rolled back: its messages are back in the queue with unchanged attempt counts)", e, lost);
+            throw TeradataErrors.translate("rolling back the claim on '" + n.queue() + "'", e, lost);
         } finally {
             claim.ended = true;
             claim.session.close();
+        }
+    }
+
+    private static void write(Connection c, TeradataNames n, Claim.Kind kind, Consumed row, String text) throws SQLException {
+        try {
+            writeOnce(c, n, kind, row, text);
+        } catch (SQLException e) {
+            if (kind == Claim.Kind.RELEASE || kind == Claim.Kind.ACK || TeradataErrors.endsTransaction(e) || !Sessions.valid(c)) {
+                throw e;
+            }
+            writeOnce(c, n, kind, row, RowWriter.asciiText(text));
+        }
+    }
+
+    private static void writeOnce(Connection c, TeradataNames n, Claim.Kind kind, Consumed row, String text) throws SQLException {
+        switch (kind) {
+            case NACK -> RowWriter.reinsert(c, n, row, row.attempts() + 1, text);
+            case RELEASE -> RowWriter.restore(c, n, row);
+            case DEAD_LETTER -> RowWriter.deadLetter(c, n, row, row.attempts() + 1, text);
+            case ACK -> { }
         }
     }
 

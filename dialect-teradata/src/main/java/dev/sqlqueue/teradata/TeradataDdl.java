@@ -24,7 +24,15 @@ public final class TeradataDdl {
      * @throws dev.sqlqueue.InvalidInputException naming the rule a name breaks
      */
     public static List<String> forQueue(String tablePrefix, String database, String queue) {
+        return forQueue(tablePrefix, database, queue, true);
+    }
+
+    /**
+     * As {@link #forQueue(String, String, String)}, choosing FALLBACK or NO FALLBACK
+     * ({@code teradata.fallback}).
+     */
+    public static List<String> forQueue(String tablePrefix, String database, String queue, boolean fallback) {
         TeradataNames n = TeradataNames.of(tablePrefix, database, QueueName.of(queue));
-        return List.of(TeradataStatements.createQueueTable(n), TeradataStatements.createDeadLetterTable(n));
+        return List.of(TeradataStatements.createQueueTable(n, fallback), TeradataStatements.createDeadLetterTable(n, fallback));
     }
 }

@@ -8,7 +8,9 @@ import dev.sqlqueue.spi.HeaderCodec;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -19,11 +21,16 @@ import java.util.List;
  * freshly restarted, or being updated or deleted, to avoid deadlocks with the refresh of the queue
  * cache (SQL Data Definition Language, CREATE TABLE (Queue Table Form), usage notes); the backend cannot
  * know the queue's state, so it always chunks. Ids come from the identity column through
- * auto-generated key retrieval. Thread-safe.
+ * auto-generated key retrieval ({@code RETURN_GENERATED_KEYS}); how terajdbc answers it for an iterated
+ * request is not documented (review V1), so a single message is one {@code executeUpdate}, and a batch
+ * whose key count does not match its rows is rolled back and sent again one row per request, which this
+ * instance then keeps doing. Thread-safe.
  */
 final class TeradataEnqueue {
     private final Sessions sessions;
     private final int batchRows;
+    /** Set once the driver answered a batch with the wrong number of keys (review V1); then every request is one row. */
+    private volatile boolean oneRowPerRequest;
 
     TeradataEnqueue(Sessions sessions, int batchRows) {
         this.sessions = sessions;
@@ -34,8 +41,10 @@ final class TeradataEnqueue {
      * Checks one message against the table's limits.
      *
      * @return the encoded header text
-     * @throws InvalidInputException rule {@code payload.max-size} (over 64,000 bytes) or
-     *     {@code headers.max-length} (encoded headers over 8,000 characters)
+     * @throws InvalidInputException rule {@code payload.max-size} (over 64,000 bytes),
+     *     {@code headers.max-length} (encoded headers over 8,000 characters) or {@code headers.charset} (a
+     *     header key or value holds a code point a UNICODE column refuses without Unicode Pass Through:
+     *     outside Unicode 6.0's Basic Multilingual Plane, or an unpaired surrogate; see {@link TeradataText})
      * @throws UnsupportedCapabilityException for a delay, a priority or a group
      */
     static String check(Message m) {
@@ -62,6 +71,13 @@ final class TeradataEnqueue {
                     + " characters; the teradata backend stores at most " + TeradataStatements.MAX_HEADER_CHARS
                     + "; nothing was enqueued");
         }
+        int bad = TeradataText.firstUnstorable(headers);
+        if (bad >= 0) {
+            throw new InvalidInputException("headers.charset", "a header holds " + TeradataText.describe(headers, bad)
+                    + ", which the teradata backend cannot store: its UNICODE columns accept only characters of"
+                    + " Unicode 6.0's Basic Multilingual Plane without Unicode Pass Through (error 6706); nothing was"
+                    + " enqueued");
+        }
         return headers;
     }
 
@@ -69,53 +85,97 @@ final class TeradataEnqueue {
     List<Long> enqueueAll(TeradataNames n, List<Message> messages) {
         List<String> headers = messages.stream().map(TeradataEnqueue::check).toList();
         return sessions.run("enqueue to '" + n.queue() + "'", s -> {
-            List<Long> ids = insert(s.connection(), n, messages, headers);
-            s.connection().commit();
+            Connection c = s.connection();
+            List<Long> ids;
+            try {
+                ids = insert(c, n, messages, headers, rowsPerRequest());
+            } catch (KeyCountMismatch e) {
+                // V1: the driver does not give one key per row of an iterated request; start again row by row
+                c.rollback();
+                oneRowPerRequest = true;
+                ids = insert(c, n, messages, headers, 1);
+            }
+            c.commit();
             return ids;
         });
     }
 
-    /** Inserts on the caller's connection without committing or touching its auto-commit mode. */
+    /** Inserts on the caller's connection without committing or touching its auto-commit mode: one row, one request. */
     long enqueue(Connection caller, TeradataNames n, Message m) {
         String headers = check(m);
         try {
-            return insert(caller, n, List.of(m), List.of(headers)).get(0);
+            return insert(caller, n, List.of(m), List.of(headers), 1).get(0);
         } catch (SQLException e) {
             throw TeradataErrors.translate("enqueue to '" + n.queue() + "' in the caller's transaction", e,
                     !Sessions.valid(caller));
         }
     }
 
-    private List<Long> insert(Connection c, TeradataNames n, List<Message> messages, List<String> headers)
-            throws SQLException {
+    private int rowsPerRequest() {
+        return oneRowPerRequest ? 1 : batchRows;
+    }
+
+    /** The driver answered an iterated INSERT with a different number of keys than rows. */
+    private static final class KeyCountMismatch extends SQLException {
+        KeyCountMismatch(int keys, int rows) {
+            super("the driver returned " + keys + " generated ids for " + rows + " inserted rows");
+        }
+    }
+
+    /**
+     * Inserts in requests of {@code perRequest} rows: one row with {@code executeUpdate}, more as a batch.
+     * Keys are asked for with {@link Statement#RETURN_GENERATED_KEYS} and read from the column labelled
+     * {@code seq} when the key result has several columns (a driver may answer with whole rows), else from
+     * its only column.
+     */
+    private static List<Long> insert(Connection c, TeradataNames n, List<Message> messages, List<String> headers,
+                                     int perRequest) throws SQLException {
         List<Long> ids = new ArrayList<>(messages.size());
-        try (PreparedStatement ps = c.prepareStatement(TeradataStatements.insertMessage(n), new String[] {"seq"})) {
-            for (int from = 0; from < messages.size(); from += batchRows) {
-                int to = Math.min(from + batchRows, messages.size());
+        try (PreparedStatement ps = c.prepareStatement(TeradataStatements.insertMessage(n), Statement.RETURN_GENERATED_KEYS)) {
+            for (int from = 0; from < messages.size(); from += perRequest) {
+                int to = Math.min(from + perRequest, messages.size());
                 for (int i = from; i < to; i++) {
                     ps.setString(1, headers.get(i));
                     ps.setBytes(2, messages.get(i).payloadUnsafe());
-                    if (batchRows == 1) {
+                    if (to - from == 1) {
                         ps.executeUpdate();
                     } else {
                         ps.addBatch();
                     }
                 }
-                if (batchRows > 1) {
+                if (to - from > 1) {
                     ps.executeBatch();
                 }
                 int before = ids.size();
                 try (ResultSet keys = ps.getGeneratedKeys()) {
+                    int column = keyColumn(keys);
                     while (keys.next()) {
-                        ids.add(keys.getLong(1));
+                        ids.add(keys.getLong(column));
                     }
                 }
                 if (ids.size() - before != to - from) {
-                    throw new SQLException("the driver returned " + (ids.size() - before) + " generated ids for "
-                            + (to - from) + " inserted rows; set option teradata.insert-batch-rows=1");
+                    if (to - from > 1) {
+                        throw new KeyCountMismatch(ids.size() - before, to - from);
+                    }
+                    throw new SQLException("the driver returned " + (ids.size() - before) + " generated ids for one"
+                            + " inserted row; the id of the message cannot be known");
                 }
             }
         }
         return ids;
+    }
+
+    private static int keyColumn(ResultSet keys) throws SQLException {
+        ResultSetMetaData md = keys.getMetaData();
+        int count = md == null ? 1 : md.getColumnCount();
+        if (count <= 1) {
+            return 1;
+        }
+        for (int i = 1; i <= count; i++) {
+            if ("seq".equalsIgnoreCase(md.getColumnLabel(i).trim())) {
+                return i;
+            }
+        }
+        throw new SQLException("the driver's generated-keys result has " + count + " columns and none is labelled seq");
     }
 }

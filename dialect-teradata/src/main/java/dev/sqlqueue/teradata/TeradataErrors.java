@@ -66,6 +66,38 @@ public final class TeradataErrors {
         return false;
     }
 
+    /** 3110: the transaction was aborted by the user (what a cancelled request reports; V4 confirms the number). */
+    public static final int ABORTED_BY_USER = 3110;
+
+    /**
+     * True when the error ended the whole transaction, not only the failed request: the retryable numbers
+     * (the server rolled back), 3110 (aborted), or a lost session. In ANSI mode any other error rolls back
+     * only its own request (SQL Request and Transaction Processing, "ANSI Mode Transactions").
+     */
+    public static boolean endsTransaction(SQLException e) {
+        for (SQLException x = e; x != null; x = x.getNextException()) {
+            if (x.getErrorCode() == ABORTED_BY_USER) {
+                return true;
+            }
+        }
+        return retryable(e) || connectionLost(e);
+    }
+
+    /**
+     * The exception for a failed COMMIT: when the session was lost during it, or the error is 2826, the
+     * COMMIT may have completed, so the outcome is unknown; any other error number rolled the
+     * transaction back.
+     */
+    public static SqlQueueException commitUnknown(String what, SQLException e) {
+        String base = what + " failed: [" + e.getErrorCode() + "/" + e.getSQLState() + "] " + e.getMessage();
+        if (connectionLost(e) || e.getErrorCode() == OUTPUT_LOST || e.getErrorCode() == 0) {
+            return new SqlQueueException(base + " (the outcome is unknown: the COMMIT may have completed, so the claim's"
+                    + " acks, nacks and dead letters may have taken effect, or it may have been rolled back; check the queue"
+                    + " before enqueueing its messages again)", e);
+        }
+        return translate(what + " (rolled back: its messages are back in the queue with unchanged attempt counts)", e, false);
+    }
+
     /** The error number, or 0 when none is set. */
     public static int code(SQLException e) {
         return e.getErrorCode();
@@ -77,7 +109,7 @@ public final class TeradataErrors {
      * @param what what was being done, for the message
      * @param lost whether the connection was found dead after the error
      * @return {@link TransientBackendException} for connection loss and retryable numbers (after the
-     *     retries ran out); {@link SqlQueueException} otherwise, with a note for 2826 and 3933
+     *     retries ran out); {@link SqlQueueException} otherwise, with a note for 2826, 3807 and 3933
      */
     public static SqlQueueException translate(String what, SQLException e, boolean lost) {
         String base = what + " failed: [" + e.getErrorCode() + "/" + e.getSQLState() + "] " + e.getMessage();
@@ -91,6 +123,10 @@ public final class TeradataErrors {
         if (e.getErrorCode() == OUTPUT_LOST) {
             return new SqlQueueException(base + " (error 2826: the request completed but its response was lost;"
                     + " the outcome is unknown and the request is not retried)", e);
+        }
+        if (e.getErrorCode() == NO_SUCH_OBJECT) {
+            return new SqlQueueException(base + " (error 3807: a table of the queue is missing, for example its"
+                    + " dead-letter table; createQueue creates the missing tables)", e);
         }
         if (e.getErrorCode() == ROW_TOO_LONG) {
             return new SqlQueueException(base + " (error 3933: the queue tables need the 1 MB Perm and Response"

@@ -17,14 +17,21 @@ import dev.sqlqueue.QueueConfig;
  *     doubled per try, with jitter
  * @param insertBatchRows {@code teradata.insert-batch-rows}, 1..4, default 4: rows per iterated INSERT
  * @param consumeCancelMillis {@code teradata.consume-cancel-ms}, 0..600000, default 2000: after this many
- *     ms a still-running consume is cancelled with {@code Statement.cancel()} (best effort; 0 = never)
+ *     ms a claim's first consume, if still running, is cancelled with {@code Statement.cancel()}, and its
+ *     connection aborted 1,000 ms later if it still runs (0 = never)
+ * @param batchConsumeCancelMillis {@code teradata.batch-consume-cancel-ms}, 0..600000, default 250: the
+ *     same for the second and later consumes of a batch claim, which hold the rows taken so far
+ * @param fallback {@code teradata.fallback}, {@code true} or {@code false}, default true: whether new
+ *     queue and dead-letter tables are created with FALLBACK (a second copy on another AMP, so the queue
+ *     stays available when one AMP is down, at twice the space) or NO FALLBACK
  */
 public record TeradataOptions(String database, int maxWaitingSessions, int retryAttempts, long retryBackoffMillis,
-                              int insertBatchRows, long consumeCancelMillis) {
+                              int insertBatchRows, long consumeCancelMillis, long batchConsumeCancelMillis,
+                              boolean fallback) {
 
     /** The defaults, with the session's default database. */
     public static TeradataOptions defaults() {
-        return new TeradataOptions(null, 4, 3, 50, 4, 2000);
+        return new TeradataOptions(null, 4, 3, 50, 4, 2000, 250, true);
     }
 
     /** @throws InvalidInputException naming the option when a value is not a number in its range */
@@ -35,7 +42,20 @@ public record TeradataOptions(String database, int maxWaitingSessions, int retry
                 (int) number(config, "teradata.retry-attempts", 3, 0, 10),
                 number(config, "teradata.retry-backoff-ms", 50, 1, 10_000),
                 (int) number(config, "teradata.insert-batch-rows", 4, 1, 4),
-                number(config, "teradata.consume-cancel-ms", 2000, 0, 600_000));
+                number(config, "teradata.consume-cancel-ms", 2000, 0, 600_000),
+                number(config, "teradata.batch-consume-cancel-ms", 250, 0, 600_000),
+                bool(config, "teradata.fallback", true));
+    }
+
+    private static boolean bool(QueueConfig config, String key, boolean def) {
+        String text = config.option(key, null);
+        if (text == null) {
+            return def;
+        }
+        if (text.trim().equalsIgnoreCase("true") || text.trim().equalsIgnoreCase("false")) {
+            return Boolean.parseBoolean(text.trim());
+        }
+        throw new InvalidInputException(key, "option " + key + " must be true or false, was '" + text + "'");
     }
 
     private static long number(QueueConfig config, String key, long def, long min, long max) {

@@ -69,12 +69,22 @@ public final class TeradataProvider implements BackendProvider {
      */
     @Override
     public java.util.List<String> ddl(QueueConfig config, dev.sqlqueue.QueueName queue) {
-        String database = TeradataOptions.from(config).database();
+        TeradataOptions options = TeradataOptions.from(config);
+        String database = options.database();
         if (database == null) {
             throw new dev.sqlqueue.InvalidInputException("teradata.database",
                     "the DDL names the database that holds the queue tables: give the option teradata.database=NAME");
         }
-        return TeradataDdl.forQueue(config.tablePrefix(), database, queue.value());
+        return TeradataDdl.forQueue(config.tablePrefix(), database, queue.value(), options.fallback());
+    }
+
+    /**
+     * Review points V1 to V6 ({@link TeradataProbes}); they need the Teradata JDBC driver on the class
+     * path, as the backend does.
+     */
+    @Override
+    public java.util.List<dev.sqlqueue.spi.Probe> probes() {
+        return TeradataProbes.all();
     }
 
     private static HikariDataSource pool(QueueConfig config) {

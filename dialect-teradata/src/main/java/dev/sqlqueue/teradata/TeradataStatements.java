@@ -28,14 +28,22 @@ public final class TeradataStatements {
 
     // ---- DDL ------------------------------------------------------------------------------
 
+    /** {@link #createQueueTable(TeradataNames, boolean)} with FALLBACK, the default. */
+    public static String createQueueTable(TeradataNames n) {
+        return createQueueTable(n, true);
+    }
+
     /**
      * The queue table: MULTISET, QUEUE, QITS first (TIMESTAMP(6), default CURRENT_TIMESTAMP(6)), an
-     * identity sequence as unique primary index, a secondary index on QITS. {@code msg_id} is null for a
-     * first enqueue (the id is then {@code seq}) and carries the original id on re-inserts (nack,
-     * release, requeue), because an identity column cannot be given a value.
+     * identity sequence as unique primary index, a secondary index on QITS (QITS is not the primary
+     * index, as the rules require). {@code msg_id} is null for a first enqueue (the id is then
+     * {@code seq}) and carries the original id on re-inserts (nack, release, requeue), because an
+     * identity column cannot be given a value.
+     *
+     * @param fallback FALLBACK (a copy on another AMP) or NO FALLBACK ({@link TeradataOptions#fallback()})
      */
-    public static String createQueueTable(TeradataNames n) {
-        return "CREATE MULTISET TABLE " + n.queueTable() + ", QUEUE, NO FALLBACK (\n"
+    public static String createQueueTable(TeradataNames n, boolean fallback) {
+        return "CREATE MULTISET TABLE " + n.queueTable() + ", QUEUE, " + fallback(fallback) + " (\n"
                 + "  qits TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),\n"
                 + "  seq BIGINT GENERATED ALWAYS AS IDENTITY (START WITH 1 INCREMENT BY 1 NO CYCLE),\n"
                 + "  msg_id BIGINT,\n"
@@ -47,9 +55,18 @@ public final class TeradataStatements {
                 + ") UNIQUE PRIMARY INDEX (seq) INDEX (qits)";
     }
 
-    /** The dead-letter table: a normal MULTISET table (not a queue table). */
+    /** {@link #createDeadLetterTable(TeradataNames, boolean)} with FALLBACK, the default. */
     public static String createDeadLetterTable(TeradataNames n) {
-        return "CREATE MULTISET TABLE " + n.deadLetterTable() + ", NO FALLBACK (\n"
+        return createDeadLetterTable(n, true);
+    }
+
+    /**
+     * The dead-letter table: a normal MULTISET table (not a queue table) whose non-unique primary index is
+     * {@code msg_id}, so a requeue reads and deletes one message by row hash instead of locking the table
+     * (SQL Request and Transaction Processing, "DML Requests and Locks"); {@code dl_seq} keeps the order.
+     */
+    public static String createDeadLetterTable(TeradataNames n, boolean fallback) {
+        return "CREATE MULTISET TABLE " + n.deadLetterTable() + ", " + fallback(fallback) + " (\n"
                 + "  dl_seq BIGINT GENERATED ALWAYS AS IDENTITY (START WITH 1 INCREMENT BY 1 NO CYCLE),\n"
                 + "  msg_id BIGINT NOT NULL,\n"
                 + "  attempts INTEGER NOT NULL,\n"
@@ -58,7 +75,11 @@ public final class TeradataStatements {
                 + "  dead_at TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),\n"
                 + "  headers VARCHAR(" + MAX_HEADER_CHARS + ") CHARACTER SET UNICODE NOT NULL,\n"
                 + "  payload VARBYTE(" + MAX_PAYLOAD_BYTES + ") NOT NULL\n"
-                + ") UNIQUE PRIMARY INDEX (dl_seq)";
+                + ") PRIMARY INDEX (msg_id)";
+    }
+
+    private static String fallback(boolean on) {
+        return on ? "FALLBACK" : "NO FALLBACK";
     }
 
     /** Drops one table of a queue ({@code quotedTable} from {@link TeradataNames}). */
@@ -68,14 +89,19 @@ public final class TeradataStatements {
 
     // ---- dictionary and session -----------------------------------------------------------
 
-    /** Parameters: database, table name. A row means the table exists. */
+    /**
+     * Parameters: database, table name. A row means the table exists. Both sides are upper-cased: in ANSI
+     * mode a parameter is CASESPECIFIC, so a plain {@code =} compares case-specifically while object names
+     * are case-blind everywhere else (SQL DML, "Character String Definitions in a USING Request Modifier").
+     */
     public static String tableExists() {
-        return "SELECT 1 FROM DBC.TablesV WHERE DatabaseName = ? AND TableName = ?";
+        return "SELECT 1 FROM DBC.TablesV WHERE UPPER(DatabaseName) = UPPER(?) AND UPPER(TableName) = UPPER(?)";
     }
 
-    /** Parameters: database, LIKE pattern (with {@code \} as escape). Returns TableName. */
+    /** Parameters: database, LIKE pattern (with {@code \} as escape), both compared upper-cased. Returns TableName. */
     public static String listTables() {
-        return "SELECT TableName FROM DBC.TablesV WHERE DatabaseName = ? AND TableName LIKE ? ESCAPE '\\' ORDER BY TableName";
+        return "SELECT TableName FROM DBC.TablesV WHERE UPPER(DatabaseName) = UPPER(?) AND UPPER(TableName) LIKE UPPER(?)"
+                + " ESCAPE '\\' ORDER BY TableName";
     }
 
     /** The session's default database. */
@@ -142,10 +168,13 @@ public final class TeradataStatements {
 
     // ---- admin ----------------------------------------------------------------------------
 
-    /** Row count, oldest enqueue time and the database clock, read under an ACCESS lock. */
+    /**
+     * Row count, oldest enqueue time and the database clock, read under an ACCESS lock. The clock is cast
+     * to a zone-less TIMESTAMP(6), the type of {@code enqueued_at}, so both are read in the same zone.
+     */
     public static String queueStats(TeradataNames n) {
-        return "LOCKING TABLE " + n.queueTable() + " FOR ACCESS SELECT COUNT(*), MIN(enqueued_at), CURRENT_TIMESTAMP(6) FROM "
-                + n.queueTable();
+        return "LOCKING TABLE " + n.queueTable() + " FOR ACCESS SELECT COUNT(*), MIN(enqueued_at),"
+                + " CAST(CURRENT_TIMESTAMP(6) AS TIMESTAMP(6)) FROM " + n.queueTable();
     }
 
     /** Dead-letter count, read under an ACCESS lock. */
@@ -167,18 +196,29 @@ public final class TeradataStatements {
                 + n.deadLetterTable() + " ORDER BY dead_at, dl_seq";
     }
 
-    /** Every dead-letter id of the queue, oldest first. */
+    /** Every dead-letter id of the queue, oldest first, read under an ACCESS lock (never waits). */
     public static String listDeadLetterIds(TeradataNames n) {
-        return "SELECT msg_id FROM " + n.deadLetterTable() + " ORDER BY dl_seq";
+        return "LOCKING TABLE " + n.deadLetterTable() + " FOR ACCESS SELECT msg_id FROM " + n.deadLetterTable()
+                + " ORDER BY dl_seq";
     }
 
-    /** Parameter: msg_id. Puts the dead letter back with attempts 0 and its original enqueue time. */
+    /**
+     * Parameter: msg_id. One dead letter, read by primary index (a row-hash READ lock). Returns msg_id,
+     * enqueued_at, headers, payload.
+     */
+    public static String selectDeadLetter(TeradataNames n) {
+        return "SELECT msg_id, enqueued_at, headers, payload FROM " + n.deadLetterTable() + " WHERE msg_id = ?";
+    }
+
+    /**
+     * A dead letter back on the queue with attempts 0 and its original enqueue time; a single-row INSERT
+     * (row-hash WRITE lock), like a nack. Parameters: msg_id, enqueued_at, headers, payload.
+     */
     public static String requeueDeadLetter(TeradataNames n) {
-        return "INSERT INTO " + n.queueTable() + " (msg_id, attempts, enqueued_at, headers, payload)"
-                + " SELECT msg_id, 0, enqueued_at, headers, payload FROM " + n.deadLetterTable() + " WHERE msg_id = ?";
+        return "INSERT INTO " + n.queueTable() + " (msg_id, attempts, enqueued_at, headers, payload) VALUES (?, 0, ?, ?, ?)";
     }
 
-    /** Parameter: msg_id. */
+    /** Parameter: msg_id; by primary index on a dead-letter table created by this version (row-hash WRITE lock). */
     public static String deleteDeadLetter(TeradataNames n) {
         return "DELETE FROM " + n.deadLetterTable() + " WHERE msg_id = ?";
     }
@@ -186,5 +226,15 @@ public final class TeradataStatements {
     /** Deletes every dead letter of the queue. */
     public static String purgeDeadLetters(TeradataNames n) {
         return "DELETE FROM " + n.deadLetterTable();
+    }
+
+    // ---- probes (sqlqueue probe --backend teradata) -------------------------------------------
+
+    /**
+     * Review V3: whether this session takes part in Redrive. One row; column {@code LogonRedrive} is blank
+     * or null when the session does not participate (Data Dictionary, "SessionInfoV", usage notes).
+     */
+    public static String sessionRedrive() {
+        return "SELECT LogonRedrive FROM DBC.SessionInfoV WHERE SessionNo = SESSION";
     }
 }

@@ -86,14 +86,16 @@ class AdminSequenceTest {
     }
 
     @Test
-    void requeueMovesEachDeadLetterBackInOneTransaction() {
+    void requeueReadsInsertsAndDeletesEachDeadLetterByRowHash() {
         Fixture f = new Fixture();
         f.jdbc.on(TeradataStatements.listDeadLetterIds(N), rows(row(5L), row(6L)));
-        f.jdbc.on(TeradataStatements.requeueDeadLetter(N), 1, 0);
+        f.jdbc.on(TeradataStatements.selectDeadLetter(N), rows(row(5L, Fixture.T0, "h", new byte[] {1})), rows());
         assertEquals(1, f.queue.requeueDeadLetters(JOBS, List.of()));
-        assertEquals(List.of("Q " + TeradataStatements.listDeadLetterIds(N),
-                "U " + TeradataStatements.requeueDeadLetter(N) + " [5]", "U " + TeradataStatements.deleteDeadLetter(N) + " [5]",
-                "U " + TeradataStatements.requeueDeadLetter(N) + " [6]", "commit"), f.jdbc.calls());
+        assertEquals(List.of("Q " + TeradataStatements.listDeadLetterIds(N), "commit",
+                "Q " + TeradataStatements.selectDeadLetter(N) + " [5]",
+                "U " + TeradataStatements.requeueDeadLetter(N) + " [5, 2026-01-02 03:04:05.123456, h, bytes[1]]",
+                "U " + TeradataStatements.deleteDeadLetter(N) + " [5]",
+                "Q " + TeradataStatements.selectDeadLetter(N) + " [6]", "commit"), f.jdbc.calls());
     }
 
     @Test

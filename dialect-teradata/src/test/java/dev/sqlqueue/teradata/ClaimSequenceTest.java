@@ -181,7 +181,7 @@ class ClaimSequenceTest {
         f.queueHolds(consumed(1, Map.of(), "a"));
         f.queue.consume(JOBS, claim(1));
         f.jdbc.on(TeradataStatements.queueStats(N),
-                rows(RecordingJdbc.row(3L, T0, new java.sql.Timestamp(T0.getTime() + 1500))));
+                rows(RecordingJdbc.row(3L, T0, java.sql.Timestamp.valueOf(T0.toLocalDateTime().plusNanos(1_500_000_000L)))));
         f.jdbc.on(TeradataStatements.deadLetterCount(N), rows(RecordingJdbc.row(2L)));
         var s = f.queue.stats(JOBS);
         assertEquals(3, s.ready());

@@ -33,7 +33,7 @@ class EnqueueSequenceTest {
         assertEquals(4, calls.size(), calls.toString());
         assertTrue(calls.get(0).startsWith("B " + INSERT + " x4 "), calls.get(0));
         assertTrue(calls.get(1).startsWith("B " + INSERT + " x4 "));
-        assertTrue(calls.get(2).startsWith("B " + INSERT + " x1 "));
+        assertTrue(calls.get(2).startsWith("U " + INSERT + " "), "a chunk of one row is one executeUpdate");
         assertEquals("commit", calls.get(3));
         assertTrue(calls.get(0).contains("[, bytes[2]]"), "headers text and payload bytes are the parameters");
     }
@@ -46,13 +46,26 @@ class EnqueueSequenceTest {
     }
 
     @Test
-    void missingGeneratedKeysRollBackEverything() {
+    void missingGeneratedKeysRollBackEverythingAfterTryingRowByRow() {
         Fixture f = new Fixture();
         f.jdbc.keysOverride = 0;
         SqlQueueException e = assertThrows(SqlQueueException.class, () -> f.queue.enqueueAll(JOBS, messages(3)));
-        assertTrue(e.getMessage().contains("teradata.insert-batch-rows=1"), e.getMessage());
-        assertEquals("rollback", f.jdbc.calls().get(f.jdbc.calls().size() - 1));
+        assertTrue(e.getMessage().contains("0 generated ids for one inserted row"), e.getMessage());
+        assertEquals(List.of("rollback", "U " + INSERT + " [, bytes[2]]", "rollback"), f.jdbc.calls().subList(1, 4));
+        assertTrue(f.jdbc.calls().get(0).startsWith("B " + INSERT + " x3 "));
         assertTrue(!f.jdbc.calls().contains("commit"));
+    }
+
+    @Test
+    void aBatchAnsweredWithTooFewKeysIsSentAgainRowByRowAndLaterBatchesAreToo() {
+        Fixture f = new Fixture();
+        f.jdbc.keysOverride = 1;
+        assertEquals(List.of(1001L, 1002L), f.queue.enqueueAll(JOBS, messages(2)));
+        assertEquals(List.of("B " + INSERT + " x2 [ [, bytes[2]],  [, bytes[2]]]", "rollback", "U " + INSERT + " [, bytes[2]]",
+                "U " + INSERT + " [, bytes[2]]", "commit"), f.jdbc.calls());
+        f.jdbc.clear();
+        f.queue.enqueueAll(JOBS, messages(2));
+        assertTrue(f.jdbc.calls().get(0).startsWith("U "), "the instance remembers: " + f.jdbc.calls());
     }
 
     @Test
@@ -98,7 +111,7 @@ class EnqueueSequenceTest {
         try (var c = caller.dataSource().getConnection()) {
             assertEquals(1000L, f.queue.enqueue(c, JOBS, Message.ofText("t")));
         }
-        assertEquals(List.of("B " + INSERT + " x1 [ [, bytes[1]]]", "close"), caller.log);
+        assertEquals(List.of("U " + INSERT + " [, bytes[1]]", "close"), caller.log);
         assertTrue(f.jdbc.log.isEmpty());
     }
 }

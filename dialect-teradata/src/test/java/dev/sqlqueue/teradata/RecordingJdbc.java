@@ -28,9 +28,11 @@ import javax.sql.DataSource;
 /**
  * A recording test double of the JDBC interfaces, built with {@link Proxy}. It records, in order, every
  * statement executed (with its parameters), every commit, rollback, auto-commit change, cancel and
- * close, and answers each statement from a script given by the test. It stands in for no database
- * semantics: it does not parse SQL, lock, consume or roll anything back; tests use it only to pin the
- * order of calls the backend makes.
+ * close, and answers each statement from a script given by the test. It does not lock, consume or roll
+ * anything back; tests use it to pin the order of calls the backend makes. A scripted answer a real
+ * system could not give under the documented rules is rejected
+ * ({@link dev.sqlqueue.teradata.model.ScriptedAnswers}); tests of behaviour run on
+ * {@link dev.sqlqueue.teradata.model.TeradataModel} instead.
  *
  * <p>Log entries: {@code Q <sql>} executeQuery, {@code U <sql> <params>} executeUpdate,
  * {@code B <sql> x<n>} executeBatch of n rows, {@code X <sql>} execute, {@code commit}, {@code rollback},
@@ -153,7 +155,9 @@ final class RecordingJdbc {
                 case "executeQuery": {
                     log.add("Q " + sql + paramText(params));
                     Object ans = answer(sql, cancelled);
-                    return resultSet(ans instanceof Rows r ? r : rows());
+                    Rows r = ans instanceof Rows given ? given : rows();
+                    dev.sqlqueue.teradata.model.ScriptedAnswers.check(sql, new ArrayList<>(params.values()), r.data());
+                    return resultSet(r);
                 }
                 case "executeUpdate": {
                     log.add("U " + sql + paramText(params));
@@ -224,7 +228,8 @@ final class RecordingJdbc {
             return "";
         }
         List<String> out = new ArrayList<>();
-        params.values().forEach(v -> out.add(v instanceof byte[] b ? "bytes[" + b.length + "]" : String.valueOf(v)));
+        params.values().forEach(v -> out.add(v instanceof byte[] b ? "bytes[" + b.length + "]"
+                : v instanceof java.time.LocalDateTime t ? java.sql.Timestamp.valueOf(t).toString() : String.valueOf(v)));
         return " " + out;
     }
 
@@ -248,6 +253,11 @@ final class RecordingJdbc {
                     return md;
                 default:
                     break;
+            }
+            if (m.getName().equals("getObject") && a != null && a.length == 2 && a[1] == java.time.LocalDateTime.class) {
+                Object v = rows.data().get(at[0])[(Integer) a[0] - 1];
+                wasNull[0] = v == null;
+                return v instanceof java.sql.Timestamp t ? t.toLocalDateTime() : v;
             }
             if (m.getName().startsWith("get") && a != null && a.length == 1 && a[0] instanceof Integer i) {
                 Object v = rows.data().get(at[0])[i - 1];

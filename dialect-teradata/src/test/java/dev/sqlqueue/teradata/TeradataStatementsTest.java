@@ -2,6 +2,7 @@ package dev.sqlqueue.teradata;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sqlqueue.QueueName;
 import org.junit.jupiter.api.Test;
@@ -22,7 +23,7 @@ class TeradataStatementsTest {
 
     @Test
     void createQueueTable() {
-        assertEquals("CREATE MULTISET TABLE " + Q + ", QUEUE, NO FALLBACK (\n"
+        assertEquals("CREATE MULTISET TABLE " + Q + ", QUEUE, FALLBACK (\n"
                 + "  qits TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),\n"
                 + "  seq BIGINT GENERATED ALWAYS AS IDENTITY (START WITH 1 INCREMENT BY 1 NO CYCLE),\n"
                 + "  msg_id BIGINT,\n"
@@ -32,11 +33,13 @@ class TeradataStatementsTest {
                 + "  headers VARCHAR(8000) CHARACTER SET UNICODE NOT NULL,\n"
                 + "  payload VARBYTE(64000) NOT NULL\n"
                 + ") UNIQUE PRIMARY INDEX (seq) INDEX (qits)", TeradataStatements.createQueueTable(N));
+        assertTrue(TeradataStatements.createQueueTable(N, false).startsWith("CREATE MULTISET TABLE " + Q + ", QUEUE, NO FALLBACK (\n"));
+        assertEquals(TeradataStatements.createQueueTable(N), TeradataStatements.createQueueTable(N, true));
     }
 
     @Test
     void createDeadLetterTable() {
-        assertEquals("CREATE MULTISET TABLE " + D + ", NO FALLBACK (\n"
+        assertEquals("CREATE MULTISET TABLE " + D + ", FALLBACK (\n"
                 + "  dl_seq BIGINT GENERATED ALWAYS AS IDENTITY (START WITH 1 INCREMENT BY 1 NO CYCLE),\n"
                 + "  msg_id BIGINT NOT NULL,\n"
                 + "  attempts INTEGER NOT NULL,\n"
@@ -45,15 +48,17 @@ class TeradataStatementsTest {
                 + "  dead_at TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),\n"
                 + "  headers VARCHAR(8000) CHARACTER SET UNICODE NOT NULL,\n"
                 + "  payload VARBYTE(64000) NOT NULL\n"
-                + ") UNIQUE PRIMARY INDEX (dl_seq)", TeradataStatements.createDeadLetterTable(N));
+                + ") PRIMARY INDEX (msg_id)", TeradataStatements.createDeadLetterTable(N));
+        assertTrue(TeradataStatements.createDeadLetterTable(N, false).startsWith("CREATE MULTISET TABLE " + D + ", NO FALLBACK (\n"));
     }
 
     @Test
     void dictionaryAndSession() {
         assertEquals("DROP TABLE " + Q, TeradataStatements.dropTable(N.queueTable()));
-        assertEquals("SELECT 1 FROM DBC.TablesV WHERE DatabaseName = ? AND TableName = ?", TeradataStatements.tableExists());
-        assertEquals("SELECT TableName FROM DBC.TablesV WHERE DatabaseName = ? AND TableName LIKE ? ESCAPE '\\' ORDER BY TableName",
-                TeradataStatements.listTables());
+        assertEquals("SELECT 1 FROM DBC.TablesV WHERE UPPER(DatabaseName) = UPPER(?) AND UPPER(TableName) = UPPER(?)",
+                TeradataStatements.tableExists());
+        assertEquals("SELECT TableName FROM DBC.TablesV WHERE UPPER(DatabaseName) = UPPER(?) AND UPPER(TableName) LIKE UPPER(?)"
+                + " ESCAPE '\\' ORDER BY TableName", TeradataStatements.listTables());
         assertEquals("SELECT DATABASE", TeradataStatements.currentDatabase());
         assertEquals("HELP SESSION", TeradataStatements.helpSession());
         assertEquals("SELECT InfoData FROM DBC.DBCInfoV WHERE InfoKey = 'VERSION'", TeradataStatements.serverVersion());
@@ -75,18 +80,26 @@ class TeradataStatementsTest {
 
     @Test
     void admin() {
-        assertEquals("LOCKING TABLE " + Q + " FOR ACCESS SELECT COUNT(*), MIN(enqueued_at), CURRENT_TIMESTAMP(6) FROM " + Q,
-                TeradataStatements.queueStats(N));
+        assertEquals("LOCKING TABLE " + Q + " FOR ACCESS SELECT COUNT(*), MIN(enqueued_at), CAST(CURRENT_TIMESTAMP(6) AS"
+                + " TIMESTAMP(6)) FROM " + Q, TeradataStatements.queueStats(N));
         assertEquals("LOCKING TABLE " + D + " FOR ACCESS SELECT COUNT(*) FROM " + D, TeradataStatements.deadLetterCount(N));
         assertEquals("DELETE FROM " + Q, TeradataStatements.purge(N));
         assertEquals("SELECT TOP 25 msg_id, attempts, reason, enqueued_at, dead_at, headers, payload FROM " + D
                 + " ORDER BY dead_at, dl_seq", TeradataStatements.listDeadLetters(N, 25));
         assertThrows(IllegalArgumentException.class, () -> TeradataStatements.listDeadLetters(N, 0));
-        assertEquals("SELECT msg_id FROM " + D + " ORDER BY dl_seq", TeradataStatements.listDeadLetterIds(N));
-        assertEquals("INSERT INTO " + Q + " (msg_id, attempts, enqueued_at, headers, payload) SELECT msg_id, 0,"
-                + " enqueued_at, headers, payload FROM " + D + " WHERE msg_id = ?", TeradataStatements.requeueDeadLetter(N));
+        assertEquals("LOCKING TABLE " + D + " FOR ACCESS SELECT msg_id FROM " + D + " ORDER BY dl_seq",
+                TeradataStatements.listDeadLetterIds(N));
+        assertEquals("SELECT msg_id, enqueued_at, headers, payload FROM " + D + " WHERE msg_id = ?",
+                TeradataStatements.selectDeadLetter(N));
+        assertEquals("INSERT INTO " + Q + " (msg_id, attempts, enqueued_at, headers, payload) VALUES (?, 0, ?, ?, ?)",
+                TeradataStatements.requeueDeadLetter(N));
         assertEquals("DELETE FROM " + D + " WHERE msg_id = ?", TeradataStatements.deleteDeadLetter(N));
         assertEquals("DELETE FROM " + D, TeradataStatements.purgeDeadLetters(N));
+    }
+
+    @Test
+    void probes() {
+        assertEquals("SELECT LogonRedrive FROM DBC.SessionInfoV WHERE SessionNo = SESSION", TeradataStatements.sessionRedrive());
     }
 
     @Test

@@ -498,6 +498,17 @@ public final class BrokerStatements {
         return "RECEIVE message_type_name, message_body FROM " + n.qualified(n.queue(q)) + " WHERE conversation_handle = ?";
     }
 
+    /**
+     * The data messages of an initiator conversation still waiting in {@code sys.transmission_queue}
+     * (for example while the target queue is disabled). When the conversation errors, END CONVERSATION
+     * drops them ("END CONVERSATION (Transact-SQL)", Remarks), so the sweeper reads them first and
+     * dead-letters them (L2). Parameter: the conversation handle. Column: message_body.
+     */
+    public String inTransitOf(QueueName q) {
+        return "SELECT message_body FROM sys.transmission_queue WHERE conversation_handle = ? AND message_type_name = "
+                + literal(n.messageType(q));
+    }
+
     /** Sends a complete envelope again (same id). Parameters: conversation handle, body. */
     public String resend(QueueName q) {
         return "DECLARE @h uniqueidentifier = ?, @body varbinary(max) = ?; SEND ON CONVERSATION (@h) MESSAGE TYPE "

@@ -107,6 +107,31 @@ public final class BrokerSweeper {
         }
     }
 
+    /**
+     * Messages sent on a dialog that errored while they still waited in {@code sys.transmission_queue}
+     * never reach the target queue, and END CONVERSATION drops them: they are dead-lettered first, in
+     * the same transaction (L2).
+     */
+    private void deadLetterInTransit(Connection c, QueueName q, UUID h, String error) throws SQLException {
+        String reason = BrokerReceiver.clip("its dialog failed before it reached the queue: " + error);
+        for (Object[] r : Sql.query(c, sql.inTransitOf(q), h.toString())) {
+            byte[] body = (byte[]) r[0];
+            long id = Envelope.idOrZero(body);
+            LOG.warn("queue '{}': message {} was in transit on failed dialog {}; moved to the dead-letter table", q, id, h);
+            try {
+                Envelope env = Envelope.decode(body);
+                Sql.update(c, sql.insertDeadLetter(), q.value(), env.messageId(), env.payload(), env.rawHeaders(), 0, reason,
+                        env.enqueuedMillis(), BrokerReceiver.orNull(env.group()));
+                if (env.group() != null) {
+                    Sql.update(c, sql.groupSettled(), q.value(), env.messageId());
+                }
+            } catch (Envelope.UndecodableException e) {
+                Sql.update(c, sql.insertDeadLetter(), q.value(), id, body == null ? new byte[0] : body, "", 0, reason,
+                        new Sql.Null(java.sql.Types.BIGINT), new Sql.Null(java.sql.Types.NVARCHAR));
+            }
+        }
+    }
+
     private void handle(Connection c, QueueName q, UUID h, String type, byte[] body) throws SQLException {
         switch (type) {
             case BrokerStatements.END_DIALOG -> {
@@ -115,8 +140,9 @@ public final class BrokerSweeper {
                 pools.apply(q).invalidate(h);
             }
             case BrokerStatements.ERROR -> {
-                LOG.warn("queue '{}': dialog {} failed ({}); ending it, the pool replaces it", q, h,
-                        SystemMessages.describeError(body));
+                String error = SystemMessages.describeError(body);
+                LOG.warn("queue '{}': dialog {} failed ({}); ending it, the pool replaces it", q, h, error);
+                deadLetterInTransit(c, q, h, error);
                 Sql.update(c, sql.endConversation(), h.toString());
                 Sql.update(c, sql.forgetDialog(), h.toString());
                 pools.apply(q).invalidate(h);

@@ -222,6 +222,12 @@ class BrokerStatementsTest {
     }
 
     @Test
+    void textInTransitOf() {
+        assertEquals("SELECT message_body FROM sys.transmission_queue WHERE conversation_handle = ? AND message_type_name = N'sqlq_bk:jobs:msg'",
+                s.inTransitOf(q));
+    }
+
+    @Test
     void textReceiveMore() {
         assertEquals("RECEIVE TOP (?) conversation_group_id, conversation_handle, message_sequence_number, message_type_name,"
                 + " message_body FROM [dbo].[sqlq_bk:jobs:queue] WHERE conversation_group_id = ?",

@@ -39,6 +39,7 @@ public final class BrokerProvisioner {
         inLockedTransaction(c, () -> {
             Sql.update(c, sql.createQueuesTable());
             Sql.update(c, sql.createDialogsTable());
+            Sql.update(c, sql.createDialogsFillIndex());
             Sql.update(c, sql.createAttemptsTable());
             Sql.update(c, sql.createDeadTable());
             Sql.update(c, sql.createGroupsTable());

@@ -326,19 +326,41 @@ public final class BrokerStatements {
 
     /**
      * Recycles a pooled dialog: sends the end-of-stream message (the target ends its side first, the
-     * initiator ends on the EndDialog that follows), removes it from the pool, and ends the spacers of
-     * its fill once no pooled dialog of that fill is left. Parameter: the conversation handle.
+     * initiator ends on the EndDialog that follows) and removes it from the pool, inside the sender's
+     * transaction. Its fill's spacers are ended later by the sweeper ({@link #endSpacers}), not here:
+     * ending a fill's thousands of spacers in a sender's transaction held its locks for the whole
+     * cleanup (M5). Parameter: the conversation handle.
      */
     public String retireDialog(QueueName q) {
-        return "SET NOCOUNT ON; DECLARE @h uniqueidentifier = ?, @fill bigint, @s uniqueidentifier;"
-                + " SELECT @fill = fill_id FROM " + n.dialogsTable() + " WHERE conversation_handle = @h;"
+        return "DECLARE @h uniqueidentifier = ?;"
                 + " SEND ON CONVERSATION (@h) MESSAGE TYPE " + quote(n.endOfStreamType(q)) + ";"
-                + " DELETE FROM " + n.dialogsTable() + " WHERE conversation_handle = @h;"
-                + " IF NOT EXISTS (SELECT 1 FROM " + n.dialogsTable() + " WHERE fill_id = @fill AND is_spacer = 0)"
+                + " DELETE FROM " + n.dialogsTable() + " WHERE conversation_handle = @h;";
+    }
+
+    /** Spacer cleanup finds a fill's rows by fill ({@link #endSpacers}). */
+    public String createDialogsFillIndex() {
+        return "IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE object_id = OBJECT_ID(" + literal(n.unquotedTable("dialogs"))
+                + ") AND name = N'ix_fill') CREATE INDEX [ix_fill] ON " + n.dialogsTable() + " (fill_id, is_spacer)";
+    }
+
+    /**
+     * Ends up to a batch of spacers (the 150 trick's unused dialogs) of fills that have no pooled dialog
+     * left (retired, discarded or forgotten), and deletes their rows, in the caller's transaction. Rows
+     * another session holds are skipped ({@code READPAST}); an END CONVERSATION on a never-used
+     * dialog is local (review V4 asks a server to confirm it sends nothing). Parameters: how many at
+     * most, queue name. One row: ended.
+     */
+    public String endSpacers() {
+        return "DECLARE @max int = ?, @queue nvarchar(48) = ?, @s uniqueidentifier, @n int = 0;"
+                + " DECLARE @batch TABLE (conversation_handle uniqueidentifier NOT NULL PRIMARY KEY);"
+                + " INSERT INTO @batch (conversation_handle) SELECT TOP (@max) d.conversation_handle FROM " + n.dialogsTable()
+                + " AS d WITH (UPDLOCK, ROWLOCK, READPAST) WHERE d.queue_name = @queue AND d.is_spacer = 1"
+                + " AND NOT EXISTS (SELECT 1 FROM " + n.dialogsTable() + " AS p WHERE p.fill_id = d.fill_id AND p.is_spacer = 0);"
                 + " WHILE 1 = 1 BEGIN SET @s = NULL;"
-                + " SELECT TOP (1) @s = conversation_handle FROM " + n.dialogsTable() + " WHERE fill_id = @fill AND is_spacer = 1;"
-                + " IF @s IS NULL BREAK; END CONVERSATION @s;"
-                + " DELETE FROM " + n.dialogsTable() + " WHERE conversation_handle = @s; END;";
+                + " SELECT TOP (1) @s = conversation_handle FROM @batch; IF @s IS NULL BREAK;"
+                + " END CONVERSATION @s; DELETE FROM " + n.dialogsTable() + " WHERE conversation_handle = @s;"
+                + " DELETE FROM @batch WHERE conversation_handle = @s; SET @n += 1; END;"
+                + " SELECT @n AS ended;";
     }
 
     /**

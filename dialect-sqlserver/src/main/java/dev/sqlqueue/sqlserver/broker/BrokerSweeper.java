@@ -16,7 +16,9 @@ import org.slf4j.LoggerFactory;
  * Error (for example an expired LIFETIME) is logged with its code and description, ends our side,
  * forgets the dialog and tells the pool never to lend it again; DialogTimer is logged and dropped. A
  * RECEIVE returns one conversation group, so it receives until a RECEIVE comes back empty (at most
- * {@link #MAX_RECEIVES_PER_SWEEP}), committing every {@link #RECEIVES_PER_TRANSACTION} RECEIVEs. A forgotten dialog of a message group loses its group row, so the group's next message
+ * {@link #MAX_RECEIVES_PER_SWEEP}), committing every {@link #RECEIVES_PER_TRANSACTION} RECEIVEs.
+ * Then it ends the spacers of fills that have no pooled dialog left, {@link #SPACER_BATCH} per
+ * transaction. A forgotten dialog of a message group loses its group row, so the group's next message
  * begins a new dialog. Then it retires the dialogs of message groups that have nothing pending and were
  * idle for {@link BrokerOptions#groupIdleMillis()} or are older than
  * {@link BrokerOptions#dialogMaxAgeSeconds()} ({@link BrokerStatements#retireIdleGroups}). The backend
@@ -32,6 +34,8 @@ public final class BrokerSweeper {
     public static final int RECEIVES_PER_TRANSACTION = 50;
     /** RECEIVEs per sweep at most, so one sweep of a flooded initiator queue ends; the next one goes on. */
     public static final int MAX_RECEIVES_PER_SWEEP = 10_000;
+    /** Spacer dialogs ended per transaction ({@link BrokerStatements#endSpacers}). */
+    public static final int SPACER_BATCH = 100;
     /** Group dialogs retired per transaction. */
     public static final int RETIRE_BATCH = 100;
 
@@ -79,6 +83,18 @@ public final class BrokerSweeper {
                 }
                 if (!drained) {
                     LOG.info("queue '{}': initiator queue not drained after {} RECEIVEs; the next sweep goes on", q, receives);
+                }
+                while (true) {
+                    Sql.begin(c);
+                    List<Object[]> r = Sql.query(c, sql.endSpacers(), SPACER_BATCH, q.value());
+                    c.commit();
+                    long ended = r.isEmpty() ? 0 : Sql.asLong(r.get(0)[0]);
+                    if (ended > 0) {
+                        LOG.debug("queue '{}': ended {} spacer dialogs of retired fills", q, ended);
+                    }
+                    if (ended < SPACER_BATCH) {
+                        break;
+                    }
                 }
                 while (true) {
                     Sql.begin(c);

@@ -41,6 +41,8 @@ class BrokerAdminTest {
                 receive,
                 "c2 commit",
                 "c2 savepoint sqlq_begin (opened the transaction)",
+                "c2 exec " + f.sql.endSpacers() + " <-- [100, jobs]", "c2 commit",
+                "c2 savepoint sqlq_begin (opened the transaction)",
                 "c2 exec " + f.sql.retireIdleGroups(Q) + " <-- [jobs, 60000, 3600, 100]", "c2 commit",
                 "c2 autoCommit=true", "c2 isolation=2", "c2 close"), c2);
         assertTrue(f.broker.messages(f.initiatorQueue()).isEmpty(), "drained");
@@ -81,7 +83,7 @@ class BrokerAdminTest {
                 f.jdbc.dataSource(), f.sql, f.options, "me"));
         assertEquals(120, sweeper.sweep(Q));
         assertTrue(f.broker.messages(f.initiatorQueue()).isEmpty());
-        assertEquals(3, f.jdbc.logContaining("c1 commit").size() - 1, "50 conversations per transaction: 3 transactions, then the retire round");
+        assertEquals(3, f.jdbc.logContaining("c1 commit").size() - 2, "50 conversations per transaction: 3 transactions, then a spacer and a retire round");
     }
 
     @Test
@@ -234,7 +236,7 @@ class BrokerAdminTest {
         List<String> retire = f.jdbc.logContaining(f.sql.retireIdleGroups(Q));
         assertEquals(2, retire.size(), "a full batch of 100 is followed by another");
         assertTrue(retire.get(0).endsWith("<-- [jobs, 1500, 600, 100]"), retire.get(0));
-        assertEquals(3, f.jdbc.logContaining("c1 commit").size(), "initiator batch, then each retire batch commits");
+        assertEquals(4, f.jdbc.logContaining("c1 commit").size(), "initiator batch, spacer batch, then each retire batch commits");
     }
 
     @Test

@@ -4,6 +4,7 @@ import static dev.sqlqueue.sqlserver.broker.Fixture.H1;
 import static dev.sqlqueue.sqlserver.broker.Fixture.H2;
 import static dev.sqlqueue.sqlserver.broker.Fixture.Q;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -167,6 +168,17 @@ class BrokerSenderTest {
         }
         assertEquals(1, first.size());
         assertEquals(1, second.size(), "the second consumer has a conversation group of its own to work on");
+    }
+
+    @Test
+    void retiringADialogEndsNoSpacerInTheSendersTransaction() {
+        // M5: the sender's transaction ended every spacer of the fill, one full scan each
+        Fixture f = fixture("broker.dialogPoolSize", "1", "broker.dialogMaxMessages", "1");
+        f.jdbc.rows(fill(f), new Object[] {H1});
+        f.backend().enqueue(Q, Message.ofText("1"));
+        assertEquals(1, f.jdbc.logContaining(f.sql.retireDialog(Q)).size());
+        assertFalse(f.sql.retireDialog(Q).contains("END CONVERSATION"), "spacers are the sweeper's, in batches");
+        assertTrue(f.jdbc.effects("END CONVERSATION", "").isEmpty());
     }
 
     @Test

@@ -189,13 +189,8 @@ class BrokerStatementsTest {
 
     @Test
     void textRetireDialog() {
-        assertEquals("SET NOCOUNT ON; DECLARE @h uniqueidentifier = ?, @fill bigint, @s uniqueidentifier; SELECT @fill = f"
-                + "ill_id FROM [dbo].[sqlq_bk_dialogs] WHERE conversation_handle = @h; SEND ON CONVERSATION (@h) MESSAG"
-                + "E TYPE [sqlq_bk:jobs:eos]; DELETE FROM [dbo].[sqlq_bk_dialogs] WHERE conversation_handle = @h; IF NO"
-                + "T EXISTS (SELECT 1 FROM [dbo].[sqlq_bk_dialogs] WHERE fill_id = @fill AND is_spacer = 0) WHILE 1 = 1"
-                + " BEGIN SET @s = NULL; SELECT TOP (1) @s = conversation_handle FROM [dbo].[sqlq_bk_dialogs] WHERE fil"
-                + "l_id = @fill AND is_spacer = 1; IF @s IS NULL BREAK; END CONVERSATION @s; DELETE FROM [dbo].[sqlq_bk"
-                + "_dialogs] WHERE conversation_handle = @s; END;",
+        assertEquals("DECLARE @h uniqueidentifier = ?; SEND ON CONVERSATION (@h) MESSAGE TYPE [sqlq_bk:jobs:eos]; DELETE F"
+                + "ROM [dbo].[sqlq_bk_dialogs] WHERE conversation_handle = @h;",
                 s.retireDialog(q));
     }
 
@@ -225,6 +220,26 @@ class BrokerStatementsTest {
     void textInTransitOf() {
         assertEquals("SELECT message_body FROM sys.transmission_queue WHERE conversation_handle = ? AND message_type_name = N'sqlq_bk:jobs:msg'",
                 s.inTransitOf(q));
+    }
+
+    @Test
+    void textEndSpacers() {
+        assertEquals("DECLARE @max int = ?, @queue nvarchar(48) = ?, @s uniqueidentifier, @n int = 0; DECLARE @batch TABLE"
+                + " (conversation_handle uniqueidentifier NOT NULL PRIMARY KEY); INSERT INTO @batch (conversation_handl"
+                + "e) SELECT TOP (@max) d.conversation_handle FROM [dbo].[sqlq_bk_dialogs] AS d WITH (UPDLOCK, ROWLOCK,"
+                + " READPAST) WHERE d.queue_name = @queue AND d.is_spacer = 1 AND NOT EXISTS (SELECT 1 FROM [dbo].[sqlq"
+                + "_bk_dialogs] AS p WHERE p.fill_id = d.fill_id AND p.is_spacer = 0); WHILE 1 = 1 BEGIN SET @s = NULL;"
+                + " SELECT TOP (1) @s = conversation_handle FROM @batch; IF @s IS NULL BREAK; END CONVERSATION @s; DELE"
+                + "TE FROM [dbo].[sqlq_bk_dialogs] WHERE conversation_handle = @s; DELETE FROM @batch WHERE conversatio"
+                + "n_handle = @s; SET @n += 1; END; SELECT @n AS ended;",
+                s.endSpacers());
+    }
+
+    @Test
+    void textCreateDialogsFillIndex() {
+        assertEquals("IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE object_id = OBJECT_ID(N'dbo.sqlq_bk_dialogs') AND nam"
+                + "e = N'ix_fill') CREATE INDEX [ix_fill] ON [dbo].[sqlq_bk_dialogs] (fill_id, is_spacer)",
+                s.createDialogsFillIndex());
     }
 
     @Test

@@ -153,6 +153,11 @@ public final class BrokerModel implements Extension {
                 UUID h = UUID.randomUUID();
                 st.tokens().stream().filter(x -> x.startsWith("@")).findFirst()
                         .ifPresent(v -> ctx.vars.put(v.toLowerCase(Locale.ROOT), h.toString()));
+                int to = st.tokens().indexOf("TO");
+                String target = to > 0 ? services.get(Tsql.unquote(st.tokens().get(to + 2))) : null;
+                if (target != null) {
+                    routes.put(h, new Route(target, UUID.randomUUID()));
+                }
                 ctx.change("BEGIN DIALOG", st.text(), null, null);
                 yield NO_RESULT;
             }
@@ -272,6 +277,19 @@ public final class BrokerModel implements Extension {
         }
         return this;
     }
+
+    /**
+     * Declares a service: a dialog begun {@code TO SERVICE} it delivers what is sent on it to
+     * {@code queue} ({@link #route}).
+     */
+    public BrokerModel service(String serviceName, String queue) {
+        synchronized (model) {
+            services.put(serviceName, key(queue));
+        }
+        return this;
+    }
+
+    private final Map<String, String> services = new HashMap<>();
 
     private record Route(String queue, UUID targetHandle) {
     }

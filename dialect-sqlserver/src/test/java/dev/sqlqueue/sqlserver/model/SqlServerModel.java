@@ -455,6 +455,9 @@ public final class SqlServerModel {
             case SET_OPTION -> setOption(s, st);
             case NO_DATA, EXEC, ALTER_OTHER, UNKNOWN -> {
                 // not on the implicit-transaction list: runs (and commits) on its own
+                if (st.upper(0).equals("SELECT")) {
+                    return selectVariables(ctx, st);
+                }
             }
             case OPENS_TRANSACTION, SELECT_FROM -> {
                 implicitOpen(s, st);
@@ -527,6 +530,34 @@ public final class SqlServerModel {
             }
         }
         return null;
+    }
+
+    /**
+     * A SELECT without FROM whose items are variables or {@code @@TRANCOUNT} ({@code SELECT @id AS
+     * message_id}): one row of their values, or null (no result the model knows) if one is unknown.
+     */
+    private static List<Object[]> selectVariables(Ctx ctx, Tsql.Stmt st) {
+        List<Object> row = new ArrayList<>();
+        List<String> t = st.tokens();
+        boolean expectItem = true;
+        for (int i = 1; i < t.size(); i++) {
+            String tok = t.get(i);
+            if (tok.equals(",")) {
+                expectItem = true;
+            } else if (expectItem) {
+                if (tok.equalsIgnoreCase("@@TRANCOUNT")) {
+                    row.add(ctx.session.tranCount);
+                } else if (tok.startsWith("@") && ctx.vars.containsKey(tok.toLowerCase(Locale.ROOT))) {
+                    row.add(ctx.vars.get(tok.toLowerCase(Locale.ROOT)));
+                } else {
+                    return null;
+                }
+                expectItem = false;
+            } else if (!tok.equalsIgnoreCase("AS") && !(i > 0 && t.get(i - 1).equalsIgnoreCase("AS"))) {
+                return null; // an expression, not a plain variable
+            }
+        }
+        return row.isEmpty() ? null : List.<Object[]>of(row.toArray());
     }
 
     /** DECLARE @x type = ? and SET @x = ? bind a parameter to a variable. */

@@ -62,6 +62,7 @@ public final class BrokerProvisioner {
             Sql.update(c, sql.createInitiatorQueue(q));
             Sql.update(c, sql.createService(q));
             Sql.update(c, sql.createInitiatorService(q));
+            Sql.update(c, sql.enforceQueueSettings(q));
             if (options.activationProcedure() != null) {
                 Sql.update(c, sql.attachActivation(q, options.activationProcedure(), options.maxQueueReaders(),
                         options.activationExecuteAs()));
@@ -93,7 +94,8 @@ public final class BrokerProvisioner {
             throw new SqlQueueException("Service Broker is disabled in database '" + db
                     + "' (sys.databases.is_broker_enabled = 0). Enable it with ALTER DATABASE "
                     + BrokerNames.quote(db) + " SET ENABLE_BROKER (it needs exclusive access to the database;"
-                    + " WITH ROLLBACK IMMEDIATE ends other sessions), or SET NEW_BROKER on a restored copy.");
+                    + " WITH ROLLBACK IMMEDIATE ends other sessions), or SET NEW_BROKER on a restored copy (which ends every"
+                    + " existing conversation and drops its messages).");
         }
     }
 
@@ -120,14 +122,10 @@ public final class BrokerProvisioner {
             work.run();
             c.commit();
         } catch (SQLException | RuntimeException e) {
-            try {
-                c.rollback();
-            } catch (SQLException suppressed) {
-                e.addSuppressed(suppressed);
-            }
+            BrokerSender.rollbackQuietly(c, e); // closes the connection if the rollback failed (m2)
             throw e;
         } finally {
-            c.setAutoCommit(auto);
+            BrokerSender.restore(c, auto);
         }
     }
 }

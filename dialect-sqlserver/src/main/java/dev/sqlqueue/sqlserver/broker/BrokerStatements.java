@@ -237,6 +237,17 @@ public final class BrokerStatements {
                 "IF EXISTS (SELECT 1 FROM sys.service_message_types WHERE name = " + literal(n.endOfStreamType(q)) + ") DROP MESSAGE TYPE " + quote(n.endOfStreamType(q)));
     }
 
+    /**
+     * Puts the settings the backend relies on onto both queues, also when they existed before
+     * ({@code createQueue} creates only what is missing): no retention, and poison message handling
+     * OFF, so the rollbacks of failure paths never count toward disabling the queue (the adapter counts
+     * attempts itself). STATUS is left alone: enabling a disabled queue is the operator's decision (m4).
+     */
+    public String enforceQueueSettings(QueueName q) {
+        return "ALTER QUEUE " + n.qualified(n.queue(q)) + " WITH RETENTION = OFF, POISON_MESSAGE_HANDLING (STATUS = OFF);"
+                + " ALTER QUEUE " + n.qualified(n.initiatorQueue(q)) + " WITH RETENTION = OFF, POISON_MESSAGE_HANDLING (STATUS = OFF);";
+    }
+
     /** Parameter: queue name. Removes the queue's rows from every per-prefix table. */
     public String deleteQueueRows() {
         return "DECLARE @q nvarchar(48) = ?; DELETE FROM " + n.dialogsTable() + " WHERE queue_name = @q; DELETE FROM "
@@ -364,12 +375,14 @@ public final class BrokerStatements {
     }
 
     /**
-     * Drops a broken or errored dialog: ends our side (never WITH CLEANUP) and removes it from the pool.
+     * Drops a broken or errored dialog: ends our side (never WITH CLEANUP), then removes it from the
+     * pool, so a failing END leaves the row for the sweeper's spacer/fill bookkeeping instead of a
+     * dialog nobody knows (m10).
      * Parameter: the conversation handle.
      */
     public String discardDialog() {
-        return "DECLARE @h uniqueidentifier = ?; DELETE FROM " + n.dialogsTable()
-                + " WHERE conversation_handle = @h; END CONVERSATION @h;";
+        return "DECLARE @h uniqueidentifier = ?; END CONVERSATION @h; DELETE FROM " + n.dialogsTable()
+                + " WHERE conversation_handle = @h;";
     }
 
     // ---- send ------------------------------------------------------------------------------------------
@@ -599,9 +612,12 @@ public final class BrokerStatements {
      * in place, then raises the attempt count of each nacked message, in one batch. The nacks are first
      * kept in a table variable, which a rollback does not touch. Rolling back to a savepoint releases
      * the locks taken after it (Transact-SQL reference, ROLLBACK TRANSACTION), so another consumer may
-     * receive a message as soon as the rollback ran; it reads the counts {@code WITH (READCOMMITTEDLOCK)}
-     * ({@link #attemptsOf}), so it waits for this batch's raise to commit instead of reading the old
-     * count. Parameters: queue name, then message id and last error per nack. The caller commits.
+     * receive a message as soon as the rollback ran, and read its count ({@link #attemptsOf}) before this
+     * batch's raise: for a first nack there is no row yet to wait on. The count can then be one low, and
+     * {@code broker.maxAttempts} exceeded by one delivery (review m1: the limit is approximate by one;
+     * raising the count first on a second connection would cost a connection per nack while every
+     * consumer already holds one). Parameters: queue name, then message id and last error per nack. The
+     * caller commits.
      *
      * @param nacks how many nacked messages (0 for a claim that only released)
      */

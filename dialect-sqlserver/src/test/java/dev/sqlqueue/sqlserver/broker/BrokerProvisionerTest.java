@@ -72,6 +72,17 @@ class BrokerProvisionerTest {
     }
 
     @Test
+    void createQueueTurnsPoisonHandlingOffOnAQueueThatAlreadyExisted() {
+        // m4: CREATE QUEUE is skipped for an existing queue, which kept POISON_MESSAGE_HANDLING ON (the default)
+        Fixture f = enabled();
+        assertTrue(f.broker.poisonHandling(f.targetQueue()));
+        f.backend().createQueue(Q);
+        assertFalse(f.broker.poisonHandling(f.targetQueue()));
+        assertFalse(f.broker.poisonHandling(f.initiatorQueue()));
+        assertTrue(f.broker.enabled(f.targetQueue()));
+    }
+
+    @Test
     void disabledBrokerFailsClearlyAndCreatesNothing() {
         Fixture f = new Fixture();
         f.jdbc.rows(f.sql.brokerEnabled(), new Object[] {"appdb", false});
@@ -79,6 +90,8 @@ class BrokerProvisionerTest {
         assertTrue(e.getMessage().contains("Service Broker is disabled in database 'appdb'"), e.getMessage());
         assertTrue(e.getMessage().contains("is_broker_enabled = 0"), e.getMessage());
         assertTrue(e.getMessage().contains("ALTER DATABASE [appdb] SET ENABLE_BROKER"), e.getMessage());
+        assertTrue(e.getMessage().contains("NEW_BROKER on a restored copy (which ends every existing conversation and drops its"
+                + " messages)"), e.getMessage());
         assertEquals(List.of(f.sql.brokerEnabled()), f.jdbc.executedSql());
     }
 
@@ -101,7 +114,8 @@ class BrokerProvisionerTest {
         BrokerStatements s = f.sql;
         assertEquals(List.of(s.brokerEnabled(), s.provisioningLock(), s.createMessageType(Q), s.createEndOfStreamType(Q),
                 s.createContract(Q), s.createQueue(Q), s.createInitiatorQueue(Q), s.createService(Q),
-                s.createInitiatorService(Q), s.attachActivation(Q, "ops.run_task", 5, "OWNER"), s.registerQueue()),
+                s.createInitiatorService(Q), s.enforceQueueSettings(Q), s.attachActivation(Q, "ops.run_task", 5, "OWNER"),
+                s.registerQueue()),
                 f.jdbc.executedSql());
         assertEquals(List.of("c1 exec " + s.registerQueue() + " <-- [jobs, jobs]"), f.jdbc.logContaining(s.registerQueue()));
         assertEquals(List.of("c1 commit"), f.jdbc.logContaining("commit"));
@@ -111,7 +125,7 @@ class BrokerProvisionerTest {
     void noActivationUnlessConfigured() {
         Fixture f = enabled();
         f.backend().createQueue(Q);
-        assertFalse(f.jdbc.executedSql().stream().anyMatch(x -> x.startsWith("ALTER QUEUE")));
+        assertFalse(f.jdbc.executedSql().stream().anyMatch(x -> x.contains("ACTIVATION")));
     }
 
     @Test

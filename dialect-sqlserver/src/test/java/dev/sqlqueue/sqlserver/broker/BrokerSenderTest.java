@@ -182,6 +182,31 @@ class BrokerSenderTest {
     }
 
     @Test
+    void aFailedRollbackClosesTheConnectionInsteadOfCommittingHalfABatch() {
+        // m2: restore() turned auto-commit back on, and mssql-jdbc then commits the open transaction
+        Fixture f = new Fixture("broker.dialogPoolSize", "1");
+        f.jdbc.rows(fill(f), new Object[] {H1});
+        f.jdbc.rows(f.sql.send(Q), new Object[] {41L}).fail(f.sql.send(Q), 9002, "S0001");
+        f.jdbc.failNextRollback(10054);
+        assertThrows(dev.sqlqueue.SqlQueueException.class,
+                () -> f.backend().enqueueAll(Q, List.of(Message.ofText("a"), Message.ofText("b"))));
+        assertEquals(dev.sqlqueue.sqlserver.model.Effect.State.ROLLED_BACK, f.jdbc.effects("SEND", "").get(0).state(),
+                "message a was not committed alone");
+        assertTrue(f.jdbc.session(2).closed());
+    }
+
+    @Test
+    void anErrorThatIsNotTheDialogsIsRethrownWithoutBurningDialogs() {
+        // m5: a full log (9002) fails on every dialog alike
+        Fixture f = new Fixture("broker.dialogPoolSize", "1");
+        f.jdbc.rows(fill(f), new Object[] {H1});
+        f.jdbc.fail(f.sql.send(Q), 9002, "S0001");
+        assertThrows(dev.sqlqueue.SqlQueueException.class, () -> f.backend().enqueue(Q, Message.ofText("a")));
+        assertTrue(f.jdbc.logContaining(f.sql.discardDialog()).isEmpty(), "the dialog is kept");
+        assertEquals(1, f.jdbc.logContaining("exec " + f.sql.send(Q)).size(), "no retry on a second dialog");
+    }
+
+    @Test
     void enqueueAllIsOneTransactionSoAFailureTakesBackTheMessagesAlreadySent() {
         // L1: SEND opens no implicit transaction; without an explicit begin, message 1 was committed
         // alone before message 2 failed, and the retry on another dialog sent it twice

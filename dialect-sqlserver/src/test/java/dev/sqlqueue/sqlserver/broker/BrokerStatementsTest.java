@@ -196,8 +196,8 @@ class BrokerStatementsTest {
 
     @Test
     void textDiscardDialog() {
-        assertEquals("DECLARE @h uniqueidentifier = ?; DELETE FROM [dbo].[sqlq_bk_dialogs] WHERE conversation_handle = @h;"
-                + " END CONVERSATION @h;",
+        assertEquals("DECLARE @h uniqueidentifier = ?; END CONVERSATION @h; DELETE FROM [dbo].[sqlq_bk_dialogs] WHERE conv"
+                + "ersation_handle = @h;",
                 s.discardDialog());
     }
 
@@ -337,6 +337,14 @@ class BrokerStatementsTest {
         assertEquals("SELECT @@TRANCOUNT AS trancount", BrokerStatements.probeTranCount());
         assertEquals("SET LOCK_TIMEOUT 5000", BrokerStatements.probeLockTimeout());
         assertEquals(s.endConversation(), s.probeEnd());
+    }
+
+    @Test
+    void textEnforceQueueSettings() {
+        assertEquals("ALTER QUEUE [dbo].[sqlq_bk:jobs:queue] WITH RETENTION = OFF, POISON_MESSAGE_HANDLING (STATUS = OFF);"
+                + " ALTER QUEUE [dbo].[sqlq_bk:jobs:iqueue] WITH RETENTION = OFF, POISON_MESSAGE_HANDLING (STATUS = OFF"
+                + ");",
+                s.enforceQueueSettings(q));
     }
 
     @Test

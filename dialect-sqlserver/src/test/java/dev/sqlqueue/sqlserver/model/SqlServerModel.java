@@ -232,7 +232,24 @@ public final class SqlServerModel {
         note(s, before == 0 ? "commit (no-op: @@TRANCOUNT = 0, nothing was open)" : before == 1 ? "commit" : "commit (one level of " + before + ")");
     }
 
+    private Integer rollbackFailure;
+
+    /**
+     * The next {@code Connection.rollback()} fails with this error and sends nothing (a session that is
+     * alive but whose rollback request failed, for example on a network time-out).
+     */
+    public synchronized SqlServerModel failNextRollback(int errorCode) {
+        rollbackFailure = errorCode;
+        return this;
+    }
+
     synchronized void rollback(Session s) throws SQLException {
+        if (rollbackFailure != null) {
+            int code = rollbackFailure;
+            rollbackFailure = null;
+            note(s, "rollback failed (scripted, error " + code + "; nothing was sent)");
+            throw new SQLException("scripted rollback failure " + code, "08S01", code);
+        }
         if (s.driverAutoCommit) {
             throw new SQLException("The rollback method is not valid when auto-commit mode is set to true.", "S0011", 0);
         }
@@ -457,6 +474,11 @@ public final class SqlServerModel {
                 // not on the implicit-transaction list: runs (and commits) on its own
                 if (st.upper(0).equals("SELECT")) {
                     return selectVariables(ctx, st);
+                }
+                for (Extension e : extensions) {
+                    if (e.execute(ctx, st) != null) {
+                        return null;
+                    }
                 }
             }
             case OPENS_TRANSACTION, SELECT_FROM -> {

@@ -52,9 +52,20 @@ public final class BrokerProvisioner {
         });
     }
 
-    /** Creates the queue's message types, contract, queues and services, and registers it. */
+    /**
+     * Creates the queue's message types, contract, queues and services, and registers it.
+     *
+     * @throws dev.sqlqueue.InvalidInputException (rule {@code queue.name}) if a registered queue's name
+     *     equals this one under the database's collation but differs in letter case
+     */
     public void createQueue(Connection c, QueueName q) throws SQLException {
         inLockedTransaction(c, () -> {
+            List<Object[]> clash = Sql.query(c, sql.conflictingQueueName(), q.value(), q.value());
+            if (!clash.isEmpty()) {
+                throw new dev.sqlqueue.InvalidInputException("queue.name", "queue name '" + q.value() + "' equals existing queue '"
+                        + clash.get(0)[0] + "' under the database's collation (Service Broker object names follow it);"
+                        + " choose a name that differs by more than letter case");
+            }
             Sql.update(c, sql.createMessageType(q));
             Sql.update(c, sql.createEndOfStreamType(q));
             Sql.update(c, sql.createContract(q));

@@ -206,6 +206,17 @@ public final class BrokerStatements {
     }
 
     /** Parameters: queue name twice. */
+    /**
+     * A registered queue whose name equals {@code name} under the database's collation but not byte
+     * for byte ({@code Jobs} for {@code jobs} in a case-insensitive database): object names follow the
+     * database collation, so the two queues would share Service Broker objects (m3). Parameters: name,
+     * name. Rows: queue_name.
+     */
+    public String conflictingQueueName() {
+        return "SELECT TOP (1) queue_name FROM " + n.queuesTable() + " WHERE queue_name = ?"
+                + " AND queue_name <> ? COLLATE Latin1_General_100_BIN2";
+    }
+
     public String registerQueue() {
         return "IF NOT EXISTS (SELECT 1 FROM " + n.queuesTable() + " WHERE queue_name = ?) INSERT INTO "
                 + n.queuesTable() + " (queue_name) VALUES (?)";

@@ -83,6 +83,18 @@ class BrokerProvisionerTest {
     }
 
     @Test
+    void aQueueNameThatDiffersOnlyByCaseFromARegisteredOneIsRefused() {
+        // m3: object names follow the database collation, so 'jobs' would bind to 'Jobs'' objects
+        Fixture f = enabled();
+        f.jdbc.rows(f.sql.conflictingQueueName(), new Object[] {"Jobs"});
+        dev.sqlqueue.InvalidInputException e = assertThrows(dev.sqlqueue.InvalidInputException.class, () -> f.backend().createQueue(Q));
+        assertEquals("queue.name", e.rule());
+        assertTrue(e.getMessage().contains("existing queue 'Jobs'"), e.getMessage());
+        assertFalse(f.jdbc.executedSql().contains(f.sql.createMessageType(Q)), "nothing is created");
+        assertEquals(List.of("c1 exec " + f.sql.conflictingQueueName() + " <-- [jobs, jobs]"), f.jdbc.logContaining("Latin1_General_100_BIN2"));
+    }
+
+    @Test
     void disabledBrokerFailsClearlyAndCreatesNothing() {
         Fixture f = new Fixture();
         f.jdbc.rows(f.sql.brokerEnabled(), new Object[] {"appdb", false});
@@ -112,7 +124,7 @@ class BrokerProvisionerTest {
         Fixture f = enabled("broker.activationProcedure", "ops.run_task", "broker.maxQueueReaders", "5");
         f.backend().createQueue(Q);
         BrokerStatements s = f.sql;
-        assertEquals(List.of(s.brokerEnabled(), s.provisioningLock(), s.createMessageType(Q), s.createEndOfStreamType(Q),
+        assertEquals(List.of(s.brokerEnabled(), s.provisioningLock(), s.conflictingQueueName(), s.createMessageType(Q), s.createEndOfStreamType(Q),
                 s.createContract(Q), s.createQueue(Q), s.createInitiatorQueue(Q), s.createService(Q),
                 s.createInitiatorService(Q), s.enforceQueueSettings(Q), s.attachActivation(Q, "ops.run_task", 5, "OWNER"),
                 s.registerQueue()),

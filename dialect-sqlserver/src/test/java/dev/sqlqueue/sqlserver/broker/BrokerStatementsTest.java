@@ -348,6 +348,12 @@ class BrokerStatementsTest {
     }
 
     @Test
+    void textConflictingQueueName() {
+        assertEquals("SELECT TOP (1) queue_name FROM [dbo].[sqlq_bk_queues] WHERE queue_name = ? AND queue_name <> ? COLLATE Latin1_General_100_BIN2",
+                s.conflictingQueueName());
+    }
+
+    @Test
     void textReceiveMore() {
         assertEquals("RECEIVE TOP (?) conversation_group_id, conversation_handle, message_sequence_number, message_type_name,"
                 + " message_body FROM [dbo].[sqlq_bk:jobs:queue] WHERE conversation_group_id = ?",

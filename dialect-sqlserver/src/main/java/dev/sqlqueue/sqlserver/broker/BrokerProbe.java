@@ -96,15 +96,23 @@ abstract class BrokerProbe implements Probe {
     public final ProbeResult run(ProbeContext context) throws Exception {
         Setup s = new Setup(context);
         BrokerProvisioner provisioner = new BrokerProvisioner(s.sql, BrokerOptions.from(context.config()));
+        ProbeResult result;
         try {
             try (Connection c = context.connect()) {
                 provisioner.migrate(c);
                 provisioner.createQueue(c, s.q);
             }
-            return experiment(s);
-        } finally {
-            cleanUp(s, provisioner);
+            result = experiment(s);
+        } catch (Exception | Error e) {
+            try {
+                cleanUp(s, provisioner);
+            } catch (Exception cleanUpFailure) {
+                e.addSuppressed(cleanUpFailure); // the experiment's failure is the one to report
+            }
+            throw e;
         }
+        cleanUp(s, provisioner);
+        return result;
     }
 
     private static void cleanUp(Setup s, BrokerProvisioner provisioner) throws SQLException {

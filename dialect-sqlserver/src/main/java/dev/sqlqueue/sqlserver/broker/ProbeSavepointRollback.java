@@ -52,11 +52,45 @@ final class ProbeSavepointRollback extends BrokerProbe {
             c.rollback();
             c.setAutoCommit(true);
         }
+        String wake = wakeUp(s);
         String observed = "messages before " + before[0] + " (first queuing_order " + before[1] + "); received per round " + got
                 + "; after " + ROUNDS + " savepoint rollbacks: messages " + after[0] + " (first queuing_order " + after[1]
-                + "), queue " + (enabled ? "enabled" : "DISABLED") + "; another session then received " + second;
+                + "), queue " + (enabled ? "enabled" : "DISABLED") + "; another session then received " + second
+                + "\n" + wake;
         boolean ok = after[0] == 2 && after[1] == before[1] && enabled && second == 2 && got.toString().equals("2,2,2,2,2,2");
         return ok ? ProbeResult.asDocumented(observed) : ProbeResult.differs(observed);
+    }
+
+    /**
+     * Informational (not part of the verdict): session A holds the messages, session B waits in
+     * {@code WAITFOR (RECEIVE ...)} for up to 10 s, A rolls back to its savepoint and commits. Does B
+     * wake up with the returned messages, and how long after the rollback?
+     */
+    private static String wakeUp(Setup s) throws Exception {
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try (Connection a = s.connect(); Connection b = s.connect()) {
+            a.setAutoCommit(false);
+            Savepoint sp = a.setSavepoint(BrokerReceiver.SAVEPOINT);
+            int held = Sql.query(a, s.sql.probeReceive(s.q), 2, 5000).size();
+            java.util.concurrent.Future<Integer> waiter = pool.submit(() -> {
+                Sql.begin(b);
+                int n = Sql.query(b, s.sql.probeReceive(s.q), 2, 10_000).size();
+                b.rollback();
+                b.setAutoCommit(true);
+                return n;
+            });
+            sleep(1000);
+            long t0 = System.nanoTime();
+            a.rollback(sp);
+            a.commit();
+            a.setAutoCommit(true);
+            int woke = waiter.get(20, java.util.concurrent.TimeUnit.SECONDS);
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            return "wake-up (informational): A held " + held + "; B, waiting in WAITFOR (RECEIVE), returned " + woke
+                    + " message(s) " + ms + " ms after A's savepoint rollback and commit";
+        } finally {
+            pool.shutdownNow();
+        }
     }
 
     static boolean truthy(Object o) {

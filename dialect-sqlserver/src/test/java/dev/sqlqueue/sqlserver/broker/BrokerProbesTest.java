@@ -118,7 +118,8 @@ class BrokerProbesTest {
         assertEquals(ProbeResult.Verdict.AS_DOCUMENTED, r.verdict(), r.observed());
         assertEquals(ProbeSavepointRollback.ROUNDS + 1, model.logContaining("rollback to " + BrokerReceiver.SAVEPOINT).size(),
                 "six rounds, then the wake-up measurement");
-        // the model does not wait in WAITFOR: B returns at once and finds A's group locked
-        assertTrue(r.observed().contains("B, waiting in WAITFOR (RECEIVE), returned 0 message(s)"), r.observed());
+        // the model does not wait in WAITFOR: B returns at once (0 while A holds the group, 2 if its thread
+        // started only after A's rollback on a loaded machine); the line is informational either way
+        assertTrue(r.observed().matches("(?s).*B, waiting in WAITFOR \\(RECEIVE\\), returned [02] message\\(s\\).*"), r.observed());
     }
 }

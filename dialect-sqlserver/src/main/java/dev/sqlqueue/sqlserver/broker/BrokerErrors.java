@@ -27,6 +27,21 @@ public final class BrokerErrors {
         return false;
     }
 
+    /**
+     * True for a Service Broker conversation error (numbers 8400..8499, for example 8426 "the
+     * conversation handle is not found", 8429 "the conversation endpoint is not in a valid state for
+     * SEND"): the dialog is at fault and a send may be retried on another. Other errors (permissions,
+     * a full log 9002/1105, a conversion) would fail on every dialog alike.
+     */
+    public static boolean isDialogError(SQLException e) {
+        for (SQLException x = e; x != null; x = x.getNextException()) {
+            if (x.getErrorCode() >= 8400 && x.getErrorCode() <= 8499) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     public static boolean isTransient(SQLException e) {
         String state = e.getSQLState();
         return has(e, DEADLOCK_VICTIM) || has(e, LOCK_TIMEOUT) || (state != null && state.startsWith("08"));

@@ -13,10 +13,13 @@ import java.util.regex.Pattern;
  *   <li>{@code broker.dialogPoolSize}: pooled dialogs per queue and process, 1..1000; default the
  *       connection pool size. One dialog per concurrently sending connection.</li>
  *   <li>{@code broker.spreadFactor}: the "150 trick" (seed 000): begin poolSize x factor dialogs and keep
- *       every factor-th; 1 disables it (default), 150 is the documented value; 1..1000.</li>
+ *       every factor-th; 1 disables it (default), 150 is the documented value; 1..1000, and
+ *       dialogPoolSize x spreadFactor at most {@value #MAX_DIALOGS_PER_FILL}.</li>
  *   <li>{@code broker.dialogLifetimeSeconds}: the explicit LIFETIME of every dialog, default 604800
- *       (7 days); at least 2 x {@code dialogMaxAgeSeconds}. A message not received within it is lost
- *       with the dialog's Error, so it must exceed the longest consumer outage you plan for.</li>
+ *       (7 days); at least 2 x {@code dialogMaxAgeSeconds}. A message not received within it is
+ *       dead-lettered when the dialog's Error arrives (on the target side, or by the sweeper while it
+ *       still waited in sys.transmission_queue), so it must exceed the longest consumer outage you plan
+ *       for.</li>
  *   <li>{@code broker.dialogMaxAgeSeconds}: recycle a pooled dialog this old, default 3600.</li>
  *   <li>{@code broker.dialogMaxMessages}: recycle a pooled dialog after this many sends, default
  *       100000.</li>
@@ -56,7 +59,14 @@ public record BrokerOptions(int dialogPoolSize, int spreadFactor, int dialogLife
                             long disabledRecheckMillis, int groupIdleMillis) {
     private static final Pattern PROC = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,127}\\.[A-Za-z_][A-Za-z0-9_]{0,127}");
 
+    /** At most this many dialogs begun by one fill (dialogPoolSize x spreadFactor): one auto-commit batch. */
+    public static final int MAX_DIALOGS_PER_FILL = 20_000;
+
     public BrokerOptions {
+        if ((long) dialogPoolSize * spreadFactor > MAX_DIALOGS_PER_FILL) {
+            throw bad("broker.spreadFactor", "times broker.dialogPoolSize must be at most " + MAX_DIALOGS_PER_FILL
+                    + " (dialogs begun by one fill), was " + spreadFactor + " x " + dialogPoolSize);
+        }
         if (dialogLifetimeSeconds < 2L * dialogMaxAgeSeconds) {
             throw bad("broker.dialogLifetimeSeconds", "must be at least twice broker.dialogMaxAgeSeconds ("
                     + dialogMaxAgeSeconds + " s), was " + dialogLifetimeSeconds);

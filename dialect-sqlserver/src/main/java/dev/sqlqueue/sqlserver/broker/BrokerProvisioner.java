@@ -39,6 +39,7 @@ public final class BrokerProvisioner {
         inLockedTransaction(c, () -> {
             Sql.update(c, sql.createQueuesTable());
             Sql.update(c, sql.createDialogsTable());
+            Sql.update(c, sql.createDialogsFillIndex());
             Sql.update(c, sql.createAttemptsTable());
             Sql.update(c, sql.createDeadTable());
             Sql.update(c, sql.createGroupsTable());
@@ -51,9 +52,20 @@ public final class BrokerProvisioner {
         });
     }
 
-    /** Creates the queue's message types, contract, queues and services, and registers it. */
+    /**
+     * Creates the queue's message types, contract, queues and services, and registers it.
+     *
+     * @throws dev.sqlqueue.InvalidInputException (rule {@code queue.name}) if a registered queue's name
+     *     equals this one under the database's collation but differs in letter case
+     */
     public void createQueue(Connection c, QueueName q) throws SQLException {
         inLockedTransaction(c, () -> {
+            List<Object[]> clash = Sql.query(c, sql.conflictingQueueName(), q.value(), q.value());
+            if (!clash.isEmpty()) {
+                throw new dev.sqlqueue.InvalidInputException("queue.name", "queue name '" + q.value() + "' equals existing queue '"
+                        + clash.get(0)[0] + "' under the database's collation (Service Broker object names follow it);"
+                        + " choose a name that differs by more than letter case");
+            }
             Sql.update(c, sql.createMessageType(q));
             Sql.update(c, sql.createEndOfStreamType(q));
             Sql.update(c, sql.createContract(q));
@@ -61,6 +73,7 @@ public final class BrokerProvisioner {
             Sql.update(c, sql.createInitiatorQueue(q));
             Sql.update(c, sql.createService(q));
             Sql.update(c, sql.createInitiatorService(q));
+            Sql.update(c, sql.enforceQueueSettings(q));
             if (options.activationProcedure() != null) {
                 Sql.update(c, sql.attachActivation(q, options.activationProcedure(), options.maxQueueReaders(),
                         options.activationExecuteAs()));
@@ -92,7 +105,8 @@ public final class BrokerProvisioner {
             throw new SqlQueueException("Service Broker is disabled in database '" + db
                     + "' (sys.databases.is_broker_enabled = 0). Enable it with ALTER DATABASE "
                     + BrokerNames.quote(db) + " SET ENABLE_BROKER (it needs exclusive access to the database;"
-                    + " WITH ROLLBACK IMMEDIATE ends other sessions), or SET NEW_BROKER on a restored copy.");
+                    + " WITH ROLLBACK IMMEDIATE ends other sessions), or SET NEW_BROKER on a restored copy (which ends every"
+                    + " existing conversation and drops its messages).");
         }
     }
 
@@ -119,14 +133,10 @@ public final class BrokerProvisioner {
             work.run();
             c.commit();
         } catch (SQLException | RuntimeException e) {
-            try {
-                c.rollback();
-            } catch (SQLException suppressed) {
-                e.addSuppressed(suppressed);
-            }
+            BrokerSender.rollbackQuietly(c, e); // closes the connection if the rollback failed (m2)
             throw e;
         } finally {
-            c.setAutoCommit(auto);
+            BrokerSender.restore(c, auto);
         }
     }
 }

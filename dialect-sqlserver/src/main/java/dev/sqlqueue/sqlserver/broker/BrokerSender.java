@@ -121,7 +121,7 @@ public final class BrokerSender {
                 return Arrays.asList(ids);
             } catch (SQLException e) {
                 rollbackQuietly(c, e);
-                if (BrokerErrors.isTransient(e) || d == null || !onPooled) {
+                if (BrokerErrors.isTransient(e) || d == null || !onPooled || !BrokerErrors.isDialogError(e)) {
                     if (d != null) {
                         pool.giveBack(d, 0);
                     }
@@ -243,19 +243,26 @@ public final class BrokerSender {
         }
     }
 
+    /**
+     * Rolls back; if that fails, closes the connection at once, because turning auto-commit back on
+     * (restore) would make mssql-jdbc send {@code IF @@TRANCOUNT > 0 COMMIT TRAN} and commit the
+     * unfinished work (m2). Closing ends the session, or makes the pool roll back and discard it.
+     */
     static void rollbackQuietly(Connection c) {
         try {
             c.rollback();
-        } catch (SQLException ignored) {
-            // the connection is closed next; the server rolls back what is left
+        } catch (SQLException e) {
+            closeQuietly(c);
         }
     }
 
+    /** As {@link #rollbackQuietly(Connection)}, adding the rollback's failure to {@code cause}. */
     static void rollbackQuietly(Connection c, Exception cause) {
         try {
             c.rollback();
         } catch (SQLException e) {
             cause.addSuppressed(e);
+            closeQuietly(c);
         }
     }
 

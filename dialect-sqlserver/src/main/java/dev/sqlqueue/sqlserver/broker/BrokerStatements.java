@@ -206,6 +206,17 @@ public final class BrokerStatements {
     }
 
     /** Parameters: queue name twice. */
+    /**
+     * A registered queue whose name equals {@code name} under the database's collation but not byte
+     * for byte ({@code Jobs} for {@code jobs} in a case-insensitive database): object names follow the
+     * database collation, so the two queues would share Service Broker objects (m3). Parameters: name,
+     * name. Rows: queue_name.
+     */
+    public String conflictingQueueName() {
+        return "SELECT TOP (1) queue_name FROM " + n.queuesTable() + " WHERE queue_name = ?"
+                + " AND queue_name <> ? COLLATE Latin1_General_100_BIN2";
+    }
+
     public String registerQueue() {
         return "IF NOT EXISTS (SELECT 1 FROM " + n.queuesTable() + " WHERE queue_name = ?) INSERT INTO "
                 + n.queuesTable() + " (queue_name) VALUES (?)";
@@ -235,6 +246,17 @@ public final class BrokerStatements {
                 "IF EXISTS (SELECT 1 FROM sys.service_contracts WHERE name = " + literal(n.contract(q)) + ") DROP CONTRACT " + quote(n.contract(q)),
                 "IF EXISTS (SELECT 1 FROM sys.service_message_types WHERE name = " + literal(n.messageType(q)) + ") DROP MESSAGE TYPE " + quote(n.messageType(q)),
                 "IF EXISTS (SELECT 1 FROM sys.service_message_types WHERE name = " + literal(n.endOfStreamType(q)) + ") DROP MESSAGE TYPE " + quote(n.endOfStreamType(q)));
+    }
+
+    /**
+     * Puts the settings the backend relies on onto both queues, also when they existed before
+     * ({@code createQueue} creates only what is missing): no retention, and poison message handling
+     * OFF, so the rollbacks of failure paths never count toward disabling the queue (the adapter counts
+     * attempts itself). STATUS is left alone: enabling a disabled queue is the operator's decision (m4).
+     */
+    public String enforceQueueSettings(QueueName q) {
+        return "ALTER QUEUE " + n.qualified(n.queue(q)) + " WITH RETENTION = OFF, POISON_MESSAGE_HANDLING (STATUS = OFF);"
+                + " ALTER QUEUE " + n.qualified(n.initiatorQueue(q)) + " WITH RETENTION = OFF, POISON_MESSAGE_HANDLING (STATUS = OFF);";
     }
 
     /** Parameter: queue name. Removes the queue's rows from every per-prefix table. */
@@ -326,28 +348,52 @@ public final class BrokerStatements {
 
     /**
      * Recycles a pooled dialog: sends the end-of-stream message (the target ends its side first, the
-     * initiator ends on the EndDialog that follows), removes it from the pool, and ends the spacers of
-     * its fill once no pooled dialog of that fill is left. Parameter: the conversation handle.
+     * initiator ends on the EndDialog that follows) and removes it from the pool, inside the sender's
+     * transaction. Its fill's spacers are ended later by the sweeper ({@link #endSpacers}), not here:
+     * ending a fill's thousands of spacers in a sender's transaction held its locks for the whole
+     * cleanup (M5). Parameter: the conversation handle.
      */
     public String retireDialog(QueueName q) {
-        return "SET NOCOUNT ON; DECLARE @h uniqueidentifier = ?, @fill bigint, @s uniqueidentifier;"
-                + " SELECT @fill = fill_id FROM " + n.dialogsTable() + " WHERE conversation_handle = @h;"
+        return "DECLARE @h uniqueidentifier = ?;"
                 + " SEND ON CONVERSATION (@h) MESSAGE TYPE " + quote(n.endOfStreamType(q)) + ";"
-                + " DELETE FROM " + n.dialogsTable() + " WHERE conversation_handle = @h;"
-                + " IF NOT EXISTS (SELECT 1 FROM " + n.dialogsTable() + " WHERE fill_id = @fill AND is_spacer = 0)"
-                + " WHILE 1 = 1 BEGIN SET @s = NULL;"
-                + " SELECT TOP (1) @s = conversation_handle FROM " + n.dialogsTable() + " WHERE fill_id = @fill AND is_spacer = 1;"
-                + " IF @s IS NULL BREAK; END CONVERSATION @s;"
-                + " DELETE FROM " + n.dialogsTable() + " WHERE conversation_handle = @s; END;";
+                + " DELETE FROM " + n.dialogsTable() + " WHERE conversation_handle = @h;";
+    }
+
+    /** Spacer cleanup finds a fill's rows by fill ({@link #endSpacers}). */
+    public String createDialogsFillIndex() {
+        return "IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE object_id = OBJECT_ID(" + literal(n.unquotedTable("dialogs"))
+                + ") AND name = N'ix_fill') CREATE INDEX [ix_fill] ON " + n.dialogsTable() + " (fill_id, is_spacer)";
     }
 
     /**
-     * Drops a broken or errored dialog: ends our side (never WITH CLEANUP) and removes it from the pool.
+     * Ends up to a batch of spacers (the 150 trick's unused dialogs) of fills that have no pooled dialog
+     * left (retired, discarded or forgotten), and deletes their rows, in the caller's transaction. Rows
+     * another session holds are skipped ({@code READPAST}); an END CONVERSATION on a never-used
+     * dialog is local (review V4 asks a server to confirm it sends nothing). Parameters: how many at
+     * most, queue name. One row: ended.
+     */
+    public String endSpacers() {
+        return "DECLARE @max int = ?, @queue nvarchar(48) = ?, @s uniqueidentifier, @n int = 0;"
+                + " DECLARE @batch TABLE (conversation_handle uniqueidentifier NOT NULL PRIMARY KEY);"
+                + " INSERT INTO @batch (conversation_handle) SELECT TOP (@max) d.conversation_handle FROM " + n.dialogsTable()
+                + " AS d WITH (UPDLOCK, ROWLOCK, READPAST) WHERE d.queue_name = @queue AND d.is_spacer = 1"
+                + " AND NOT EXISTS (SELECT 1 FROM " + n.dialogsTable() + " AS p WHERE p.fill_id = d.fill_id AND p.is_spacer = 0);"
+                + " WHILE 1 = 1 BEGIN SET @s = NULL;"
+                + " SELECT TOP (1) @s = conversation_handle FROM @batch; IF @s IS NULL BREAK;"
+                + " END CONVERSATION @s; DELETE FROM " + n.dialogsTable() + " WHERE conversation_handle = @s;"
+                + " DELETE FROM @batch WHERE conversation_handle = @s; SET @n += 1; END;"
+                + " SELECT @n AS ended;";
+    }
+
+    /**
+     * Drops a broken or errored dialog: ends our side (never WITH CLEANUP), then removes it from the
+     * pool, so a failing END leaves the row for the sweeper's spacer/fill bookkeeping instead of a
+     * dialog nobody knows (m10).
      * Parameter: the conversation handle.
      */
     public String discardDialog() {
-        return "DECLARE @h uniqueidentifier = ?; DELETE FROM " + n.dialogsTable()
-                + " WHERE conversation_handle = @h; END CONVERSATION @h;";
+        return "DECLARE @h uniqueidentifier = ?; END CONVERSATION @h; DELETE FROM " + n.dialogsTable()
+                + " WHERE conversation_handle = @h;";
     }
 
     // ---- send ------------------------------------------------------------------------------------------
@@ -498,6 +544,17 @@ public final class BrokerStatements {
         return "RECEIVE message_type_name, message_body FROM " + n.qualified(n.queue(q)) + " WHERE conversation_handle = ?";
     }
 
+    /**
+     * The data messages of an initiator conversation still waiting in {@code sys.transmission_queue}
+     * (for example while the target queue is disabled). When the conversation errors, END CONVERSATION
+     * drops them ("END CONVERSATION (Transact-SQL)", Remarks), so the sweeper reads them first and
+     * dead-letters them (L2). Parameter: the conversation handle. Column: message_body.
+     */
+    public String inTransitOf(QueueName q) {
+        return "SELECT message_body FROM sys.transmission_queue WHERE conversation_handle = ? AND message_type_name = "
+                + literal(n.messageType(q));
+    }
+
     /** Sends a complete envelope again (same id). Parameters: conversation handle, body. */
     public String resend(QueueName q) {
         return "DECLARE @h uniqueidentifier = ?, @body varbinary(max) = ?; SEND ON CONVERSATION (@h) MESSAGE TYPE "
@@ -566,9 +623,12 @@ public final class BrokerStatements {
      * in place, then raises the attempt count of each nacked message, in one batch. The nacks are first
      * kept in a table variable, which a rollback does not touch. Rolling back to a savepoint releases
      * the locks taken after it (Transact-SQL reference, ROLLBACK TRANSACTION), so another consumer may
-     * receive a message as soon as the rollback ran; it reads the counts {@code WITH (READCOMMITTEDLOCK)}
-     * ({@link #attemptsOf}), so it waits for this batch's raise to commit instead of reading the old
-     * count. Parameters: queue name, then message id and last error per nack. The caller commits.
+     * receive a message as soon as the rollback ran, and read its count ({@link #attemptsOf}) before this
+     * batch's raise: for a first nack there is no row yet to wait on. The count can then be one low, and
+     * {@code broker.maxAttempts} exceeded by one delivery (review m1: the limit is approximate by one;
+     * raising the count first on a second connection would cost a connection per nack while every
+     * consumer already holds one). Parameters: queue name, then message id and last error per nack. The
+     * caller commits.
      *
      * @param nacks how many nacked messages (0 for a claim that only released)
      */
@@ -732,5 +792,98 @@ public final class BrokerStatements {
     public String queueStatus(QueueName q) {
         return "SELECT is_receive_enabled, is_enqueue_enabled FROM sys.service_queues WHERE object_id = OBJECT_ID("
                 + literal(n.qualified(n.queue(q))) + ")";
+    }
+
+    // ---- probes (sqlqueue probe --backend sqlserver-broker): experiments under a probe prefix ---------
+
+    /** Begins a dialog to the queue's service. One row: conversation_handle. */
+    public String probeBeginDialog(QueueName q, int lifetimeSeconds) {
+        return "DECLARE @h uniqueidentifier; " + beginDialog(q, lifetimeSeconds) + "; SELECT @h AS conversation_handle;";
+    }
+
+    /** Sends one data message. Parameters: conversation handle, body. */
+    public String probeSend(QueueName q) {
+        return "DECLARE @h uniqueidentifier = ?, @b varbinary(max) = ?; SEND ON CONVERSATION (@h) MESSAGE TYPE "
+                + quote(n.messageType(q)) + " (@b);";
+    }
+
+    /** Receives with a wait. Parameters: TOP, time-out in ms. Columns: conversation_handle, queuing_order, message_type_name. */
+    public String probeReceive(QueueName q) {
+        return "WAITFOR (RECEIVE TOP (?) conversation_handle, queuing_order, message_type_name FROM " + n.qualified(n.queue(q))
+                + "), TIMEOUT ?";
+    }
+
+    /** One row: messages on the queue and the lowest queuing_order (a NOLOCK read). */
+    public String probeQueueCount(QueueName q) {
+        return "SELECT COUNT_BIG(*) AS messages, MIN(queuing_order) AS first_order FROM " + n.qualified(n.queue(q)) + " WITH (NOLOCK)";
+    }
+
+    /** Turns the queue's poison message handling on, so rollbacks that count toward it show. */
+    public String probePoisonHandlingOn(QueueName q) {
+        return "ALTER QUEUE " + n.qualified(n.queue(q)) + " WITH POISON_MESSAGE_HANDLING (STATUS = ON)";
+    }
+
+    /** One row: trancount. */
+    public static String probeTranCount() {
+        return "SELECT @@TRANCOUNT AS trancount";
+    }
+
+    /** Asks for a transaction-owned application lock without waiting; one row: result. */
+    public String probeApplock() {
+        return "DECLARE @r int; EXEC @r = sys.sp_getapplock @Resource = " + literal(n.prefix() + "probe")
+                + ", @LockMode = N'Exclusive', @LockOwner = N'Transaction', @LockTimeout = 0; SELECT @r AS result;";
+    }
+
+    /** Ends a conversation. Parameter: conversation handle. */
+    public String probeEnd() {
+        return endConversation();
+    }
+
+    /** One row: data messages of the queue's service in sys.transmission_queue. */
+    public String probeInTransit(QueueName q) {
+        return "SELECT COUNT_BIG(*) AS in_transit FROM sys.transmission_queue WHERE " + inTransit(q);
+    }
+
+    /** Makes a lock wait fail after 5 s on this session (a plain batch: it stays for the session). */
+    public static String probeLockTimeout() {
+        return "SET LOCK_TIMEOUT 5000";
+    }
+
+    /** One row: target_endpoints, the target-side conversation endpoints of the probe queue's dialogs. */
+    public String probeTargetEndpoints(QueueName q) {
+        return "SELECT COUNT_BIG(*) AS target_endpoints FROM sys.conversation_endpoints WHERE far_service = "
+                + literal(n.initiatorService(q));
+    }
+
+    /** One row: base_type of message_enqueue_time, its age in ms by SYSDATETIMEOFFSET(), server offset in minutes. */
+    public String probeEnqueueTimeType(QueueName q) {
+        return "SELECT TOP (1) CAST(SQL_VARIANT_PROPERTY(CAST(message_enqueue_time AS sql_variant), 'BaseType') AS nvarchar(128))"
+                + " AS base_type, DATEDIFF_BIG(millisecond, message_enqueue_time, SYSDATETIMEOFFSET()) AS age_ms,"
+                + " DATEPART(TZOFFSET, SYSDATETIMEOFFSET()) AS offset_minutes FROM " + n.qualified(n.queue(q)) + " WITH (NOLOCK)";
+    }
+
+    /** Receives every remaining message without waiting. Columns: conversation_handle, message_type_name. */
+    public String probeReceiveAll(QueueName q) {
+        return "RECEIVE conversation_handle, message_type_name FROM " + n.qualified(n.queue(q));
+    }
+
+    /**
+     * One row: db_owner membership of the login running the probe, and its SEND, RECEIVE, REFERENCES
+     * and VIEW DEFINITION permissions on the queue's objects (1 granted, 0 not).
+     */
+    public String probePermissions(QueueName q) {
+        return "SELECT IS_ROLEMEMBER(N'db_owner') AS db_owner,"
+                + " HAS_PERMS_BY_NAME(" + literal(n.service(q)) + ", N'SERVICE', N'SEND') AS send_target,"
+                + " HAS_PERMS_BY_NAME(" + literal(n.qualified(n.queue(q))) + ", N'OBJECT', N'RECEIVE') AS receive_target,"
+                + " HAS_PERMS_BY_NAME(" + literal(n.qualified(n.initiatorQueue(q))) + ", N'OBJECT', N'RECEIVE') AS receive_initiator,"
+                + " HAS_PERMS_BY_NAME(" + literal(n.contract(q)) + ", N'CONTRACT', N'REFERENCES') AS references_contract,"
+                + " HAS_PERMS_BY_NAME(" + literal(n.qualified(n.queue(q))) + ", N'OBJECT', N'VIEW DEFINITION') AS view_definition";
+    }
+
+    /** Ends every conversation of the probe queue's services WITH CLEANUP (probe clean-up only; never in operation). */
+    public String probeCleanup(QueueName q) {
+        return "DECLARE @h uniqueidentifier; WHILE 1 = 1 BEGIN SET @h = NULL; SELECT TOP (1) @h = conversation_handle"
+                + " FROM sys.conversation_endpoints WHERE far_service IN (" + literal(n.service(q)) + ", "
+                + literal(n.initiatorService(q)) + "); IF @h IS NULL BREAK; END CONVERSATION @h WITH CLEANUP; END;";
     }
 }

@@ -16,7 +16,9 @@ import org.slf4j.LoggerFactory;
  * Error (for example an expired LIFETIME) is logged with its code and description, ends our side,
  * forgets the dialog and tells the pool never to lend it again; DialogTimer is logged and dropped. A
  * RECEIVE returns one conversation group, so it receives until a RECEIVE comes back empty (at most
- * {@link #MAX_RECEIVES_PER_SWEEP}), committing every {@link #RECEIVES_PER_TRANSACTION} RECEIVEs. A forgotten dialog of a message group loses its group row, so the group's next message
+ * {@link #MAX_RECEIVES_PER_SWEEP}), committing every {@link #RECEIVES_PER_TRANSACTION} RECEIVEs.
+ * Then it ends the spacers of fills that have no pooled dialog left, {@link #SPACER_BATCH} per
+ * transaction. A forgotten dialog of a message group loses its group row, so the group's next message
  * begins a new dialog. Then it retires the dialogs of message groups that have nothing pending and were
  * idle for {@link BrokerOptions#groupIdleMillis()} or are older than
  * {@link BrokerOptions#dialogMaxAgeSeconds()} ({@link BrokerStatements#retireIdleGroups}). The backend
@@ -32,6 +34,8 @@ public final class BrokerSweeper {
     public static final int RECEIVES_PER_TRANSACTION = 50;
     /** RECEIVEs per sweep at most, so one sweep of a flooded initiator queue ends; the next one goes on. */
     public static final int MAX_RECEIVES_PER_SWEEP = 10_000;
+    /** Spacer dialogs ended per transaction ({@link BrokerStatements#endSpacers}). */
+    public static final int SPACER_BATCH = 100;
     /** Group dialogs retired per transaction. */
     public static final int RETIRE_BATCH = 100;
 
@@ -82,6 +86,18 @@ public final class BrokerSweeper {
                 }
                 while (true) {
                     Sql.begin(c);
+                    List<Object[]> r = Sql.query(c, sql.endSpacers(), SPACER_BATCH, q.value());
+                    c.commit();
+                    long ended = r.isEmpty() ? 0 : Sql.asLong(r.get(0)[0]);
+                    if (ended > 0) {
+                        LOG.debug("queue '{}': ended {} spacer dialogs of retired fills", q, ended);
+                    }
+                    if (ended < SPACER_BATCH) {
+                        break;
+                    }
+                }
+                while (true) {
+                    Sql.begin(c);
                     List<Object[]> r = Sql.query(c, sql.retireIdleGroups(q), q.value(), options.groupIdleMillis(),
                             options.dialogMaxAgeSeconds(), RETIRE_BATCH);
                     c.commit();
@@ -107,6 +123,31 @@ public final class BrokerSweeper {
         }
     }
 
+    /**
+     * Messages sent on a dialog that errored while they still waited in {@code sys.transmission_queue}
+     * never reach the target queue, and END CONVERSATION drops them: they are dead-lettered first, in
+     * the same transaction (L2).
+     */
+    private void deadLetterInTransit(Connection c, QueueName q, UUID h, String error) throws SQLException {
+        String reason = BrokerReceiver.clip("its dialog failed before it reached the queue: " + error);
+        for (Object[] r : Sql.query(c, sql.inTransitOf(q), h.toString())) {
+            byte[] body = (byte[]) r[0];
+            long id = Envelope.idOrZero(body);
+            LOG.warn("queue '{}': message {} was in transit on failed dialog {}; moved to the dead-letter table", q, id, h);
+            try {
+                Envelope env = Envelope.decode(body);
+                Sql.update(c, sql.insertDeadLetter(), q.value(), env.messageId(), env.payload(), env.rawHeaders(), 0, reason,
+                        env.enqueuedMillis(), BrokerReceiver.orNull(env.group()));
+                if (env.group() != null) {
+                    Sql.update(c, sql.groupSettled(), q.value(), env.messageId());
+                }
+            } catch (Envelope.UndecodableException e) {
+                Sql.update(c, sql.insertDeadLetter(), q.value(), id, body == null ? new byte[0] : body, "", 0, reason,
+                        new Sql.Null(java.sql.Types.BIGINT), new Sql.Null(java.sql.Types.NVARCHAR));
+            }
+        }
+    }
+
     private void handle(Connection c, QueueName q, UUID h, String type, byte[] body) throws SQLException {
         switch (type) {
             case BrokerStatements.END_DIALOG -> {
@@ -115,8 +156,9 @@ public final class BrokerSweeper {
                 pools.apply(q).invalidate(h);
             }
             case BrokerStatements.ERROR -> {
-                LOG.warn("queue '{}': dialog {} failed ({}); ending it, the pool replaces it", q, h,
-                        SystemMessages.describeError(body));
+                String error = SystemMessages.describeError(body);
+                LOG.warn("queue '{}': dialog {} failed ({}); ending it, the pool replaces it", q, h, error);
+                deadLetterInTransit(c, q, h, error);
                 Sql.update(c, sql.endConversation(), h.toString());
                 Sql.update(c, sql.forgetDialog(), h.toString());
                 pools.apply(q).invalidate(h);

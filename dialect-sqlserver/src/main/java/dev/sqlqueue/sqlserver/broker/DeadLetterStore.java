@@ -79,7 +79,7 @@ public final class DeadLetterStore {
                 throw e;
             } finally {
                 resend.end(committed);
-                c.setAutoCommit(auto);
+                BrokerSender.restore(c, auto);
             }
         }
     }

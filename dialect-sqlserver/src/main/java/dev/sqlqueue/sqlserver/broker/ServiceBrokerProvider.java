@@ -33,6 +33,15 @@ public final class ServiceBrokerProvider implements BackendProvider {
     }
 
     /**
+     * The experiments V1..V8 of the Service Broker review ({@code docs/backends/sqlserver-broker.md},
+     * "Open points"): each provisions the backend's objects under its own prefix and drops them again.
+     */
+    @Override
+    public java.util.List<dev.sqlqueue.spi.Probe> probes() {
+        return BrokerProbe.all();
+    }
+
+    /**
      * @throws dev.sqlqueue.InvalidInputException if a broker option is invalid
      * @throws TransientBackendException if the database cannot be reached
      * @throws dev.sqlqueue.SqlQueueException if the broker is disabled in the database or provisioning fails

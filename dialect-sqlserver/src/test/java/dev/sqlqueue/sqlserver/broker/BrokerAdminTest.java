@@ -34,11 +34,14 @@ class BrokerAdminTest {
         List<String> c2 = f.jdbc.logContaining("c2 ");
         String receive = "c2 exec " + f.sql.receiveInitiator(Q) + " <-- [100]";
         assertEquals(List.of("c2 autoCommit=false", "c2 isolation=2", "c2 savepoint sqlq_begin (opened the transaction)", receive,
+                "c2 exec " + f.sql.inTransitOf(Q) + " <-- [" + H2 + "]",
                 "c2 exec DECLARE @h uniqueidentifier = ?; END CONVERSATION @h; <-- [" + H2 + "]", "c2 exec " + f.sql.forgetDialog() + " <-- [" + H2 + "]",
                 receive,
                 "c2 exec DECLARE @h uniqueidentifier = ?; END CONVERSATION @h; <-- [" + H3 + "]", "c2 exec " + f.sql.forgetDialog() + " <-- [" + H3 + "]",
                 receive,
                 "c2 commit",
+                "c2 savepoint sqlq_begin (opened the transaction)",
+                "c2 exec " + f.sql.endSpacers() + " <-- [100, jobs]", "c2 commit",
                 "c2 savepoint sqlq_begin (opened the transaction)",
                 "c2 exec " + f.sql.retireIdleGroups(Q) + " <-- [jobs, 60000, 3600, 100]", "c2 commit",
                 "c2 autoCommit=true", "c2 isolation=2", "c2 close"), c2);
@@ -48,6 +51,25 @@ class BrokerAdminTest {
         assertEquals(1, pool.open(), "the errored idle dialog left the pool");
         f.jdbc.rows(f.sql.fillDialogs(Q, f.options.dialogLifetimeSeconds()), new Object[] {H3});
         assertNotEquals(UUID.fromString(H2), pool.acquire().handle(), "an errored dialog is never lent again");
+    }
+
+    @Test
+    void anErroredDialogsMessagesStillInTransitAreDeadLetteredBeforeItEnds() throws Exception {
+        // L2: END CONVERSATION drops the conversation's messages in sys.transmission_queue
+        Fixture f = new Fixture();
+        byte[] stuck = new Envelope(42L, 1_000L, "k=v", "g", new byte[] {7}).encode();
+        f.jdbc.rows(f.sql.inTransitOf(Q), new Object[] {stuck});
+        f.arriveInitiator(new Object[] {H1, BrokerStatements.ERROR, null});
+        new BrokerSweeper(f.jdbc.dataSource(), f.sql, f.options, q -> new DialogPool(Q, f.jdbc.dataSource(), f.sql, f.options, "me"))
+                .sweep(Q);
+        List<String> ran = f.jdbc.executedSql();
+        int read = ran.indexOf(f.sql.inTransitOf(Q));
+        int dead = ran.indexOf(f.sql.insertDeadLetter());
+        int end = ran.indexOf(f.sql.endConversation());
+        assertTrue(read > 0 && dead > read && end > dead, ran.toString());
+        assertTrue(f.jdbc.logContaining(f.sql.insertDeadLetter()).get(0).contains("<-- [jobs, 42, bytes[7], k=v, 0, its dialog failed"));
+        assertEquals(dev.sqlqueue.sqlserver.model.Effect.State.COMMITTED, f.jdbc.effects("INSERT", "sqlq_bk_dead").get(0).state());
+        assertTrue(f.jdbc.effects("INSERT", "sqlq_bk_dead").get(0).inTransaction(), "in the END CONVERSATION's transaction");
     }
 
     @Test
@@ -61,7 +83,7 @@ class BrokerAdminTest {
                 f.jdbc.dataSource(), f.sql, f.options, "me"));
         assertEquals(120, sweeper.sweep(Q));
         assertTrue(f.broker.messages(f.initiatorQueue()).isEmpty());
-        assertEquals(3, f.jdbc.logContaining("c1 commit").size() - 1, "50 conversations per transaction: 3 transactions, then the retire round");
+        assertEquals(3, f.jdbc.logContaining("c1 commit").size() - 2, "50 conversations per transaction: 3 transactions, then a spacer and a retire round");
     }
 
     @Test
@@ -214,7 +236,7 @@ class BrokerAdminTest {
         List<String> retire = f.jdbc.logContaining(f.sql.retireIdleGroups(Q));
         assertEquals(2, retire.size(), "a full batch of 100 is followed by another");
         assertTrue(retire.get(0).endsWith("<-- [jobs, 1500, 600, 100]"), retire.get(0));
-        assertEquals(3, f.jdbc.logContaining("c1 commit").size(), "initiator batch, then each retire batch commits");
+        assertEquals(4, f.jdbc.logContaining("c1 commit").size(), "initiator batch, spacer batch, then each retire batch commits");
     }
 
     @Test

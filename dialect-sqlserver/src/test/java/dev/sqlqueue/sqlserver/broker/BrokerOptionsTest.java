@@ -43,4 +43,14 @@ class BrokerOptionsTest {
             assertTrue(e.getMessage().contains(bad[0]), e.getMessage());
         }
     }
+
+    @Test
+    void aFillIsBounded() {
+        // m6: 1000 x 1000 BEGIN DIALOGs in one batch
+        InvalidInputException e = assertThrows(InvalidInputException.class, () -> BrokerOptions.from(new Fixture().config.toBuilder()
+                .option("broker.dialogPoolSize", "200").option("broker.spreadFactor", "150").build()));
+        assertTrue(e.getMessage().contains("at most 20000"), e.getMessage());
+        assertEquals(150, BrokerOptions.from(new Fixture().config.toBuilder().option("broker.dialogPoolSize", "64")
+                .option("broker.spreadFactor", "150").build()).spreadFactor());
+    }
 }

@@ -30,6 +30,7 @@ class BrokerProvisionerTest {
                 "c1 exec " + s.provisioningLock() + " <-- [60000]",
                 "c1 exec " + s.createQueuesTable() + " <-- []",
                 "c1 exec " + s.createDialogsTable() + " <-- []",
+                "c1 exec " + s.createDialogsFillIndex() + " <-- []",
                 "c1 exec " + s.createAttemptsTable() + " <-- []",
                 "c1 exec " + s.createDeadTable() + " <-- []",
                 "c1 exec " + s.createGroupsTable() + " <-- []",
@@ -71,6 +72,29 @@ class BrokerProvisionerTest {
     }
 
     @Test
+    void createQueueTurnsPoisonHandlingOffOnAQueueThatAlreadyExisted() {
+        // m4: CREATE QUEUE is skipped for an existing queue, which kept POISON_MESSAGE_HANDLING ON (the default)
+        Fixture f = enabled();
+        assertTrue(f.broker.poisonHandling(f.targetQueue()));
+        f.backend().createQueue(Q);
+        assertFalse(f.broker.poisonHandling(f.targetQueue()));
+        assertFalse(f.broker.poisonHandling(f.initiatorQueue()));
+        assertTrue(f.broker.enabled(f.targetQueue()));
+    }
+
+    @Test
+    void aQueueNameThatDiffersOnlyByCaseFromARegisteredOneIsRefused() {
+        // m3: object names follow the database collation, so 'jobs' would bind to 'Jobs'' objects
+        Fixture f = enabled();
+        f.jdbc.rows(f.sql.conflictingQueueName(), new Object[] {"Jobs"});
+        dev.sqlqueue.InvalidInputException e = assertThrows(dev.sqlqueue.InvalidInputException.class, () -> f.backend().createQueue(Q));
+        assertEquals("queue.name", e.rule());
+        assertTrue(e.getMessage().contains("existing queue 'Jobs'"), e.getMessage());
+        assertFalse(f.jdbc.executedSql().contains(f.sql.createMessageType(Q)), "nothing is created");
+        assertEquals(List.of("c1 exec " + f.sql.conflictingQueueName() + " <-- [jobs, jobs]"), f.jdbc.logContaining("Latin1_General_100_BIN2"));
+    }
+
+    @Test
     void disabledBrokerFailsClearlyAndCreatesNothing() {
         Fixture f = new Fixture();
         f.jdbc.rows(f.sql.brokerEnabled(), new Object[] {"appdb", false});
@@ -78,6 +102,8 @@ class BrokerProvisionerTest {
         assertTrue(e.getMessage().contains("Service Broker is disabled in database 'appdb'"), e.getMessage());
         assertTrue(e.getMessage().contains("is_broker_enabled = 0"), e.getMessage());
         assertTrue(e.getMessage().contains("ALTER DATABASE [appdb] SET ENABLE_BROKER"), e.getMessage());
+        assertTrue(e.getMessage().contains("NEW_BROKER on a restored copy (which ends every existing conversation and drops its"
+                + " messages)"), e.getMessage());
         assertEquals(List.of(f.sql.brokerEnabled()), f.jdbc.executedSql());
     }
 
@@ -98,9 +124,10 @@ class BrokerProvisionerTest {
         Fixture f = enabled("broker.activationProcedure", "ops.run_task", "broker.maxQueueReaders", "5");
         f.backend().createQueue(Q);
         BrokerStatements s = f.sql;
-        assertEquals(List.of(s.brokerEnabled(), s.provisioningLock(), s.createMessageType(Q), s.createEndOfStreamType(Q),
+        assertEquals(List.of(s.brokerEnabled(), s.provisioningLock(), s.conflictingQueueName(), s.createMessageType(Q), s.createEndOfStreamType(Q),
                 s.createContract(Q), s.createQueue(Q), s.createInitiatorQueue(Q), s.createService(Q),
-                s.createInitiatorService(Q), s.attachActivation(Q, "ops.run_task", 5, "OWNER"), s.registerQueue()),
+                s.createInitiatorService(Q), s.enforceQueueSettings(Q), s.attachActivation(Q, "ops.run_task", 5, "OWNER"),
+                s.registerQueue()),
                 f.jdbc.executedSql());
         assertEquals(List.of("c1 exec " + s.registerQueue() + " <-- [jobs, jobs]"), f.jdbc.logContaining(s.registerQueue()));
         assertEquals(List.of("c1 commit"), f.jdbc.logContaining("commit"));
@@ -110,7 +137,7 @@ class BrokerProvisionerTest {
     void noActivationUnlessConfigured() {
         Fixture f = enabled();
         f.backend().createQueue(Q);
-        assertFalse(f.jdbc.executedSql().stream().anyMatch(x -> x.startsWith("ALTER QUEUE")));
+        assertFalse(f.jdbc.executedSql().stream().anyMatch(x -> x.contains("ACTIVATION")));
     }
 
     @Test

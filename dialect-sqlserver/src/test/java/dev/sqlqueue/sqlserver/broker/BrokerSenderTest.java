@@ -4,6 +4,7 @@ import static dev.sqlqueue.sqlserver.broker.Fixture.H1;
 import static dev.sqlqueue.sqlserver.broker.Fixture.H2;
 import static dev.sqlqueue.sqlserver.broker.Fixture.Q;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -167,6 +168,42 @@ class BrokerSenderTest {
         }
         assertEquals(1, first.size());
         assertEquals(1, second.size(), "the second consumer has a conversation group of its own to work on");
+    }
+
+    @Test
+    void retiringADialogEndsNoSpacerInTheSendersTransaction() {
+        // M5: the sender's transaction ended every spacer of the fill, one full scan each
+        Fixture f = fixture("broker.dialogPoolSize", "1", "broker.dialogMaxMessages", "1");
+        f.jdbc.rows(fill(f), new Object[] {H1});
+        f.backend().enqueue(Q, Message.ofText("1"));
+        assertEquals(1, f.jdbc.logContaining(f.sql.retireDialog(Q)).size());
+        assertFalse(f.sql.retireDialog(Q).contains("END CONVERSATION"), "spacers are the sweeper's, in batches");
+        assertTrue(f.jdbc.effects("END CONVERSATION", "").isEmpty());
+    }
+
+    @Test
+    void aFailedRollbackClosesTheConnectionInsteadOfCommittingHalfABatch() {
+        // m2: restore() turned auto-commit back on, and mssql-jdbc then commits the open transaction
+        Fixture f = new Fixture("broker.dialogPoolSize", "1");
+        f.jdbc.rows(fill(f), new Object[] {H1});
+        f.jdbc.rows(f.sql.send(Q), new Object[] {41L}).fail(f.sql.send(Q), 9002, "S0001");
+        f.jdbc.failNextRollback(10054);
+        assertThrows(dev.sqlqueue.SqlQueueException.class,
+                () -> f.backend().enqueueAll(Q, List.of(Message.ofText("a"), Message.ofText("b"))));
+        assertEquals(dev.sqlqueue.sqlserver.model.Effect.State.ROLLED_BACK, f.jdbc.effects("SEND", "").get(0).state(),
+                "message a was not committed alone");
+        assertTrue(f.jdbc.session(2).closed());
+    }
+
+    @Test
+    void anErrorThatIsNotTheDialogsIsRethrownWithoutBurningDialogs() {
+        // m5: a full log (9002) fails on every dialog alike
+        Fixture f = new Fixture("broker.dialogPoolSize", "1");
+        f.jdbc.rows(fill(f), new Object[] {H1});
+        f.jdbc.fail(f.sql.send(Q), 9002, "S0001");
+        assertThrows(dev.sqlqueue.SqlQueueException.class, () -> f.backend().enqueue(Q, Message.ofText("a")));
+        assertTrue(f.jdbc.logContaining(f.sql.discardDialog()).isEmpty(), "the dialog is kept");
+        assertEquals(1, f.jdbc.logContaining("exec " + f.sql.send(Q)).size(), "no retry on a second dialog");
     }
 
     @Test

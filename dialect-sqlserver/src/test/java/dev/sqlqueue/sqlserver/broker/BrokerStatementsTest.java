@@ -189,20 +189,15 @@ class BrokerStatementsTest {
 
     @Test
     void textRetireDialog() {
-        assertEquals("SET NOCOUNT ON; DECLARE @h uniqueidentifier = ?, @fill bigint, @s uniqueidentifier; SELECT @fill = f"
-                + "ill_id FROM [dbo].[sqlq_bk_dialogs] WHERE conversation_handle = @h; SEND ON CONVERSATION (@h) MESSAG"
-                + "E TYPE [sqlq_bk:jobs:eos]; DELETE FROM [dbo].[sqlq_bk_dialogs] WHERE conversation_handle = @h; IF NO"
-                + "T EXISTS (SELECT 1 FROM [dbo].[sqlq_bk_dialogs] WHERE fill_id = @fill AND is_spacer = 0) WHILE 1 = 1"
-                + " BEGIN SET @s = NULL; SELECT TOP (1) @s = conversation_handle FROM [dbo].[sqlq_bk_dialogs] WHERE fil"
-                + "l_id = @fill AND is_spacer = 1; IF @s IS NULL BREAK; END CONVERSATION @s; DELETE FROM [dbo].[sqlq_bk"
-                + "_dialogs] WHERE conversation_handle = @s; END;",
+        assertEquals("DECLARE @h uniqueidentifier = ?; SEND ON CONVERSATION (@h) MESSAGE TYPE [sqlq_bk:jobs:eos]; DELETE F"
+                + "ROM [dbo].[sqlq_bk_dialogs] WHERE conversation_handle = @h;",
                 s.retireDialog(q));
     }
 
     @Test
     void textDiscardDialog() {
-        assertEquals("DECLARE @h uniqueidentifier = ?; DELETE FROM [dbo].[sqlq_bk_dialogs] WHERE conversation_handle = @h;"
-                + " END CONVERSATION @h;",
+        assertEquals("DECLARE @h uniqueidentifier = ?; END CONVERSATION @h; DELETE FROM [dbo].[sqlq_bk_dialogs] WHERE conv"
+                + "ersation_handle = @h;",
                 s.discardDialog());
     }
 
@@ -219,6 +214,143 @@ class BrokerStatementsTest {
     void textResend() {
         assertEquals("DECLARE @h uniqueidentifier = ?, @body varbinary(max) = ?; SEND ON CONVERSATION (@h) MESSAGE TYPE [sqlq_bk:jobs:msg] (@body);",
                 s.resend(q));
+    }
+
+    @Test
+    void textInTransitOf() {
+        assertEquals("SELECT message_body FROM sys.transmission_queue WHERE conversation_handle = ? AND message_type_name = N'sqlq_bk:jobs:msg'",
+                s.inTransitOf(q));
+    }
+
+    @Test
+    void textEndSpacers() {
+        assertEquals("DECLARE @max int = ?, @queue nvarchar(48) = ?, @s uniqueidentifier, @n int = 0; DECLARE @batch TABLE"
+                + " (conversation_handle uniqueidentifier NOT NULL PRIMARY KEY); INSERT INTO @batch (conversation_handl"
+                + "e) SELECT TOP (@max) d.conversation_handle FROM [dbo].[sqlq_bk_dialogs] AS d WITH (UPDLOCK, ROWLOCK,"
+                + " READPAST) WHERE d.queue_name = @queue AND d.is_spacer = 1 AND NOT EXISTS (SELECT 1 FROM [dbo].[sqlq"
+                + "_bk_dialogs] AS p WHERE p.fill_id = d.fill_id AND p.is_spacer = 0); WHILE 1 = 1 BEGIN SET @s = NULL;"
+                + " SELECT TOP (1) @s = conversation_handle FROM @batch; IF @s IS NULL BREAK; END CONVERSATION @s; DELE"
+                + "TE FROM [dbo].[sqlq_bk_dialogs] WHERE conversation_handle = @s; DELETE FROM @batch WHERE conversatio"
+                + "n_handle = @s; SET @n += 1; END; SELECT @n AS ended;",
+                s.endSpacers());
+    }
+
+    @Test
+    void textCreateDialogsFillIndex() {
+        assertEquals("IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE object_id = OBJECT_ID(N'dbo.sqlq_bk_dialogs') AND nam"
+                + "e = N'ix_fill') CREATE INDEX [ix_fill] ON [dbo].[sqlq_bk_dialogs] (fill_id, is_spacer)",
+                s.createDialogsFillIndex());
+    }
+
+    @Test
+    void textProbeBeginDialog() {
+        assertEquals("DECLARE @h uniqueidentifier; BEGIN DIALOG CONVERSATION @h FROM SERVICE [sqlq_bk:jobs:iservice] TO SE"
+                + "RVICE N'sqlq_bk:jobs:service', N'CURRENT DATABASE' ON CONTRACT [sqlq_bk:jobs:contract] WITH LIFETIME"
+                + " = 2, ENCRYPTION = OFF; SELECT @h AS conversation_handle;",
+                s.probeBeginDialog(q, 2));
+    }
+
+    @Test
+    void textProbeSend() {
+        assertEquals("DECLARE @h uniqueidentifier = ?, @b varbinary(max) = ?; SEND ON CONVERSATION (@h) MESSAGE TYPE [sqlq"
+                + "_bk:jobs:msg] (@b);",
+                s.probeSend(q));
+    }
+
+    @Test
+    void textProbeReceive() {
+        assertEquals("WAITFOR (RECEIVE TOP (?) conversation_handle, queuing_order, message_type_name FROM [dbo].[sqlq_bk:j"
+                + "obs:queue]), TIMEOUT ?",
+                s.probeReceive(q));
+    }
+
+    @Test
+    void textProbeQueueCount() {
+        assertEquals("SELECT COUNT_BIG(*) AS messages, MIN(queuing_order) AS first_order FROM [dbo].[sqlq_bk:jobs:queue] W"
+                + "ITH (NOLOCK)",
+                s.probeQueueCount(q));
+    }
+
+    @Test
+    void textProbePoisonHandlingOn() {
+        assertEquals("ALTER QUEUE [dbo].[sqlq_bk:jobs:queue] WITH POISON_MESSAGE_HANDLING (STATUS = ON)",
+                s.probePoisonHandlingOn(q));
+    }
+
+    @Test
+    void textProbeApplock() {
+        assertEquals("DECLARE @r int; EXEC @r = sys.sp_getapplock @Resource = N'sqlq_probe', @LockMode = N'Exclusive', @Lo"
+                + "ckOwner = N'Transaction', @LockTimeout = 0; SELECT @r AS result;",
+                s.probeApplock());
+    }
+
+    @Test
+    void textProbeInTransit() {
+        assertEquals("SELECT COUNT_BIG(*) AS in_transit FROM sys.transmission_queue WHERE to_service_name = N'sqlq_bk:jobs"
+                + ":service' AND message_type_name = N'sqlq_bk:jobs:msg'",
+                s.probeInTransit(q));
+    }
+
+    @Test
+    void textProbeTargetEndpoints() {
+        assertEquals("SELECT COUNT_BIG(*) AS target_endpoints FROM sys.conversation_endpoints WHERE far_service = N'sqlq_b"
+                + "k:jobs:iservice'",
+                s.probeTargetEndpoints(q));
+    }
+
+    @Test
+    void textProbeEnqueueTimeType() {
+        assertEquals("SELECT TOP (1) CAST(SQL_VARIANT_PROPERTY(CAST(message_enqueue_time AS sql_variant), 'BaseType') AS n"
+                + "varchar(128)) AS base_type, DATEDIFF_BIG(millisecond, message_enqueue_time, SYSDATETIMEOFFSET()) AS "
+                + "age_ms, DATEPART(TZOFFSET, SYSDATETIMEOFFSET()) AS offset_minutes FROM [dbo].[sqlq_bk:jobs:queue] WI"
+                + "TH (NOLOCK)",
+                s.probeEnqueueTimeType(q));
+    }
+
+    @Test
+    void textProbeReceiveAll() {
+        assertEquals("RECEIVE conversation_handle, message_type_name FROM [dbo].[sqlq_bk:jobs:queue]",
+                s.probeReceiveAll(q));
+    }
+
+    @Test
+    void textProbePermissions() {
+        assertEquals("SELECT IS_ROLEMEMBER(N'db_owner') AS db_owner, HAS_PERMS_BY_NAME(N'sqlq_bk:jobs:service', N'SERVICE'"
+                + ", N'SEND') AS send_target, HAS_PERMS_BY_NAME(N'[dbo].[sqlq_bk:jobs:queue]', N'OBJECT', N'RECEIVE') A"
+                + "S receive_target, HAS_PERMS_BY_NAME(N'[dbo].[sqlq_bk:jobs:iqueue]', N'OBJECT', N'RECEIVE') AS receiv"
+                + "e_initiator, HAS_PERMS_BY_NAME(N'sqlq_bk:jobs:contract', N'CONTRACT', N'REFERENCES') AS references_c"
+                + "ontract, HAS_PERMS_BY_NAME(N'[dbo].[sqlq_bk:jobs:queue]', N'OBJECT', N'VIEW DEFINITION') AS view_def"
+                + "inition",
+                s.probePermissions(q));
+    }
+
+    @Test
+    void textProbeCleanup() {
+        assertEquals("DECLARE @h uniqueidentifier; WHILE 1 = 1 BEGIN SET @h = NULL; SELECT TOP (1) @h = conversation_handl"
+                + "e FROM sys.conversation_endpoints WHERE far_service IN (N'sqlq_bk:jobs:service', N'sqlq_bk:jobs:iser"
+                + "vice'); IF @h IS NULL BREAK; END CONVERSATION @h WITH CLEANUP; END;",
+                s.probeCleanup(q));
+    }
+
+    @Test
+    void textProbeStatics() {
+        assertEquals("SELECT @@TRANCOUNT AS trancount", BrokerStatements.probeTranCount());
+        assertEquals("SET LOCK_TIMEOUT 5000", BrokerStatements.probeLockTimeout());
+        assertEquals(s.endConversation(), s.probeEnd());
+    }
+
+    @Test
+    void textEnforceQueueSettings() {
+        assertEquals("ALTER QUEUE [dbo].[sqlq_bk:jobs:queue] WITH RETENTION = OFF, POISON_MESSAGE_HANDLING (STATUS = OFF);"
+                + " ALTER QUEUE [dbo].[sqlq_bk:jobs:iqueue] WITH RETENTION = OFF, POISON_MESSAGE_HANDLING (STATUS = OFF"
+                + ");",
+                s.enforceQueueSettings(q));
+    }
+
+    @Test
+    void textConflictingQueueName() {
+        assertEquals("SELECT TOP (1) queue_name FROM [dbo].[sqlq_bk_queues] WHERE queue_name = ? AND queue_name <> ? COLLATE Latin1_General_100_BIN2",
+                s.conflictingQueueName());
     }
 
     @Test

@@ -149,10 +149,16 @@ public final class BrokerModel implements Extension {
             case RECEIVE -> receive(ctx, st);
             case END_CONVERSATION -> endConversation(ctx, st);
             case SEND -> send(ctx, st);
+            case ALTER_OTHER -> alterQueue(st);
             case BEGIN_DIALOG -> {
                 UUID h = UUID.randomUUID();
                 st.tokens().stream().filter(x -> x.startsWith("@")).findFirst()
                         .ifPresent(v -> ctx.vars.put(v.toLowerCase(Locale.ROOT), h.toString()));
+                int to = st.tokens().indexOf("TO");
+                String target = to > 0 ? services.get(Tsql.unquote(st.tokens().get(to + 2))) : null;
+                if (target != null) {
+                    routes.put(h, new Route(target, UUID.randomUUID()));
+                }
                 ctx.change("BEGIN DIALOG", st.text(), null, null);
                 yield NO_RESULT;
             }
@@ -273,6 +279,19 @@ public final class BrokerModel implements Extension {
         return this;
     }
 
+    /**
+     * Declares a service: a dialog begun {@code TO SERVICE} it delivers what is sent on it to
+     * {@code queue} ({@link #route}).
+     */
+    public BrokerModel service(String serviceName, String queue) {
+        synchronized (model) {
+            services.put(serviceName, key(queue));
+        }
+        return this;
+    }
+
+    private final Map<String, String> services = new HashMap<>();
+
     private record Route(String queue, UUID targetHandle) {
     }
 
@@ -339,6 +358,35 @@ public final class BrokerModel implements Extension {
                     model.note(s, "  (broker: fifth consecutive rollback of a RECEIVE from " + name + ": queue disabled)");
                 }
             }
+        }
+    }
+
+    /**
+     * "ALTER QUEUE (Transact-SQL)": POISON_MESSAGE_HANDLING (STATUS = ON | OFF) and STATUS = ON | OFF
+     * change the queue's settings (not transactional in the model).
+     */
+    private List<Object[]> alterQueue(Tsql.Stmt st) {
+        if (!st.upper(1).equals("QUEUE")) {
+            return null;
+        }
+        Queue q = queue(st.tokens().get(2));
+        List<String> t = st.tokens();
+        for (int i = 3; i + 2 < t.size(); i++) {
+            String u = t.get(i).toUpperCase(Locale.ROOT);
+            if (u.equals("POISON_MESSAGE_HANDLING")) {
+                q.poisonHandling = t.get(i + 4).equalsIgnoreCase("ON");
+                i += 5;
+            } else if (u.equals("STATUS") && t.get(i + 1).equals("=")) {
+                q.enabled = t.get(i + 2).equalsIgnoreCase("ON");
+            }
+        }
+        return NO_RESULT;
+    }
+
+    /** Whether the queue counts rollbacks toward disabling itself. */
+    public boolean poisonHandling(String queue) {
+        synchronized (model) {
+            return queue(queue).poisonHandling;
         }
     }
 

@@ -253,7 +253,24 @@ public final class SqlServerModel {
         note(s, before == 0 ? "commit (no-op: @@TRANCOUNT = 0, nothing was open)" : before == 1 ? "commit" : "commit (one level of " + before + ")");
     }
 
+    private Integer rollbackFailure;
+
+    /**
+     * The next {@code Connection.rollback()} fails with this error and sends nothing (a session that is
+     * alive but whose rollback request failed, for example on a network time-out).
+     */
+    public synchronized SqlServerModel failNextRollback(int errorCode) {
+        rollbackFailure = errorCode;
+        return this;
+    }
+
     synchronized void rollback(Session s) throws SQLException {
+        if (rollbackFailure != null) {
+            int code = rollbackFailure;
+            rollbackFailure = null;
+            note(s, "rollback failed (scripted, error " + code + "; nothing was sent)");
+            throw new SQLException("scripted rollback failure " + code, "08S01", code);
+        }
         if (s.driverAutoCommit) {
             throw new SQLException("The rollback method is not valid when auto-commit mode is set to true.", "S0011", 0);
         }
@@ -476,6 +493,14 @@ public final class SqlServerModel {
             case SET_OPTION -> setOption(s, st);
             case NO_DATA, EXEC, ALTER_OTHER, UNKNOWN -> {
                 // not on the implicit-transaction list: runs (and commits) on its own
+                if (st.upper(0).equals("SELECT")) {
+                    return selectVariables(ctx, st);
+                }
+                for (Extension e : extensions) {
+                    if (e.execute(ctx, st) != null) {
+                        return null;
+                    }
+                }
             }
             case OPENS_TRANSACTION, SELECT_FROM -> {
                 implicitOpen(s, st);
@@ -548,6 +573,34 @@ public final class SqlServerModel {
             }
         }
         return null;
+    }
+
+    /**
+     * A SELECT without FROM whose items are variables or {@code @@TRANCOUNT} ({@code SELECT @id AS
+     * message_id}): one row of their values, or null (no result the model knows) if one is unknown.
+     */
+    private static List<Object[]> selectVariables(Ctx ctx, Tsql.Stmt st) {
+        List<Object> row = new ArrayList<>();
+        List<String> t = st.tokens();
+        boolean expectItem = true;
+        for (int i = 1; i < t.size(); i++) {
+            String tok = t.get(i);
+            if (tok.equals(",")) {
+                expectItem = true;
+            } else if (expectItem) {
+                if (tok.equalsIgnoreCase("@@TRANCOUNT")) {
+                    row.add(ctx.session.tranCount);
+                } else if (tok.startsWith("@") && ctx.vars.containsKey(tok.toLowerCase(Locale.ROOT))) {
+                    row.add(ctx.vars.get(tok.toLowerCase(Locale.ROOT)));
+                } else {
+                    return null;
+                }
+                expectItem = false;
+            } else if (!tok.equalsIgnoreCase("AS") && !(i > 0 && t.get(i - 1).equalsIgnoreCase("AS"))) {
+                return null; // an expression, not a plain variable
+            }
+        }
+        return row.isEmpty() ? null : List.<Object[]>of(row.toArray());
     }
 
     /** DECLARE @x type = ? and SET @x = ? bind a parameter to a variable. */

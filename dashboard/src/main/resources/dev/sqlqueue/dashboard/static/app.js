@@ -100,8 +100,8 @@
         { label: 'acked/s', stroke: '#1e7b34', fill: 'rgba(30,123,52,.12)' },
         { label: 'dead-lettered/s', stroke: '#c0392b' }], w), [[], [], []], $('chart-throughput')),
       latency: new uPlot(chartOpts('latency', [
-        { label: 'p50 ms', stroke: '#2f6fde', spanGaps: false },
-        { label: 'p95 ms', stroke: '#8e44ad', spanGaps: false }], w), [[], [], []], $('chart-latency')),
+        { label: 'p50 ms', stroke: '#2f6fde', spanGaps: false, points: { show: true, size: 5 } },
+        { label: 'p95 ms', stroke: '#8e44ad', spanGaps: false, points: { show: true, size: 5 } }], w), [[], [], []], $('chart-latency')),
     };
     return charts;
   }

@@ -60,19 +60,7 @@ public final class DashboardServer implements AutoCloseable {
      * @throws UncheckedIOException when the port cannot be bound
      */
     public static DashboardServer start(QueueAdmin admin, DashboardOptions options, String label, String bind, int port) {
-        if (port < 0 || port > 65535) {
-            throw new InvalidInputException("dashboard.port.range", "port must be 0..65535, was " + port);
-        }
-        InetAddress address;
-        try {
-            address = InetAddress.getByName(bind);
-        } catch (UnknownHostException e) {
-            throw new InvalidInputException("dashboard.bind", "unknown bind address '" + bind + "'");
-        }
-        if (!address.isLoopbackAddress() && options.token() == null) {
-            throw new InvalidInputException("dashboard.token-required", "binding the dashboard to " + bind
-                    + " (not a loopback address) requires a token (--token or SQLQUEUE_DASHBOARD_TOKEN)");
-        }
+        InetAddress address = checkBind(options, bind, port);
         HttpServer server;
         try {
             server = HttpServer.create(new InetSocketAddress(address, port), 0);
@@ -92,6 +80,30 @@ public final class DashboardServer implements AutoCloseable {
         server.start();
         LOG.info("dashboard listening on {}:{}", bind, s.port());
         return s;
+    }
+
+    /**
+     * Check the binding rules before anything is opened: the address resolves, the port is 0..65535 and
+     * a non-loopback address comes with a token.
+     *
+     * @return the address to bind
+     * @throws InvalidInputException {@code dashboard.token-required}, {@code dashboard.bind} or {@code dashboard.port.range}
+     */
+    public static InetAddress checkBind(DashboardOptions options, String bind, int port) {
+        if (port < 0 || port > 65535) {
+            throw new InvalidInputException("dashboard.port.range", "port must be 0..65535, was " + port);
+        }
+        InetAddress address;
+        try {
+            address = InetAddress.getByName(bind);
+        } catch (UnknownHostException e) {
+            throw new InvalidInputException("dashboard.bind", "unknown bind address '" + bind + "'");
+        }
+        if (!address.isLoopbackAddress() && options.token() == null) {
+            throw new InvalidInputException("dashboard.token-required", "binding the dashboard to " + bind
+                    + " (not a loopback address) requires a token (--token or SQLQUEUE_DASHBOARD_TOKEN)");
+        }
+        return address;
     }
 
     /** The port listened on. */

@@ -23,8 +23,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The charts' data, sampled in this process: one daemon thread reads, every interval, the newest
  * history rows of each queue ({@link QueueAdmin#history}) and files the rows it has not seen yet into
- * 10-second buckets by their finish time: how many were acked and dead-lettered (throughput), and their
- * enqueue-to-finish latency ({@code finishedAt - enqueuedAt}, both on the database clock). Buckets
+ * 10-second buckets by their finish time: how many were acked and dead-lettered (throughput), and the
+ * enqueue-to-ack latency of the acked ones ({@code finishedAt - enqueuedAt}, both on the database clock). Buckets
  * older than one hour are dropped. Nothing is written to the database.
  *
  * <p>The charts therefore need the history ({@code QueueConfig.history()}; {@code sqlqueue work} keeps
@@ -127,11 +127,11 @@ final class ChartSampler implements AutoCloseable {
                 Bucket b = s.buckets.computeIfAbsent(key, k -> new Bucket());
                 if ("acked".equals(h.outcome())) {
                     b.acked++;
+                    if (h.enqueuedAt() != null) {
+                        b.latency(Math.max(0, h.finishedAt().toEpochMilli() - h.enqueuedAt().toEpochMilli()));
+                    }
                 } else {
                     b.dead++;
-                }
-                if (h.enqueuedAt() != null) {
-                    b.latency(Math.max(0, h.finishedAt().toEpochMilli() - h.enqueuedAt().toEpochMilli()));
                 }
                 s.newestBucket = Math.max(s.newestBucket, key);
                 if (s.newestFinish == null || h.finishedAt().isAfter(s.newestFinish)) {
@@ -161,7 +161,7 @@ final class ChartSampler implements AutoCloseable {
 
     /**
      * The last hour of one queue as JSON: {@code t} (bucket start, epoch seconds), {@code acked} and
-     * {@code dead} (messages per second), {@code p50} and {@code p95} (enqueue-to-finish latency in ms,
+     * {@code dead} (messages per second), {@code p50} and {@code p95} (enqueue-to-ack latency in ms,
      * null for an empty bucket), and {@code sampled} (false before the first sample of the queue).
      */
     String seriesJson(QueueName q) {

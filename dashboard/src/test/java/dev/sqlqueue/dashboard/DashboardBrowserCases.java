@@ -21,7 +21,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -31,6 +34,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.openqa.selenium.By;
+import org.openqa.selenium.Dimension;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.WebElement;
@@ -126,8 +130,13 @@ abstract class DashboardBrowserCases {
         Path dir = screenshots();
         if (dir != null) {
             Files.createDirectories(dir);
+            // the whole page: the window as tall as the document, then back
+            long height = ((Number) ((JavascriptExecutor) driver).executeScript(
+                    "return document.documentElement.scrollHeight;")).longValue();
+            driver.manage().window().setSize(new Dimension(1400, (int) Math.max(1000, Math.min(3000, height + 20))));
             Path png = driver.getScreenshotAs(OutputType.FILE).toPath();
             Files.copy(png, dir.resolve(name + ".png"), StandardCopyOption.REPLACE_EXISTING);
+            driver.manage().window().setSize(new Dimension(1400, 1000));
         }
     }
 
@@ -184,6 +193,7 @@ abstract class DashboardBrowserCases {
         // the charts: two uPlot canvases, fed by the sampler from the history (5 acked + 3 dead-lettered)
         waitFor(() -> "8".equals(driver.findElement(By.id("chart-note")).getAttribute("data-processed-last-hour")));
         assertEquals(2, driver.findElements(By.cssSelector("#chart-throughput canvas, #chart-latency canvas")).size());
+        chartDataMatchesTheHistory();
 
         // the history: 8 rows, newest first; searchable by id
         waitFor(() -> driver.findElements(By.cssSelector("#history tbody tr")).size() == 8);
@@ -201,6 +211,45 @@ abstract class DashboardBrowserCases {
         assertEquals(String.valueOf(expected.durationMillis()), col(h, "duration"));
         assertEquals(expected.startedAt().toString().replace("T", " ").replace("Z", ""), col(h, "start"));
         assertEquals(expected.finishedAt().toString().replace("T", " ").replace("Z", ""), col(h, "end"));
+    }
+
+    /** The data the charts draw, read by the page's own fetch: per 10 s bucket, the counts and latencies of the history. */
+    @SuppressWarnings("unchecked")
+    private void chartDataMatchesTheHistory() {
+        Map<String, Object> series = (Map<String, Object>) ((JavascriptExecutor) driver).executeAsyncScript(
+                "const done = arguments[arguments.length - 1];"
+                        + "fetch('api/series?queue=orders').then(r => r.json()).then(done);");
+        List<Number> t = (List<Number>) series.get("t");
+        List<Number> acked = (List<Number>) series.get("acked");
+        List<Number> dead = (List<Number>) series.get("dead");
+        List<Number> p50 = (List<Number>) series.get("p50");
+        List<Number> p95 = (List<Number>) series.get("p95");
+        assertEquals(360, t.size(), "one hour of 10 s buckets");
+        Map<Long, List<Long>> latencies = new TreeMap<>();
+        Map<Long, Integer> deadPerBucket = new TreeMap<>();
+        for (HistoryEntry h : client.history(Workload.ORDERS, 100)) {
+            long bucket = Math.floorDiv(h.finishedAt().toEpochMilli(), 10_000L) * 10;
+            if (h.outcome().equals("acked")) {
+                latencies.computeIfAbsent(bucket, k -> new ArrayList<>())
+                        .add(h.finishedAt().toEpochMilli() - h.enqueuedAt().toEpochMilli());
+            } else {
+                deadPerBucket.merge(bucket, 1, Integer::sum);
+            }
+        }
+        for (int i = 0; i < t.size(); i++) {
+            long bucket = t.get(i).longValue();
+            List<Long> l = latencies.getOrDefault(bucket, List.of()).stream().sorted().toList();
+            assertEquals(l.size() / 10.0, acked.get(i).doubleValue(), 1e-9, "acked/s at " + bucket);
+            assertEquals(deadPerBucket.getOrDefault(bucket, 0) / 10.0, dead.get(i).doubleValue(), 1e-9, "dead/s at " + bucket);
+            if (l.isEmpty()) {
+                assertNull(p50.get(i));
+                assertNull(p95.get(i));
+            } else {
+                assertEquals(l.get((int) Math.ceil(0.5 * l.size()) - 1), p50.get(i).longValue(), "p50 at " + bucket);
+                assertEquals(l.get((int) Math.ceil(0.95 * l.size()) - 1), p95.get(i).longValue(), "p95 at " + bucket);
+            }
+        }
+        assertEquals(5, latencies.values().stream().mapToInt(List::size).sum());
     }
 
     @Test

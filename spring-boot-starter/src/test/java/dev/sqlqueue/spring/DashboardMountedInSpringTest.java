@@ -9,6 +9,9 @@ import dev.sqlqueue.QueueName;
 import dev.sqlqueue.SqlQueue;
 import dev.sqlqueue.dashboard.DashboardApp;
 import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -17,6 +20,11 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.WebDriverWait;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -32,7 +40,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 /**
  * The dashboard mounted in a Spring Boot application (embedded Tomcat, H2): off unless enabled; under
  * the configured path; the token refuses a request without it (401, nothing changed); an action needs
- * POST and the page's CSRF token.
+ * POST and the page's CSRF token; the page works under the path in Debian's Chromium.
  */
 class DashboardMountedInSpringTest {
     private static final String TOKEN = "spring-dashboard-token-0123456789";
@@ -117,6 +125,47 @@ class DashboardMountedInSpringTest {
             assertThat(ok.body()).isEqualTo("{\"action\":\"requeued\",\"count\":1}");
             assertThat(q.stats(jobs).dead()).isZero();
             assertThat(q.stats(jobs).ready()).isEqualTo(1);
+
+            // the same page in a real browser under the path: log in once, see the queue, requeue through the page
+            QueueName mail = QueueName.of("mail");
+            long mailId = q.enqueue(mail, Message.ofText("to be requeued"));
+            for (Delivery d : q.consume(mail, ConsumeRequest.of(1))) {
+                q.deadLetter(d.receipt(), "smtp down");
+            }
+            ChromeDriver driver = startChromium();
+            try {
+                WebDriverWait wait = new WebDriverWait(driver, Duration.ofSeconds(15));
+                driver.get(base + "?token=" + TOKEN);
+                wait.until(d -> !d.findElements(By.cssSelector("#queues tr[data-queue='mail']")).isEmpty());
+                assertThat(driver.getCurrentUrl()).as("the token left the address bar").isEqualTo(base);
+                assertThat(driver.findElement(By.cssSelector("#queues tr[data-queue='jobs'] td[data-col='ready']")).getText())
+                        .isEqualTo(String.valueOf(q.stats(jobs).ready()));
+                driver.findElement(By.cssSelector("#queues tr[data-queue='mail']")).click();
+                By requeueButton = By.cssSelector("#dead tr[data-id='" + mailId + "'] button.requeue");
+                wait.until(d -> !d.findElements(requeueButton).isEmpty());
+                driver.findElement(requeueButton).click();
+                wait.until(d -> d.findElement(By.id("confirm")).isDisplayed());
+                driver.findElement(By.id("confirm-ok")).click();
+                wait.until(d -> q.stats(mail).dead() == 0);
+                assertThat(q.stats(mail).ready()).isEqualTo(1);
+            } finally {
+                driver.quit();
+            }
         }
+    }
+
+    /** Debian's Chromium and chromedriver (installed by .ci/run); missing, the test fails. */
+    private static ChromeDriver startChromium() throws java.io.IOException {
+        Path chromium = Path.of("/usr/bin/chromium");
+        Path chromedriver = Path.of("/usr/bin/chromedriver");
+        assertThat(Files.isExecutable(chromium) && Files.isExecutable(chromedriver))
+                .as("apt-get install -y chromium chromium-driver (.ci/run does)").isTrue();
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary(chromium.toFile());
+        options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
+                "--user-data-dir=" + Files.createTempDirectory("sqlqueue-starter-chromium"));
+        return new ChromeDriver(new ChromeDriverService.Builder().usingDriverExecutable(chromedriver.toFile())
+                .usingAnyFreePort().build(), options);
     }
 }

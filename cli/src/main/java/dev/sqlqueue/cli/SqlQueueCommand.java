@@ -30,7 +30,7 @@ import picocli.CommandLine.Spec;
             "  0 done; 1 failure (for example an unreachable database);",
             "  2 bad command line or input (nothing was written);",
             "  3 some messages failed (work: dead-lettered; demo: lost);",
-            "  130/143 work or demo stopped cleanly after Ctrl-C (SIGINT) / SIGTERM."
+            "  130/143 work, demo or dashboard stopped cleanly after Ctrl-C (SIGINT) / SIGTERM."
         })
 public final class SqlQueueCommand implements Runnable {
     @Spec

@@ -37,6 +37,7 @@ import org.openqa.selenium.By;
 import org.openqa.selenium.Dimension;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.support.ui.WebDriverWait;
@@ -100,7 +101,7 @@ abstract class DashboardBrowserCases {
     }
 
     private void waitFor(Supplier<Boolean> condition) {
-        new WebDriverWait(driver, WAIT).until(d -> condition.get());
+        new WebDriverWait(driver, WAIT).ignoring(StaleElementReferenceException.class).until(d -> condition.get());
     }
 
     private WebElement row(QueueName q) {

@@ -58,25 +58,39 @@
     render(JSON.parse(text));
   }
 
+  // rows are kept while the list of queues stays the same (only their cells change), so a row does not
+  // flicker or lose a click at every refresh
   function renderQueues(data) {
     const tbody = $('queues').querySelector('tbody');
-    tbody.replaceChildren();
     $('no-queues').hidden = data.queues.length > 0;
-    for (const q of data.queues) {
-      const tr = el('tr', null, { 'data-queue': q.name });
-      cell(tr, 'name', q.name);
-      cell(tr, 'ready', q.ready, 'num');
-      cell(tr, 'delayed', q.delayed, 'num');
-      cell(tr, 'inFlight', q.inFlight, 'num');
-      cell(tr, 'dead', q.dead, 'num');
-      const o = cell(tr, 'oldest', q.ready > 0 ? age(q.oldestReadyAgeMillis) : '-', 'num');
-      o.setAttribute('data-ms', String(q.oldestReadyAgeMillis));
-      cell(tr, 'processed', q.processed, 'num');
-      if (q.name === selected) tr.classList.add('selected');
-      tr.addEventListener('click', () => select(q.name));
-      tbody.appendChild(tr);
+    const names = data.queues.map((q) => q.name);
+    const rows = Array.from(tbody.children);
+    const same = rows.length === names.length && rows.every((tr, i) => tr.getAttribute('data-queue') === names[i]);
+    if (!same) {
+      tbody.replaceChildren();
+      for (const name of names) {
+        const tr = el('tr', null, { 'data-queue': name });
+        for (const col of ['name', 'ready', 'delayed', 'inFlight', 'dead', 'oldest', 'processed']) {
+          cell(tr, col, null, col === 'name' ? null : 'num');
+        }
+        tr.addEventListener('click', () => select(name));
+        tbody.appendChild(tr);
+      }
     }
-    if (selected && !data.queues.some((q) => q.name === selected)) select(null);
+    data.queues.forEach((q, i) => {
+      const tr = tbody.children[i];
+      const set = (col, v) => { tr.querySelector('td[data-col="' + col + '"]').textContent = String(v); };
+      set('name', q.name);
+      set('ready', q.ready);
+      set('delayed', q.delayed);
+      set('inFlight', q.inFlight);
+      set('dead', q.dead);
+      set('oldest', q.ready > 0 ? age(q.oldestReadyAgeMillis) : '-');
+      tr.querySelector('td[data-col="oldest"]').setAttribute('data-ms', String(q.oldestReadyAgeMillis));
+      set('processed', q.processed);
+      tr.classList.toggle('selected', q.name === selected);
+    });
+    if (selected && !names.includes(selected)) select(null);
   }
 
   function chartOpts(title, series, width) {

@@ -17,7 +17,7 @@ import picocli.CommandLine.Spec;
         subcommands = {
             DemoCommand.class, EnqueueCommand.class, WorkCommand.class, StatsCommand.class,
             DlqCommand.class, MigrateCommand.class, BackendsCommand.class, ConformanceCommand.class, DdlCommand.class, DropCommand.class,
-            ProbeCommand.class,
+            ProbeCommand.class, DashboardCommand.class,
             picocli.CommandLine.HelpCommand.class
         },
         footerHeading = "%nDatabase:%n",
@@ -30,7 +30,7 @@ import picocli.CommandLine.Spec;
             "  0 done; 1 failure (for example an unreachable database);",
             "  2 bad command line or input (nothing was written);",
             "  3 some messages failed (work: dead-lettered; demo: lost);",
-            "  130/143 work or demo stopped cleanly after Ctrl-C (SIGINT) / SIGTERM."
+            "  130/143 work, demo or dashboard stopped cleanly after Ctrl-C (SIGINT) / SIGTERM."
         })
 public final class SqlQueueCommand implements Runnable {
     @Spec
@@ -44,6 +44,6 @@ public final class SqlQueueCommand implements Runnable {
     @Override
     public void run() {
         throw new ParameterException(spec.commandLine(),
-                "a command is required: demo, enqueue, work, stats, dlq, drop, migrate, backends, conformance, ddl or probe");
+                "a command is required: demo, enqueue, work, stats, dlq, drop, migrate, backends, conformance, ddl, probe or dashboard");
     }
 }

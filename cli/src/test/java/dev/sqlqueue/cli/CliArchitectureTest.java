@@ -30,7 +30,7 @@ class CliArchitectureTest {
         classes().that().resideInAPackage("dev.sqlqueue.cli..")
                 .should().onlyDependOnClassesThat().resideInAnyPackage(
                         "java..", "picocli..", "dev.sqlqueue", "dev.sqlqueue.runtime..", "dev.sqlqueue.spi..",
-                        "dev.sqlqueue.cli..", "dev.sqlqueue.conformance.kit", "sun.misc")
+                        "dev.sqlqueue.cli..", "dev.sqlqueue.conformance.kit", "dev.sqlqueue.dashboard", "sun.misc")
                 .check(cli);
     }
 }

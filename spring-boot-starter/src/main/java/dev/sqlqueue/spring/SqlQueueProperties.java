@@ -30,6 +30,7 @@ public class SqlQueueProperties {
     private final Health health = new Health();
     private final Tracing tracing = new Tracing();
     private final Endpoint endpoint = new Endpoint();
+    private final Dashboard dashboard = new Dashboard();
 
     /** Defaults of every handler's WorkerPool (an annotation attribute overrides them). */
     public static class Worker {
@@ -104,6 +105,39 @@ public class SqlQueueProperties {
         public void setDeadLetterLimit(int deadLetterLimit) { this.deadLetterLimit = deadLetterLimit; }
     }
 
+    /** The web dashboard (with sqlqueue-dashboard on the class path, in a servlet web application). */
+    public static class Dashboard {
+        /** Whether to mount the dashboard; off unless enabled. */
+        private boolean enabled = false;
+        /** Where to mount it, for example /sqlqueue (the page is at /sqlqueue/). */
+        private String path = "/sqlqueue";
+        /** When set (16..200 characters), every request must carry it: the application's own security applies either way. */
+        private String token;
+        /** Show no action (requeue, purge); the server refuses them. */
+        private boolean readOnly = false;
+        /** Show payload previews of dead letters. */
+        private boolean payloadPreview = true;
+        /** How often the page reloads its data (1 s..10 min). */
+        private Duration refresh = Duration.ofSeconds(5);
+        /** How often the chart sampler reads each queue (100 ms..10 min). */
+        private Duration sampleInterval = Duration.ofSeconds(10);
+
+        public boolean isEnabled() { return enabled; }
+        public void setEnabled(boolean enabled) { this.enabled = enabled; }
+        public String getPath() { return path; }
+        public void setPath(String path) { this.path = path; }
+        public String getToken() { return token; }
+        public void setToken(String token) { this.token = token; }
+        public boolean isReadOnly() { return readOnly; }
+        public void setReadOnly(boolean readOnly) { this.readOnly = readOnly; }
+        public boolean isPayloadPreview() { return payloadPreview; }
+        public void setPayloadPreview(boolean payloadPreview) { this.payloadPreview = payloadPreview; }
+        public Duration getRefresh() { return refresh; }
+        public void setRefresh(Duration refresh) { this.refresh = refresh; }
+        public Duration getSampleInterval() { return sampleInterval; }
+        public void setSampleInterval(Duration sampleInterval) { this.sampleInterval = sampleInterval; }
+    }
+
     public boolean isEnabled() { return enabled; }
     public void setEnabled(boolean enabled) { this.enabled = enabled; }
     public String getBackend() { return backend; }
@@ -123,4 +157,5 @@ public class SqlQueueProperties {
     public Health getHealth() { return health; }
     public Tracing getTracing() { return tracing; }
     public Endpoint getEndpoint() { return endpoint; }
+    public Dashboard getDashboard() { return dashboard; }
 }

@@ -1,0 +1,330 @@
+package dev.sqlqueue.dashboard;
+
+import dev.sqlqueue.DeadLetter;
+import dev.sqlqueue.HistoryEntry;
+import dev.sqlqueue.InvalidInputException;
+import dev.sqlqueue.QueueAdmin;
+import dev.sqlqueue.QueueName;
+import dev.sqlqueue.QueueStats;
+import dev.sqlqueue.SqlQueueException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.SecureRandom;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The dashboard itself, independent of any HTTP server: {@link #handle} turns one request into one
+ * response. {@link DashboardServer} serves it with the JDK's HTTP server; the Spring Boot starter mounts
+ * it as a servlet. It reaches the queues through {@link QueueAdmin} only.
+ *
+ * <p>Routes (below the mount point): {@code GET /} the page; {@code GET /static/...} its script, styles
+ * and uPlot; {@code GET /api/overview}, {@code /api/series?queue=}, {@code /api/dead?queue=},
+ * {@code /api/history?queue=[&id=]} JSON; {@code POST /api/requeue} (form {@code queue}, {@code id}),
+ * {@code POST /api/requeue-all} and {@code POST /api/purge-dead} (form {@code queue}).
+ *
+ * <p>Security: with a token, a request without it gets 401 and changes nothing; every action must be a
+ * POST carrying this instance's CSRF token in the header {@code X-CSRF-Token} (else 403), and is refused
+ * (403) when read-only. Everything the page shows is inserted as text, never as markup, and every
+ * response carries a strict Content-Security-Policy. Thread-safe.
+ */
+public final class DashboardApp implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(DashboardApp.class);
+    /** Name of the cookie that carries the token after {@code ?token=} was opened once. */
+    public static final String TOKEN_COOKIE = "sqlqueue_dashboard_token";
+    /** Header that carries the CSRF token of a POST. */
+    public static final String CSRF_HEADER = "X-CSRF-Token";
+    /** Sent with every response. */
+    public static final Map<String, String> SECURITY_HEADERS = Map.of(
+            "Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+                    + "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+            "X-Content-Type-Options", "nosniff",
+            "X-Frame-Options", "DENY",
+            "Referrer-Policy", "no-referrer",
+            "Cache-Control", "no-store");
+    /** History rows searched for an id. */
+    static final int HISTORY_SEARCH_ROWS = 10_000;
+
+    private final QueueAdmin admin;
+    private final DashboardOptions options;
+    private final String label;
+    private final String csrf;
+    private final ChartSampler sampler;
+    private final String pageTemplate;
+    private final Map<String, Resource> statics = new LinkedHashMap<>();
+
+    private record Resource(String contentType, byte[] bytes) {
+    }
+
+    /**
+     * A dashboard over {@code admin}; starts the chart sampler (one daemon thread). Close it to stop it.
+     *
+     * @param admin the queues (usually a {@code SqlQueue}); not closed by {@link #close()}
+     * @param options what to show and allow
+     * @param label shown in the page's title (for example the backend and server), may be null
+     */
+    public DashboardApp(QueueAdmin admin, DashboardOptions options, String label) {
+        this.admin = admin;
+        this.options = options;
+        this.label = label == null ? "sqlqueue" : label;
+        byte[] random = new byte[32];
+        new SecureRandom().nextBytes(random);
+        this.csrf = Base64.getUrlEncoder().withoutPadding().encodeToString(random);
+        this.pageTemplate = new String(read("dev/sqlqueue/dashboard/static/index.html"), StandardCharsets.UTF_8);
+        statics.put("/static/app.js", new Resource("text/javascript; charset=utf-8", read("dev/sqlqueue/dashboard/static/app.js")));
+        statics.put("/static/app.css", new Resource("text/css; charset=utf-8", read("dev/sqlqueue/dashboard/static/app.css")));
+        String uplot = "META-INF/resources/webjars/uplot/" + uplotVersion() + "/";
+        statics.put("/static/uPlot.iife.min.js", new Resource("text/javascript; charset=utf-8", read(uplot + "dist/uPlot.iife.min.js")));
+        statics.put("/static/uPlot.min.css", new Resource("text/css; charset=utf-8", read(uplot + "dist/uPlot.min.css")));
+        statics.put("/static/uPlot-LICENSE.txt", new Resource("text/plain; charset=utf-8", read(uplot + "LICENSE")));
+        this.sampler = new ChartSampler(admin, options.sampleInterval());
+        sampler.start();
+    }
+
+    public DashboardOptions options() {
+        return options;
+    }
+
+    /** The version of the uPlot WebJar on the class path. */
+    static String uplotVersion() {
+        Properties p = new Properties();
+        try (InputStream in = DashboardApp.class.getClassLoader()
+                .getResourceAsStream("META-INF/maven/org.webjars.npm/uplot/pom.properties")) {
+            if (in == null) {
+                throw new IllegalStateException("the uPlot WebJar (org.webjars.npm:uplot) is not on the class path");
+            }
+            p.load(in);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return p.getProperty("version");
+    }
+
+    private static byte[] read(String resource) {
+        try (InputStream in = DashboardApp.class.getClassLoader().getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalStateException("missing resource " + resource);
+            }
+            return in.readAllBytes();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Answer one request (never throws for bad input: that is a 4xx response). */
+    public DashboardResponse handle(DashboardRequest req) {
+        DashboardResponse r;
+        try {
+            r = route(req);
+        } catch (InvalidInputException e) {
+            r = DashboardResponse.error(400, e.getMessage());
+        } catch (SqlQueueException e) {
+            LOG.warn("dashboard request {} {} failed: {}", req.method(), req.path(), e.toString());
+            r = DashboardResponse.error(500, e.getMessage());
+        }
+        for (Map.Entry<String, String> h : SECURITY_HEADERS.entrySet()) {
+            r = r.withHeader(h.getKey(), h.getValue());
+        }
+        return r;
+    }
+
+    private DashboardResponse route(DashboardRequest req) {
+        String token = options.token();
+        if (token != null) {
+            String fromQuery = req.query().get("token");
+            if ("GET".equals(req.method()) && fromQuery != null && equal(fromQuery, token)) {
+                // remember it in a cookie the page's scripts cannot read, and drop it from the address bar
+                return DashboardResponse.text(303, "see " + req.mount() + "/")
+                        .withHeader("Location", req.mount() + "/")
+                        .withHeader("Set-Cookie", TOKEN_COOKIE + "=" + token + "; Path=" + (req.mount().isEmpty() ? "/" : req.mount())
+                                + "; HttpOnly; SameSite=Strict");
+            }
+            if (!authorized(req, token)) {
+                return DashboardResponse.text(401, "401 Unauthorized: this sqlqueue dashboard needs its token. Open the "
+                                + "address printed at its start (with ?token=...) or send 'Authorization: Bearer <token>'.")
+                        .withHeader("WWW-Authenticate", "Bearer realm=\"sqlqueue dashboard\"");
+            }
+        }
+        String path = req.path().isEmpty() ? "/" : req.path();
+        return switch (req.method()) {
+            case "GET", "HEAD" -> get(req, path);
+            case "POST" -> post(req, path);
+            default -> DashboardResponse.error(405, "method not allowed: " + req.method()).withHeader("Allow", "GET, POST");
+        };
+    }
+
+    private static boolean authorized(DashboardRequest req, String token) {
+        String auth = req.header("authorization");
+        if (auth != null && auth.startsWith("Bearer ") && equal(auth.substring(7).trim(), token)) {
+            return true;
+        }
+        String cookies = req.header("cookie");
+        if (cookies != null) {
+            for (String c : cookies.split(";")) {
+                String kv = c.trim();
+                if (kv.startsWith(TOKEN_COOKIE + "=") && equal(kv.substring(TOKEN_COOKIE.length() + 1), token)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private static boolean equal(String a, String b) {
+        return MessageDigest.isEqual(a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private DashboardResponse get(DashboardRequest req, String path) {
+        if (path.equals("/") || path.equals("/index.html")) {
+            return page();
+        }
+        Resource res = statics.get(path);
+        if (res != null) {
+            return new DashboardResponse(200, res.contentType(), res.bytes(), Map.of());
+        }
+        return switch (path) {
+            case "/api/overview" -> DashboardResponse.json(200, overview());
+            case "/api/series" -> DashboardResponse.json(200, sampler.seriesJson(queue(req.query())));
+            case "/api/dead" -> DashboardResponse.json(200, deadLetters(queue(req.query())));
+            case "/api/history" -> DashboardResponse.json(200, history(queue(req.query()), req.query().get("id")));
+            case "/api/requeue", "/api/requeue-all", "/api/purge-dead" ->
+                    DashboardResponse.error(405, "changes need a POST").withHeader("Allow", "POST");
+            default -> DashboardResponse.error(404, "not found");
+        };
+    }
+
+    private DashboardResponse post(DashboardRequest req, String path) {
+        if (!List.of("/api/requeue", "/api/requeue-all", "/api/purge-dead").contains(path)) {
+            return DashboardResponse.error(404, "not found");
+        }
+        if (options.readOnly()) {
+            return DashboardResponse.error(403, "this dashboard is read-only");
+        }
+        String sent = req.header(CSRF_HEADER);
+        if (sent == null || !equal(sent, csrf)) {
+            return DashboardResponse.error(403, "missing or wrong CSRF token (header " + CSRF_HEADER + ")");
+        }
+        QueueName q = queue(req.form());
+        long n;
+        String action;
+        switch (path) {
+            case "/api/requeue" -> {
+                long id = id(req.form().get("id"));
+                n = admin.requeueDeadLetters(q, List.of(id));
+                if (n == 0) {
+                    return DashboardResponse.error(404, "message " + id + " is not a dead letter of '" + q.value() + "'");
+                }
+                action = "requeued";
+            }
+            case "/api/requeue-all" -> {
+                n = admin.requeueDeadLetters(q, List.of());
+                action = "requeued";
+            }
+            default -> {
+                n = admin.purgeDeadLetters(q);
+                action = "purged";
+            }
+        }
+        LOG.info("dashboard: {} {} dead letter(s) of '{}'", action, n, q.value());
+        sampler.sampleSoon();
+        return DashboardResponse.json(200, new Json().beginObject().member("action", action).member("count", n).endObject().toString());
+    }
+
+    private static QueueName queue(Map<String, String> params) {
+        String q = params.get("queue");
+        if (q == null) {
+            throw new InvalidInputException("dashboard.queue.missing", "parameter 'queue' is required");
+        }
+        return QueueName.of(q);
+    }
+
+    private static long id(String s) {
+        try {
+            return Long.parseLong(s == null ? "" : s.trim());
+        } catch (NumberFormatException e) {
+            throw new InvalidInputException("dashboard.id.format", "a message id is a 64-bit integer, was '" + s + "'");
+        }
+    }
+
+    private DashboardResponse page() {
+        String html = pageTemplate
+                .replace("{{label}}", Html.escape(label))
+                .replace("{{csrf}}", Html.escape(csrf))
+                .replace("{{readOnly}}", Boolean.toString(options.readOnly()))
+                .replace("{{payload}}", Boolean.toString(options.payloadPreview()))
+                .replace("{{refreshMs}}", Long.toString(options.refresh().toMillis()));
+        return new DashboardResponse(200, "text/html; charset=utf-8", html.getBytes(StandardCharsets.UTF_8), Map.of());
+    }
+
+    private String overview() {
+        Json j = new Json().beginObject().member("label", label).member("readOnly", options.readOnly())
+                .member("payloadPreview", options.payloadPreview());
+        j.name("queues").beginArray();
+        for (QueueName q : admin.queues()) {
+            QueueStats s = admin.stats(q);
+            j.beginObject().member("name", q.value()).member("ready", s.ready()).member("delayed", s.delayed())
+                    .member("inFlight", s.inFlight()).member("dead", s.dead())
+                    .member("oldestReadyAgeMillis", s.oldestReadyAgeMillis()).member("processed", s.processed())
+                    .endObject();
+        }
+        return j.endArray().endObject().toString();
+    }
+
+    private String deadLetters(QueueName q) {
+        List<DeadLetter> list = admin.deadLetters(q, options.listLimit());
+        Json j = new Json().beginObject().member("queue", q.value()).member("limit", options.listLimit());
+        j.name("deadLetters").beginArray();
+        for (DeadLetter d : list) {
+            j.beginObject().member("id", d.messageId()).member("attempts", d.attempts()).member("reason", d.reason())
+                    .member("enqueuedAt", d.enqueuedAt()).member("deadAt", d.deadAt()).member("group", d.group())
+                    .member("headers", d.headers());
+            if (d.headers().isEmpty() && d.rawHeaders() != null && !d.rawHeaders().isEmpty()) {
+                j.member("rawHeaders", d.rawHeaders());
+            }
+            if (options.payloadPreview()) {
+                PayloadPreview p = PayloadPreview.of(d.payload(), options.previewChars());
+                j.name("payload").beginObject().member("kind", p.kind()).member("preview", p.preview())
+                        .member("truncated", p.truncated()).member("bytes", p.bytes()).endObject();
+            } else {
+                j.member("payloadBytes", d.payload().length);
+            }
+            j.endObject();
+        }
+        return j.endArray().endObject().toString();
+    }
+
+    private String history(QueueName q, String idParam) {
+        boolean search = idParam != null && !idParam.isBlank();
+        List<HistoryEntry> rows;
+        if (search) {
+            long id = id(idParam);
+            rows = admin.history(q, HISTORY_SEARCH_ROWS).stream().filter(h -> h.messageId() == id).toList();
+        } else {
+            rows = admin.history(q, options.listLimit());
+        }
+        Json j = new Json().beginObject().member("queue", q.value()).member("search", search)
+                .member("searchedRows", search ? HISTORY_SEARCH_ROWS : options.listLimit());
+        j.name("history").beginArray();
+        for (HistoryEntry h : rows) {
+            j.beginObject().member("id", h.messageId()).member("enqueuedAt", h.enqueuedAt())
+                    .member("startedAt", h.startedAt()).member("finishedAt", h.finishedAt())
+                    .member("durationMillis", h.durationMillis()).member("attempts", h.attempts())
+                    .member("outcome", h.outcome()).member("detail", h.detail()).endObject();
+        }
+        return j.endArray().endObject().toString();
+    }
+
+    /** Stops the chart sampler; the queue client stays open (it belongs to the caller). */
+    @Override
+    public void close() {
+        sampler.close();
+    }
+}

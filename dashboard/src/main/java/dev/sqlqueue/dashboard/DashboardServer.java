@@ -1,0 +1,208 @@
+package dev.sqlqueue.dashboard;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.sqlqueue.InvalidInputException;
+import dev.sqlqueue.QueueAdmin;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.URLDecoder;
+import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The dashboard served by the JDK's own HTTP server ({@code com.sun.net.httpserver}) on 4 daemon
+ * threads, at the root path.
+ *
+ * <p>Binding rules: a loopback address (127.0.0.1, ::1, localhost) may go without a token; any other
+ * address needs one ({@link InvalidInputException} {@code dashboard.token-required} otherwise). Without
+ * a token the server also refuses (403) a request whose {@code Host} header is not a loopback name, so
+ * a web page whose DNS name was rebound to 127.0.0.1 cannot read or drive it. Bodies over 64 KB are
+ * refused (413).
+ */
+public final class DashboardServer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(DashboardServer.class);
+    private static final int MAX_BODY = 64 * 1024;
+    private static final List<String> LOOPBACK_HOSTS = List.of("localhost", "127.0.0.1", "[::1]");
+
+    private final HttpServer server;
+    private final DashboardApp app;
+    private final ExecutorService executor;
+    private final boolean checkHost;
+
+    private DashboardServer(HttpServer server, DashboardApp app, ExecutorService executor, boolean checkHost) {
+        this.server = server;
+        this.app = app;
+        this.executor = executor;
+        this.checkHost = checkHost;
+    }
+
+    /**
+     * Start serving {@code admin} on {@code bind:port} (port 0: any free port, see {@link #port()}).
+     *
+     * @throws InvalidInputException {@code dashboard.token-required} for a non-loopback bind without a
+     *         token, {@code dashboard.bind} for an unknown address, {@code dashboard.port.range} unless 0..65535
+     * @throws UncheckedIOException when the port cannot be bound
+     */
+    public static DashboardServer start(QueueAdmin admin, DashboardOptions options, String label, String bind, int port) {
+        InetAddress address = checkBind(options, bind, port);
+        HttpServer server;
+        try {
+            server = HttpServer.create(new InetSocketAddress(address, port), 0);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot listen on " + bind + ":" + port + ": " + e.getMessage(), e);
+        }
+        AtomicInteger n = new AtomicInteger();
+        ExecutorService executor = Executors.newFixedThreadPool(4, r -> {
+            Thread t = new Thread(r, "sqlqueue-dashboard-http-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        DashboardApp app = new DashboardApp(admin, options, label);
+        DashboardServer s = new DashboardServer(server, app, executor, options.token() == null);
+        server.createContext("/", s::exchange);
+        server.setExecutor(executor);
+        server.start();
+        LOG.info("dashboard listening on {}:{}", bind, s.port());
+        return s;
+    }
+
+    /**
+     * Check the binding rules before anything is opened: the address resolves, the port is 0..65535 and
+     * a non-loopback address comes with a token.
+     *
+     * @return the address to bind
+     * @throws InvalidInputException {@code dashboard.token-required}, {@code dashboard.bind} or {@code dashboard.port.range}
+     */
+    public static InetAddress checkBind(DashboardOptions options, String bind, int port) {
+        if (port < 0 || port > 65535) {
+            throw new InvalidInputException("dashboard.port.range", "port must be 0..65535, was " + port);
+        }
+        InetAddress address;
+        try {
+            address = InetAddress.getByName(bind);
+        } catch (UnknownHostException e) {
+            throw new InvalidInputException("dashboard.bind", "unknown bind address '" + bind + "'");
+        }
+        if (!address.isLoopbackAddress() && options.token() == null) {
+            throw new InvalidInputException("dashboard.token-required", "binding the dashboard to " + bind
+                    + " (not a loopback address) requires a token (--token or SQLQUEUE_DASHBOARD_TOKEN)");
+        }
+        return address;
+    }
+
+    /** The port listened on. */
+    public int port() {
+        return server.getAddress().getPort();
+    }
+
+    private void exchange(HttpExchange ex) throws IOException {
+        try (ex) {
+            DashboardResponse r = respond(ex);
+            r.headers().forEach((k, v) -> ex.getResponseHeaders().add(k, v));
+            ex.getResponseHeaders().set("Content-Type", r.contentType());
+            boolean head = "HEAD".equals(ex.getRequestMethod());
+            ex.sendResponseHeaders(r.status(), head || r.body().length == 0 ? -1 : r.body().length);
+            if (!head && r.body().length > 0) {
+                try (OutputStream out = ex.getResponseBody()) {
+                    out.write(r.body());
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.debug("dashboard exchange failed: {}", e.toString());
+        }
+    }
+
+    private DashboardResponse respond(HttpExchange ex) throws IOException {
+        Map<String, String> headers = new LinkedHashMap<>();
+        ex.getRequestHeaders().forEach((k, v) -> {
+            if (!v.isEmpty()) {
+                headers.put(k.toLowerCase(Locale.ROOT), v.get(0));
+            }
+        });
+        if (checkHost && !loopbackHost(headers.get("host"))) {
+            return withSecurityHeaders(DashboardResponse.text(403, "403 Forbidden: without a token the dashboard answers "
+                    + "only requests addressed to localhost, 127.0.0.1 or [::1]"));
+        }
+        URI uri = ex.getRequestURI();
+        Map<String, String> form = Map.of();
+        if ("POST".equals(ex.getRequestMethod())) {
+            byte[] body;
+            try (InputStream in = ex.getRequestBody()) {
+                body = in.readNBytes(MAX_BODY + 1);
+            }
+            if (body.length > MAX_BODY) {
+                return withSecurityHeaders(DashboardResponse.error(413, "request body over 64 KB"));
+            }
+            String type = headers.getOrDefault("content-type", "");
+            if (type.startsWith("application/x-www-form-urlencoded")) {
+                form = decode(new String(body, StandardCharsets.UTF_8));
+            }
+        }
+        String path = uri.getRawPath() == null ? "/" : URLDecoder.decode(uri.getRawPath().replace("+", "%2B"), StandardCharsets.UTF_8);
+        return app.handle(new DashboardRequest(ex.getRequestMethod().toUpperCase(Locale.ROOT), "", path,
+                decode(uri.getRawQuery()), form, headers));
+    }
+
+    private static DashboardResponse withSecurityHeaders(DashboardResponse r) {
+        for (Map.Entry<String, String> h : DashboardApp.SECURITY_HEADERS.entrySet()) {
+            r = r.withHeader(h.getKey(), h.getValue());
+        }
+        return r;
+    }
+
+    static boolean loopbackHost(String host) {
+        if (host == null) {
+            return false;
+        }
+        String h = host.toLowerCase(Locale.ROOT);
+        int colon = h.lastIndexOf(':');
+        if (colon > h.lastIndexOf(']')) {
+            h = h.substring(0, colon);
+        }
+        return LOOPBACK_HOSTS.contains(h);
+    }
+
+    /** The first value of each name of an {@code application/x-www-form-urlencoded} string. */
+    static Map<String, String> decode(String raw) {
+        Map<String, String> m = new LinkedHashMap<>();
+        if (raw == null || raw.isEmpty()) {
+            return m;
+        }
+        for (String pair : raw.split("&")) {
+            int eq = pair.indexOf('=');
+            String k = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
+            String v = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+            m.putIfAbsent(k, v);
+        }
+        return m;
+    }
+
+    /** Stop listening (in-flight requests get up to 1 s), stop the sampler and the threads. */
+    @Override
+    public void close() {
+        server.stop(1);
+        app.close();
+        executor.shutdown();
+        try {
+            executor.awaitTermination(2, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,63 @@
+package dev.sqlqueue.dashboard;
+
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * A short preview of a payload: its text when the bytes are valid UTF-8 without control characters
+ * (other than tab, CR and LF), else the hex of its first bytes. The page shows it with
+ * {@code textContent}, never as markup.
+ *
+ * @param kind {@code text} or {@code hex}
+ * @param preview at most {@code maxChars} characters of text, or the hex of at most {@code maxChars / 3} bytes
+ * @param truncated whether the payload is longer than the preview
+ * @param bytes the payload's size in bytes
+ */
+record PayloadPreview(String kind, String preview, boolean truncated, int bytes) {
+    /** The preview of {@code payload} in at most {@code maxChars} (16..100,000) characters. */
+    static PayloadPreview of(byte[] payload, int maxChars) {
+        String text = utf8Text(payload);
+        if (text != null) {
+            if (text.length() <= maxChars) {
+                return new PayloadPreview("text", text, false, payload.length);
+            }
+            int end = maxChars;
+            if (Character.isHighSurrogate(text.charAt(end - 1))) {
+                end--;
+            }
+            return new PayloadPreview("text", text.substring(0, end), true, payload.length);
+        }
+        int n = Math.min(payload.length, maxChars / 3);
+        StringBuilder hex = new StringBuilder(n * 3);
+        for (int i = 0; i < n; i++) {
+            if (i > 0) {
+                hex.append(' ');
+            }
+            hex.append(Character.forDigit((payload[i] >> 4) & 0xf, 16)).append(Character.forDigit(payload[i] & 0xf, 16));
+        }
+        return new PayloadPreview("hex", hex.toString(), n < payload.length, payload.length);
+    }
+
+    /** The text of valid UTF-8 bytes without control characters other than tab, CR, LF; else null. */
+    private static String utf8Text(byte[] payload) {
+        CharBuffer chars;
+        try {
+            chars = StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(payload));
+        } catch (CharacterCodingException e) {
+            return null;
+        }
+        for (int i = 0; i < chars.length(); i++) {
+            char c = chars.charAt(i);
+            if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) {
+                return null;
+            }
+        }
+        return chars.toString();
+    }
+}

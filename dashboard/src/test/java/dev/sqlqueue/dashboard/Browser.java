@@ -1,0 +1,43 @@
+package dev.sqlqueue.dashboard;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.openqa.selenium.Dimension;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+
+/**
+ * Debian's Chromium driven by Debian's chromedriver (packages {@code chromium}, {@code chromium-driver};
+ * {@code .ci/run} installs them). Both paths are given, so Selenium Manager never runs and nothing is
+ * downloaded. A machine without them fails the browser tests: they are never skipped.
+ */
+final class Browser {
+    static final Path CHROMIUM = Path.of(System.getProperty("dashboard.chromium", "/usr/bin/chromium"));
+    static final Path CHROMEDRIVER = Path.of(System.getProperty("webdriver.chrome.driver", "/usr/bin/chromedriver"));
+
+    private Browser() {
+    }
+
+    /** A new headless Chromium with a fresh profile; end it with {@code quit()}. */
+    static ChromeDriver start() throws IOException {
+        if (!Files.isExecutable(CHROMIUM) || !Files.isExecutable(CHROMEDRIVER)) {
+            throw new IllegalStateException("the browser tests need Debian's Chromium and chromedriver at " + CHROMIUM
+                    + " and " + CHROMEDRIVER + ": apt-get install -y chromium chromium-driver (.ci/run does)");
+        }
+        Path profile = Files.createTempDirectory("sqlqueue-dashboard-chromium");
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary(CHROMIUM.toFile());
+        options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--disable-dev-shm-usage", "--user-data-dir=" + profile, "--window-size=1400,1000");
+        ChromeDriverService service = new ChromeDriverService.Builder()
+                .usingDriverExecutable(CHROMEDRIVER.toFile()).usingAnyFreePort().build();
+        ChromeDriver driver = new ChromeDriver(service, options);
+        driver.manage().timeouts().scriptTimeout(Duration.ofSeconds(10));
+        driver.manage().window().setSize(new Dimension(1400, 1000));
+        return driver;
+    }
+}

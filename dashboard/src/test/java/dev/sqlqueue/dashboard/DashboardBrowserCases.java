@@ -1,0 +1,364 @@
+package dev.sqlqueue.dashboard;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sqlqueue.HistoryEntry;
+import dev.sqlqueue.QueueName;
+import dev.sqlqueue.QueueStats;
+import dev.sqlqueue.SqlQueue;
+import dev.sqlqueue.runtime.Outcome;
+import dev.sqlqueue.runtime.WorkerOptions;
+import dev.sqlqueue.runtime.WorkerPool;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.openqa.selenium.By;
+import org.openqa.selenium.Dimension;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * The dashboard in a real browser (Debian's Chromium through chromedriver) on a real database: the
+ * numbers shown against {@code stats()}, escaping of payloads, headers and reasons, the charts, a dead
+ * letter requeued through the page and then processed, the confirmation, the token and read-only mode.
+ * One browser and one dashboard per class; the workload is {@link Workload}.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+abstract class DashboardBrowserCases {
+    static final String TOKEN = "test-token-0123456789abcdef";
+    private static final Duration WAIT = Duration.ofSeconds(15);
+
+    SqlQueue client;
+    Workload workload;
+    DashboardServer server;
+    ChromeDriver driver;
+    String base;
+
+    abstract String database();
+
+    /** Where screenshots go (null: none), for docs/dashboard.md. */
+    Path screenshots() {
+        return null;
+    }
+
+    @BeforeAll
+    void start() throws IOException {
+        client = SqlQueue.open(Databases.config(database()));
+        workload = Workload.load(client);
+        server = DashboardServer.start(client, DashboardOptions.defaults().withToken(TOKEN)
+                        .withRefresh(Duration.ofSeconds(1)).withSampleInterval(Duration.ofMillis(200)),
+                database(), "127.0.0.1", 0);
+        base = "http://127.0.0.1:" + server.port() + "/";
+        driver = Browser.start();
+    }
+
+    @AfterAll
+    void stop() {
+        if (driver != null) {
+            driver.quit();
+        }
+        if (server != null) {
+            server.close();
+        }
+        if (client != null) {
+            try {
+                client.dropSchema();
+            } finally {
+                client.close();
+            }
+        }
+    }
+
+    private void login() {
+        driver.get(base + "?token=" + TOKEN);
+        waitFor(() -> !driver.findElements(By.cssSelector("#queues tbody tr")).isEmpty());
+    }
+
+    private void waitFor(Supplier<Boolean> condition) {
+        new WebDriverWait(driver, WAIT).ignoring(StaleElementReferenceException.class).until(d -> condition.get());
+    }
+
+    private WebElement row(QueueName q) {
+        return driver.findElement(By.cssSelector("#queues tr[data-queue='" + q.value() + "']"));
+    }
+
+    private String col(WebElement row, String col) {
+        return row.findElement(By.cssSelector("td[data-col='" + col + "']")).getText();
+    }
+
+    private void select(QueueName q) {
+        row(q).click();
+        waitFor(() -> driver.findElement(By.id("detail-name")).getText().equals(q.value()));
+    }
+
+    private int refreshes() {
+        return Integer.parseInt(driver.findElement(By.tagName("body")).getAttribute("data-refreshes"));
+    }
+
+    /** Wait until the page has refreshed twice more (so what it shows was read after now). */
+    private void twoRefreshes() {
+        int now = refreshes();
+        waitFor(() -> refreshes() >= now + 2);
+    }
+
+    private void screenshot(String name) throws IOException {
+        Path dir = screenshots();
+        if (dir != null) {
+            Files.createDirectories(dir);
+            // the whole page: the window as tall as the document, then back
+            long height = ((Number) ((JavascriptExecutor) driver).executeScript(
+                    "return document.documentElement.scrollHeight;")).longValue();
+            driver.manage().window().setSize(new Dimension(1400, (int) Math.max(1000, Math.min(3000, height + 20))));
+            Path png = driver.getScreenshotAs(OutputType.FILE).toPath();
+            Files.copy(png, dir.resolve(name + ".png"), StandardCopyOption.REPLACE_EXISTING);
+            driver.manage().window().setSize(new Dimension(1400, 1000));
+        }
+    }
+
+    @Test
+    @Order(1)
+    void theNumbersShownAreThoseOfStats() throws IOException {
+        login();
+        twoRefreshes();
+        for (QueueName q : List.of(Workload.ORDERS, Workload.PAYMENTS, Workload.TRASH)) {
+            QueueStats s = client.stats(q);
+            WebElement r = row(q);
+            assertEquals(q.value(), col(r, "name"));
+            assertEquals(String.valueOf(s.ready()), col(r, "ready"), q + " ready");
+            assertEquals(String.valueOf(s.delayed()), col(r, "delayed"), q + " delayed");
+            assertEquals(String.valueOf(s.inFlight()), col(r, "inFlight"), q + " in flight");
+            assertEquals(String.valueOf(s.dead()), col(r, "dead"), q + " dead");
+            assertEquals(String.valueOf(s.processed()), col(r, "processed"), q + " processed");
+        }
+        QueueStats orders = client.stats(Workload.ORDERS);
+        assertEquals(List.of(7L, 3L, 2L, 3L, 8L), List.of(orders.ready(), orders.delayed(), orders.inFlight(), orders.dead(),
+                orders.processed()), "the workload as stats() sees it");
+        long shownAge = Long.parseLong(row(Workload.ORDERS).findElement(By.cssSelector("td[data-col='oldest']")).getAttribute("data-ms"));
+        assertTrue(shownAge > 0 && shownAge <= client.stats(Workload.ORDERS).oldestReadyAgeMillis(),
+                "oldest ready age shown " + shownAge + " ms, read before a later stats()");
+        assertEquals("-", col(row(Workload.PAYMENTS), "oldest"), "no ready message: no age");
+        screenshot("dashboard-queues");
+    }
+
+    @Test
+    @Order(2)
+    void deadLettersChartsAndHistoryOfAQueue() throws IOException {
+        login();
+        select(Workload.ORDERS);
+        waitFor(() -> driver.findElements(By.cssSelector("#dead tbody tr")).size() == 3);
+
+        WebElement xss = driver.findElement(By.cssSelector("#dead tr[data-id='" + workload.xssId + "']"));
+        assertEquals(Workload.XSS_PAYLOAD, xss.findElement(By.cssSelector("pre.payload")).getText(), "payload shown as text");
+        assertEquals(Workload.XSS_REASON, col(xss, "reason"));
+        assertEquals("1", col(xss, "attempts"));
+        List<String> headers = xss.findElements(By.cssSelector("ul.headers li")).stream().map(WebElement::getText).toList();
+        assertTrue(headers.contains("note: " + Workload.XSS_HEADER), "headers shown as text: " + headers);
+        assertTrue(headers.contains("kind: order"), headers.toString());
+        assertTrue(driver.findElements(By.cssSelector("#dead img, #dead script, #dead b")).isEmpty(), "no markup from data");
+        assertNull(((JavascriptExecutor) driver).executeScript("return window.__xss === undefined ? null : window.__xss;"),
+                "no script from a payload, header or reason ran");
+
+        WebElement bin = driver.findElement(By.cssSelector("#dead tr[data-id='" + workload.binaryId + "'] pre.payload"));
+        assertEquals("hex", bin.getAttribute("data-kind"));
+        assertEquals("00 01 02 ff fe 41", bin.getText());
+        WebElement longText = driver.findElement(By.cssSelector("#dead tr[data-id='" + workload.longTextId + "']"));
+        assertEquals("x".repeat(500), longText.findElement(By.cssSelector("pre.payload")).getText());
+        assertTrue(longText.findElement(By.cssSelector(".kind")).getText().contains("2000 bytes, truncated"));
+
+        // the charts: two uPlot canvases, fed by the sampler from the history (5 acked + 3 dead-lettered)
+        waitFor(() -> "8".equals(driver.findElement(By.id("chart-note")).getAttribute("data-processed-last-hour")));
+        assertEquals(2, driver.findElements(By.cssSelector("#chart-throughput canvas, #chart-latency canvas")).size());
+        chartDataMatchesTheHistory();
+
+        // the history: 8 rows, newest first; searchable by id
+        waitFor(() -> driver.findElements(By.cssSelector("#history tbody tr")).size() == 8);
+        assertEquals(client.history(Workload.ORDERS, 100).size(), 8);
+        screenshot("dashboard-queue");
+        driver.findElement(By.id("history-id")).sendKeys(String.valueOf(workload.firstAckedId));
+        driver.findElement(By.id("history-go")).click();
+        waitFor(() -> driver.findElements(By.cssSelector("#history tbody tr")).size() == 1);
+        WebElement h = driver.findElement(By.cssSelector("#history tbody tr"));
+        HistoryEntry expected = client.history(Workload.ORDERS, 100).stream()
+                .filter(e -> e.messageId() == workload.firstAckedId).findFirst().orElseThrow();
+        assertEquals(String.valueOf(workload.firstAckedId), col(h, "id"));
+        assertEquals("acked", col(h, "outcome"));
+        assertEquals("shipped", col(h, "detail"));
+        assertEquals(String.valueOf(expected.durationMillis()), col(h, "duration"));
+        assertEquals(expected.startedAt().toString().replace("T", " ").replace("Z", ""), col(h, "start"));
+        assertEquals(expected.finishedAt().toString().replace("T", " ").replace("Z", ""), col(h, "end"));
+    }
+
+    /** The data the charts draw, read by the page's own fetch: per 10 s bucket, the counts and latencies of the history. */
+    @SuppressWarnings("unchecked")
+    private void chartDataMatchesTheHistory() {
+        Map<String, Object> series = (Map<String, Object>) ((JavascriptExecutor) driver).executeAsyncScript(
+                "const done = arguments[arguments.length - 1];"
+                        + "fetch('api/series?queue=orders').then(r => r.json()).then(done);");
+        List<Number> t = (List<Number>) series.get("t");
+        List<Number> acked = (List<Number>) series.get("acked");
+        List<Number> dead = (List<Number>) series.get("dead");
+        List<Number> p50 = (List<Number>) series.get("p50");
+        List<Number> p95 = (List<Number>) series.get("p95");
+        assertEquals(360, t.size(), "one hour of 10 s buckets");
+        Map<Long, List<Long>> latencies = new TreeMap<>();
+        Map<Long, Integer> deadPerBucket = new TreeMap<>();
+        for (HistoryEntry h : client.history(Workload.ORDERS, 100)) {
+            long bucket = Math.floorDiv(h.finishedAt().toEpochMilli(), 10_000L) * 10;
+            if (h.outcome().equals("acked")) {
+                latencies.computeIfAbsent(bucket, k -> new ArrayList<>())
+                        .add(h.finishedAt().toEpochMilli() - h.enqueuedAt().toEpochMilli());
+            } else {
+                deadPerBucket.merge(bucket, 1, Integer::sum);
+            }
+        }
+        for (int i = 0; i < t.size(); i++) {
+            long bucket = t.get(i).longValue();
+            List<Long> l = latencies.getOrDefault(bucket, List.of()).stream().sorted().toList();
+            assertEquals(l.size() / 10.0, acked.get(i).doubleValue(), 1e-9, "acked/s at " + bucket);
+            assertEquals(deadPerBucket.getOrDefault(bucket, 0) / 10.0, dead.get(i).doubleValue(), 1e-9, "dead/s at " + bucket);
+            if (l.isEmpty()) {
+                assertNull(p50.get(i));
+                assertNull(p95.get(i));
+            } else {
+                assertEquals(l.get((int) Math.ceil(0.5 * l.size()) - 1), p50.get(i).longValue(), "p50 at " + bucket);
+                assertEquals(l.get((int) Math.ceil(0.95 * l.size()) - 1), p95.get(i).longValue(), "p95 at " + bucket);
+            }
+        }
+        assertEquals(5, latencies.values().stream().mapToInt(List::size).sum());
+    }
+
+    @Test
+    @Order(3)
+    void aDeadLetterRequeuedThroughThePageIsProcessed() throws IOException {
+        login();
+        select(Workload.PAYMENTS);
+        By requeue = By.cssSelector("#dead tr[data-id='" + workload.paymentId + "'] button.requeue");
+        waitFor(() -> !driver.findElements(requeue).isEmpty());
+
+        // cancelled: nothing changes
+        driver.findElement(requeue).click();
+        waitFor(() -> driver.findElement(By.id("confirm")).isDisplayed());
+        assertTrue(driver.findElement(By.id("confirm-text")).getText().contains(String.valueOf(workload.paymentId)));
+        screenshot("dashboard-confirm");
+        driver.findElement(By.id("confirm-cancel")).click();
+        waitFor(() -> !driver.findElement(By.id("confirm")).isDisplayed());
+        twoRefreshes();
+        assertEquals(1, client.stats(Workload.PAYMENTS).dead(), "a cancelled confirmation changes nothing");
+
+        // confirmed: requeued, then a worker processes it
+        driver.findElement(requeue).click();
+        waitFor(() -> driver.findElement(By.id("confirm")).isDisplayed());
+        driver.findElement(By.id("confirm-ok")).click();
+        waitFor(() -> client.stats(Workload.PAYMENTS).dead() == 0);
+        assertEquals(1, client.stats(Workload.PAYMENTS).ready(), "back on its queue");
+        waitFor(() -> driver.findElements(By.cssSelector("#dead tbody tr")).isEmpty());
+
+        try (WorkerPool pool = WorkerPool.start(client, Workload.PAYMENTS, d -> Outcome.ack("paid " + d.text()),
+                WorkerOptions.defaults().withThreads(1).withPollWait(Duration.ofMillis(200)), null)) {
+            waitFor(() -> client.history(Workload.PAYMENTS, 10).stream()
+                    .anyMatch(e -> e.messageId() == workload.paymentId && e.outcome().equals("acked")));
+        }
+        driver.findElement(By.id("history-id")).sendKeys(String.valueOf(workload.paymentId));
+        driver.findElement(By.id("history-go")).click();
+        By acked = By.cssSelector("#history tr[data-id='" + workload.paymentId + "'] td[data-col='outcome']");
+        waitFor(() -> driver.findElements(acked).stream().anyMatch(e -> e.getText().equals("acked")));
+        assertEquals("paid pay-42", driver.findElement(By.cssSelector("#history tr[data-id='" + workload.paymentId
+                + "'] td[data-col='detail']")).getText());
+        assertEquals(0, client.stats(Workload.PAYMENTS).depth(), "processed: nothing left on the queue");
+
+        // purge, confirmed, on another queue
+        select(Workload.TRASH);
+        waitFor(() -> driver.findElements(By.cssSelector("#dead tbody tr")).size() == 2);
+        driver.findElement(By.id("purge-dead")).click();
+        waitFor(() -> driver.findElement(By.id("confirm")).isDisplayed());
+        driver.findElement(By.id("confirm-ok")).click();
+        waitFor(() -> client.stats(Workload.TRASH).dead() == 0);
+        waitFor(() -> "0".equals(col(row(Workload.TRASH), "dead")));
+    }
+
+    @Test
+    @Order(4)
+    void withoutTheTokenThePageIsRefusedAndNothingChanges() throws Exception {
+        driver.manage().deleteAllCookies();
+        driver.get(base);
+        assertTrue(driver.findElement(By.tagName("body")).getText().startsWith("401 Unauthorized"),
+                driver.getPageSource());
+        assertTrue(driver.findElements(By.id("queues")).isEmpty());
+
+        long dead = client.stats(Workload.ORDERS).dead();
+        HttpClient http = HttpClient.newHttpClient();
+        for (String path : List.of("api/requeue-all", "api/purge-dead")) {
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(base + path))
+                    .header("Content-Type", "application/x-www-form-urlencoded")
+                    .POST(HttpRequest.BodyPublishers.ofString("queue=orders")).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(401, r.statusCode(), path);
+        }
+        HttpResponse<String> wrong = http.send(HttpRequest.newBuilder(URI.create(base + "api/overview"))
+                .header("Authorization", "Bearer not-the-token-0123456789").build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(401, wrong.statusCode());
+        // with the token but without the page's CSRF token: refused too
+        HttpResponse<String> noCsrf = http.send(HttpRequest.newBuilder(URI.create(base + "api/purge-dead"))
+                .header("Authorization", "Bearer " + TOKEN).header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString("queue=orders")).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(403, noCsrf.statusCode());
+        // and a GET never changes anything
+        HttpResponse<String> get = http.send(HttpRequest.newBuilder(URI.create(base + "api/purge-dead?queue=orders"))
+                .header("Authorization", "Bearer " + TOKEN).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(405, get.statusCode());
+        assertEquals(dead, client.stats(Workload.ORDERS).dead(), "nothing changed");
+        assertEquals(3, dead);
+    }
+
+    @Test
+    @Order(5)
+    void readOnlyShowsNoActionAndRefusesThem() throws Exception {
+        try (DashboardServer ro = DashboardServer.start(client, DashboardOptions.defaults().withReadOnly(true)
+                .withPayloadPreview(false).withRefresh(Duration.ofSeconds(1)), database(), "127.0.0.1", 0)) {
+            String roBase = "http://localhost:" + ro.port() + "/";
+            driver.get(roBase + "#queue=orders");
+            waitFor(() -> driver.findElements(By.cssSelector("#dead tbody tr")).size() == 3);
+            assertTrue(driver.findElements(By.cssSelector("button.requeue")).isEmpty(), "no requeue buttons");
+            assertFalse(driver.findElement(By.id("requeue-all")).isDisplayed());
+            assertFalse(driver.findElement(By.id("purge-dead")).isDisplayed());
+            assertTrue(driver.findElements(By.cssSelector("#dead pre.payload")).isEmpty(), "no payload previews");
+            assertTrue(driver.findElement(By.cssSelector("#dead tr[data-id='" + workload.xssId + "'] td[data-col='payload']"))
+                    .getText().contains("previews are off"));
+            assertTrue(driver.findElement(By.id("mode")).getText().contains("read-only"));
+            screenshot("dashboard-read-only");
+
+            String csrf = driver.findElement(By.cssSelector("meta[name='sqlqueue-csrf']")).getAttribute("content");
+            HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(roBase + "api/requeue-all"))
+                    .header("Content-Type", "application/x-www-form-urlencoded").header(DashboardApp.CSRF_HEADER, csrf)
+                    .POST(HttpRequest.BodyPublishers.ofString("queue=orders")).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(403, r.statusCode(), r.body());
+            assertEquals(3, client.stats(Workload.ORDERS).dead(), "nothing changed");
+        }
+    }
+
+}

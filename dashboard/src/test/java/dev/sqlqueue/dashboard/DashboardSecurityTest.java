@@ -1,0 +1,76 @@
+package dev.sqlqueue.dashboard;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sqlqueue.InvalidInputException;
+import dev.sqlqueue.Message;
+import dev.sqlqueue.QueueName;
+import dev.sqlqueue.SqlQueue;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The JDK server's own rules, over raw HTTP on H2: the binding rule, the Host check, the security headers. */
+class DashboardSecurityTest {
+    private SqlQueue client;
+
+    @BeforeEach
+    void open() {
+        client = SqlQueue.open(Databases.config("h2"));
+        client.enqueue(QueueName.of("q"), Message.ofText("x"));
+    }
+
+    @AfterEach
+    void close() {
+        client.dropSchema();
+        client.close();
+    }
+
+    @Test
+    void anAddressOtherThanLoopbackNeedsAToken() {
+        InvalidInputException e = assertThrows(InvalidInputException.class,
+                () -> DashboardServer.start(client, DashboardOptions.defaults(), "h2", "0.0.0.0", 0));
+        assertTrue(e.getMessage().contains("requires a token"), e.getMessage());
+        assertThrows(InvalidInputException.class, () -> DashboardOptions.defaults().withToken("short"));
+    }
+
+    @Test
+    void withoutATokenOnlyLoopbackHostNamesAreAnswered() throws IOException {
+        try (DashboardServer s = DashboardServer.start(client, DashboardOptions.defaults(), "h2", "127.0.0.1", 0)) {
+            String rebound = get(s.port(), "attacker.example:" + s.port(), "/api/overview");
+            assertTrue(rebound.startsWith("HTTP/1.1 403"), rebound);
+            String local = get(s.port(), "localhost:" + s.port(), "/api/overview");
+            assertTrue(local.startsWith("HTTP/1.1 200"), local);
+            assertTrue(local.contains("\"name\":\"q\",\"ready\":1"), local);
+            String lower = local.toLowerCase();
+            assertTrue(lower.contains("content-security-policy: default-src 'none'; script-src 'self'"), local);
+            assertTrue(lower.contains("x-frame-options: deny"), local);
+        }
+    }
+
+    @Test
+    void escapingOfJsonAndHtml() {
+        String json = new Json().beginObject().member("a", "</script><b>\"&'\u2028").endObject().toString();
+        assertEquals("{\"a\":\"\\u003c/script\\u003e\\u003cb\\u003e\\\"\\u0026\\u0027\\u2028\"}", json);
+        assertEquals("&lt;b a=&quot;1&quot;&gt;&amp;&#39;", Html.escape("<b a=\"1\">&'"));
+        assertEquals(new PayloadPreview("hex", "00 ff", false, 2), PayloadPreview.of(new byte[] {0, (byte) 0xff}, 500));
+        assertEquals(new PayloadPreview("text", "héllo", true, 12), PayloadPreview.of("héllo world".getBytes(StandardCharsets.UTF_8), 5));
+    }
+
+    private static String get(int port, String host, String path) throws IOException {
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            OutputStream out = socket.getOutputStream();
+            out.write(("GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            InputStream in = socket.getInputStream();
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+}

@@ -27,6 +27,10 @@ import java.util.Set;
  * }
  * }</pre>
  *
+ * <p>An H2 file URL of any form is made durable by the {@code h2} provider ({@code WRITE_DELAY=0}: an
+ * enqueue or ack that returned survives a crash of the process); a URL or database that delays commits is
+ * refused (docs/backends/h2.md, "Durability").
+ *
  * <p>Thread-safe: share one instance per database and table prefix.
  */
 public final class SqlQueue implements QueueClient {

@@ -27,6 +27,18 @@ abstract class SkipLockedProvider implements BackendProvider {
         return name;
     }
 
+    /** The URL our own pool connects with; by default the config's. */
+    String poolUrl(QueueConfig config) {
+        return config.url();
+    }
+
+    /**
+     * Checks the opened database before anything is written (for example that commits are durable);
+     * throws to refuse it. By default nothing.
+     */
+    void checkOpened(javax.sql.DataSource ds, QueueConfig config) {
+    }
+
     /** Driver properties this database needs on our own pool. */
     void driverProperties(HikariConfig hc, QueueConfig config) {
     }
@@ -34,11 +46,13 @@ abstract class SkipLockedProvider implements BackendProvider {
     @Override
     public QueueBackend open(QueueConfig config) {
         SkipLockedBackend backend;
+        javax.sql.DataSource ds;
         if (config.dataSource() != null) {
-            backend = new SkipLockedBackend(dialect, name, config.dataSource(), null, config);
+            ds = config.dataSource();
+            backend = new SkipLockedBackend(dialect, name, ds, null, config);
         } else {
             HikariConfig hc = new HikariConfig();
-            hc.setJdbcUrl(config.url());
+            hc.setJdbcUrl(poolUrl(config));
             hc.setUsername(config.user());
             hc.setPassword(config.password());
             hc.setMaximumPoolSize(config.poolSize());
@@ -56,9 +70,11 @@ abstract class SkipLockedProvider implements BackendProvider {
                 throw new TransientBackendException("cannot connect to " + BackendDiscovery.redact(config.url())
                         + ": " + cause.getMessage(), e);
             }
+            ds = pool;
             backend = new SkipLockedBackend(dialect, name, pool, pool, config);
         }
         try {
+            checkOpened(ds, config);
             if (config.migrate()) {
                 backend.migrate();
             }

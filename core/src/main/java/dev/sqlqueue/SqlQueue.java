@@ -40,12 +40,14 @@ public final class SqlQueue implements QueueClient {
     private final Capabilities caps;
     private final WakeupHub hub = new WakeupHub();
     private final long maxPollMillis;
+    private final java.util.OptionalInt ownPoolSize;
     private final ThreadLocal<java.util.Set<QueueName>> idleQueues = ThreadLocal.withInitial(java.util.HashSet::new);
 
     private SqlQueue(QueueBackend backend, QueueConfig config) {
         this.backend = backend;
         this.caps = backend.capabilities();
         this.maxPollMillis = config.idlePollMax().toMillis();
+        this.ownPoolSize = config.dataSource() == null ? java.util.OptionalInt.of(config.poolSize()) : java.util.OptionalInt.empty();
         backend.onWakeup(hub::signal);
     }
 
@@ -76,6 +78,16 @@ public final class SqlQueue implements QueueClient {
     /** Wrap a backend built by hand (tests, or an application wiring its own). */
     public static SqlQueue wrap(QueueBackend backend, QueueConfig config) {
         return new SqlQueue(backend, config);
+    }
+
+    /**
+     * {@link QueueConfig#poolSize()} when the backend opened its own pool (every backend does so unless
+     * the config brings a {@code DataSource}); empty for a caller's {@code DataSource}, whose size this
+     * library cannot know.
+     */
+    @Override
+    public java.util.OptionalInt ownPoolSize() {
+        return ownPoolSize;
     }
 
     @Override

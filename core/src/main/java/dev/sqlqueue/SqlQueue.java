@@ -135,8 +135,33 @@ public final class SqlQueue implements QueueClient {
         return receipt;
     }
 
+    /**
+     * A diagnostic text (ack detail, nack error, dead-letter reason) as stored: U+0000 and lone surrogates,
+     * which text columns cannot hold unchanged, become U+FFFD, so a settle never fails on its diagnostics.
+     */
     private static String text(String s) {
-        return s == null ? "" : s;
+        if (s == null) {
+            return "";
+        }
+        StringBuilder b = null;
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            boolean pair = Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1));
+            boolean bad = c == 0 || (!pair && Character.isSurrogate(c));
+            if (bad && b == null) {
+                b = new StringBuilder(s.length()).append(s, 0, i);
+            }
+            if (b != null) {
+                b.append(bad ? '\uFFFD' : c);
+                if (pair) {
+                    b.append(s.charAt(i + 1));
+                }
+            }
+            if (pair) {
+                i++;
+            }
+        }
+        return b == null ? s : b.toString();
     }
 
     // ---- producer ----------------------------------------------------------------------------
@@ -241,15 +266,16 @@ public final class SqlQueue implements QueueClient {
             throw new InvalidInputException("receipt.null", "receipts must not be null");
         }
         receipts.forEach(SqlQueue::r);
+        if (new java.util.HashSet<>(receipts).size() != receipts.size()) {
+            throw new InvalidInputException("receipt.duplicate", "the receipts of one ackAll must be distinct: a receipt"
+                    + " given twice would be acked once and also reported lost");
+        }
         return receipts.isEmpty() ? Set.of() : backend.ackAll(receipts);
     }
 
     @Override
     public void nack(Receipt receipt, Duration delay, String error) {
-        if (delay == null || delay.isNegative()) {
-            throw new InvalidInputException("delay.negative", "nack delay must be zero or positive, was "
-                    + (delay == null ? "null" : delay.toMillis() + " ms"));
-        }
+        Message.checkDelay("nack delay", delay);
         if (!delay.isZero() && !caps.has(Capability.NACK_DELAY)) {
             throw new UnsupportedCapabilityException(Capability.NACK_DELAY, caps.backend());
         }

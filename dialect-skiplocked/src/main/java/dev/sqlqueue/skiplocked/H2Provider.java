@@ -67,6 +67,22 @@ public final class H2Provider extends SkipLockedProvider {
         return url + ";WRITE_DELAY=0";
     }
 
+    /**
+     * H2 error 90020, "Database may be already in use" (H2 ErrorCode.DATABASE_ALREADY_OPEN_1): another
+     * process holds the file, for example a second {@code sqlqueue work} started at the same moment
+     * while the first is still opening it (with {@code AUTO_SERVER=TRUE} the second then connects to the
+     * first's server). Opening is retried with back-off for up to 15 s.
+     */
+    @Override
+    boolean retryOpen(Throwable cause) {
+        for (Throwable t = cause; t != null; t = t.getCause()) {
+            if (t instanceof SQLException e && e.getErrorCode() == 90020) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     @Override
     void checkOpened(DataSource ds, QueueConfig config) {
         try (Connection c = ds.getConnection();

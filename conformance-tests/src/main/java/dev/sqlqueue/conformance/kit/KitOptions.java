@@ -36,6 +36,8 @@ import java.util.regex.Pattern;
  *   <li>{@code options}: backend options passed to every case's {@code QueueConfig.option(key, value)}
  *       (for example {@code teradata.database=queues}, SQL Server's {@code ordering=priority-first}).</li>
  *   <li>{@code console}: where progress and the summary table go; default {@code System.out}.</li>
+ *   <li>{@code errors}: where errors go (a setup error, an unknown case, a failed clean-up); default
+ *       {@code System.err}.</li>
  * </ul>
  */
 public final class KitOptions {
@@ -53,6 +55,7 @@ public final class KitOptions {
     private final String restartCommand;
     private final String startCommand;
     private final PrintStream console;
+    private final PrintStream errors;
     private final java.util.Map<String, String> backendOptions;
 
     private KitOptions(Builder b) {
@@ -69,6 +72,7 @@ public final class KitOptions {
         this.restartCommand = b.restartCommand;
         this.startCommand = b.startCommand;
         this.console = b.console;
+        this.errors = b.errors;
     }
 
     public static Builder builder() {
@@ -92,6 +96,8 @@ public final class KitOptions {
     /** Shell command that brings the database back, or null. */
     public String startCommand() { return startCommand; }
     public PrintStream console() { return console; }
+
+    public PrintStream errors() { return errors; }
     /** Backend options ({@code QueueConfig.option}) for every case, in the order given. */
     public java.util.Map<String, String> backendOptions() { return backendOptions; }
 
@@ -118,6 +124,7 @@ public final class KitOptions {
         private String restartCommand;
         private String startCommand;
         private PrintStream console = System.out;
+        private PrintStream errors = System.err;
         private final java.util.Map<String, String> backendOptions = new java.util.LinkedHashMap<>();
 
         public Builder url(String url) {
@@ -183,6 +190,11 @@ public final class KitOptions {
         public Builder restartCommand(String cmd) { this.restartCommand = blankToNull(cmd); return this; }
 
         public Builder startCommand(String cmd) { this.startCommand = blankToNull(cmd); return this; }
+
+        public Builder errors(PrintStream err) {
+            this.errors = Objects.requireNonNull(err, "errors");
+            return this;
+        }
 
         public Builder console(PrintStream out) {
             this.console = Objects.requireNonNull(out, "console");

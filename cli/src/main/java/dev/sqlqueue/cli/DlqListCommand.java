@@ -41,7 +41,7 @@ public final class DlqListCommand implements Callable<Integer> {
             for (DeadLetter d : dead) {
                 t.row(d.messageId(), d.attempts(), d.group() == null ? "-" : TextTable.preview(d.group(), 24),
                         TextTable.preview(d.reason() == null ? "" : d.reason(), 80),
-                        TextTable.preview(ShellCommand.text(d.payload()), 40));
+                        TextTable.preview(new String(d.payload(), java.nio.charset.StandardCharsets.UTF_8), 40));
             }
             t.print(out);
         }

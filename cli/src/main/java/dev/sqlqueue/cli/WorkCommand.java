@@ -1,6 +1,7 @@
 package dev.sqlqueue.cli;
 
 import dev.sqlqueue.ClaimMode;
+import dev.sqlqueue.QueueConfig;
 import dev.sqlqueue.QueueName;
 import dev.sqlqueue.SqlQueue;
 import dev.sqlqueue.runtime.RetryPolicy;
@@ -46,9 +47,14 @@ public final class WorkCommand implements Callable<Integer> {
             description = "Commands run at once (worker threads), 1..1024. Default: ${DEFAULT-VALUE}.")
     int workers;
 
-    @Option(names = "--batch-size", paramLabel = "N", defaultValue = "1",
-            description = "Messages one worker claims at a time, 1..1000. Default: ${DEFAULT-VALUE}.")
-    int batchSize;
+    @Option(names = "--batch-size", paramLabel = "N|auto", defaultValue = "auto",
+            description = "Messages one worker claims at a time, 1..1000, or auto: about 100 ms of work by the "
+                    + "recent run time of a command (1 while commands are slow, up to " + AUTO_MAX_BATCH
+                    + " while they take milliseconds). Default: ${DEFAULT-VALUE}.")
+    String batchSize;
+
+    /** The largest claim of --batch-size auto. */
+    static final int AUTO_MAX_BATCH = 32;
 
     @Option(names = "--drain", description = "Exit once the queue has nothing ready, delayed or in flight.")
     boolean drain;
@@ -91,6 +97,11 @@ public final class WorkCommand implements Callable<Integer> {
     @Mixin
     HistoryOption history;
 
+    /** Longest claim wait with --drain. */
+    static final Duration DRAIN_POLL = Duration.ofMillis(100);
+
+    private volatile ShellCommand command;
+
     @Override
     public Integer call() throws InterruptedException {
         if (exec.isBlank()) {
@@ -99,25 +110,41 @@ public final class WorkCommand implements Callable<Integer> {
         if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
             throw new CliException(ExitCodes.USAGE, "--timeout must be positive, was " + DurationConverter.format(timeout));
         }
+        boolean autoBatch = "auto".equalsIgnoreCase(batchSize);
+        int maxBatch;
+        try {
+            maxBatch = autoBatch ? AUTO_MAX_BATCH : Integer.parseInt(batchSize);
+        } catch (NumberFormatException e) {
+            throw new CliException(ExitCodes.USAGE, "--batch-size must be a number 1..1000 or auto, was '" + batchSize + "'");
+        }
         RetryPolicy retry = RetryPolicy.defaults().withMaxAttempts(maxAttempts).withBackoff(backoff, maxBackoff);
-        WorkerOptions options = WorkerOptions.defaults().withThreads(workers).withBatchSize(batchSize)
-                .withLease(lease).withMode(mode).withPollWait(poll).withRetry(retry)
+        // --drain: a claim waits at most DRAIN_POLL, so the command ends soon after the last ack (a worker
+        // that finds nothing ready while others still run long-polls before it checks again)
+        Duration claimWait = drain && poll.compareTo(DRAIN_POLL) > 0 ? DRAIN_POLL : poll;
+        WorkerOptions options = WorkerOptions.defaults().withThreads(workers).withBatchSize(maxBatch)
+                .withLease(lease).withMode(mode).withPollWait(claimWait).withRetry(retry)
                 .withShutdownGrace(grace).withStopWhenEmpty(drain);
-        ShellHandler handler = new ShellHandler(new ShellCommand(exec, timeout, 4096), timeout);
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        ShellCommand command = new ShellCommand(exec, timeout, 4096);
+        this.command = command;
+        QueueConfig config = connection.config(connection.effectiveUrl(), history.orDefault(true), workers, 2);
+        OrphanGuard orphans = OrphanGuard.forQueue(config.url(), config.tablePrefix(), queue.value(), err::println);
+        WorkClient[] workClient = new WorkClient[1];
+        ShellHandler handler = new ShellHandler(command, timeout, orphans, err::println, nanos -> workClient[0].ran(nanos));
         WorkCounters counters = new WorkCounters(err);
         long started = System.nanoTime();
         AtomicReference<WorkerPool> running = new AtomicReference<>();
         int code;
         // resources close in reverse order: the pool, then the database, then the guard lets a signal's exit go on
         try (ShutdownGuard guard = new ShutdownGuard(() -> stop(running.get(), err), grace.plusSeconds(15));
-             SqlQueue client = SqlQueue.open(connection.config(connection.effectiveUrl(), history.orDefault(true), workers, 2))) {
+             SqlQueue client = SqlQueue.open(config)) {
             client.createQueue(queue);
             if (guard.signalled()) {
                 return guard.exitCode(ExitCodes.FAILURE);
             }
-            try (WorkerPool pool = WorkerPool.start(client, queue, handler, options, counters)) {
+            workClient[0] = new WorkClient(client, mode == ClaimMode.LEASE, autoBatch);
+            try (WorkerPool pool = WorkerPool.start(workClient[0], queue, handler, options, counters)) {
                 running.set(pool);
                 if (guard.signalled()) {
                     pool.stopClaiming();
@@ -130,10 +157,25 @@ public final class WorkCommand implements Callable<Integer> {
         return code;
     }
 
+    /**
+     * Stop claiming, let running commands finish within the grace period, then kill those still running
+     * (their handlers return and the pool nacks them) before the pool closes. The worker threads are
+     * never interrupted on the way: an interrupted thread cannot settle on H2 (its file channel closes
+     * on an interrupt) nor take a connection from the pool.
+     */
     private void stop(WorkerPool pool, PrintWriter err) {
         if (pool != null) {
             err.println("sqlqueue: stopping: no new claims; running commands may finish within "
                     + DurationConverter.format(grace) + " (Ctrl-C again to exit at once)");
+            pool.stopClaiming();
+            try {
+                if (!pool.awaitTermination(grace)) {
+                    err.println("sqlqueue: grace period over; killing the commands still running");
+                    command.killAll();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
             pool.close();
         }
     }

@@ -7,23 +7,28 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * No orphans on this machine: a redelivered message never runs beside a copy of itself that a dead
  * worker started and that is still running.
  *
  * <p>A worker killed with {@code kill -9} cannot stop the command it started: that command is re-parented
- * to init and goes on, and once the lease ends the message is delivered again. So while a command runs,
- * its worker keeps a PID file per message, {@code <dir>/<message id>.pid}, holding the command's process
- * id and start time (milliseconds since the epoch, from {@code /proc}); the file is removed when the
- * command ends. Before a worker on the same machine runs a message it checks for that file: a process
- * with that id and the same start time (so not a recycled id) is the old copy, and it is killed with its
- * whole process tree first, which is waited for (up to 10 s). The lost worker could not have recorded its
- * outcome anyway: its lease is gone.
+ * to init and goes on, and once the lease ends the message is delivered again. So before a worker starts
+ * a command it writes a run file, {@code <dir>/<message id>.run}, holding a token unique to this run, and
+ * gives the command the token in the environment variable {@code SQLQUEUE_RUN}, which every process the
+ * command starts inherits (children that double-fork away from the command's process tree included);
+ * the file is removed when the command ends. Before a worker on the same machine runs a message it
+ * looks for that file: if there is one, every process of this user whose environment holds
+ * {@code SQLQUEUE_RUN=<that token>} ({@code /proc/<pid>/environ}) is the old copy, and is killed
+ * ({@code SIGKILL}) and waited for (up to 10 s) before the new copy starts. The lost worker could not
+ * have recorded the outcome anyway: its lease is gone. (A process that replaces its own environment,
+ * {@code env -i ...}, escapes the search.)
  *
  * <p>The directory is per database, table prefix and queue ({@code $XDG_RUNTIME_DIR/sqlqueue/} or
  * {@code <java.io.tmpdir>/sqlqueue-<user>/}, then the first 16 hex digits of the SHA-256 of
@@ -34,7 +39,10 @@ import java.util.concurrent.TimeUnit;
  * idempotent. Thread-safe.
  */
 final class OrphanGuard {
+    /** The environment variable that marks every process of one run. */
+    static final String RUN_VARIABLE = "SQLQUEUE_RUN";
     private static final long KILL_WAIT_MS = 10_000;
+    private static final AtomicLong RUNS = new AtomicLong();
     private final Path dir;
 
     private OrphanGuard(Path dir) {
@@ -64,7 +72,7 @@ final class OrphanGuard {
             Files.createDirectories(dir);
             return new OrphanGuard(dir);
         } catch (IOException | UnsupportedOperationException | SecurityException e) {
-            warn.accept("sqlqueue: warning: cannot use " + base + " for PID files (" + e + "); orphan check off");
+            warn.accept("sqlqueue: warning: cannot use " + base + " for run files (" + e + "); orphan check off");
             return off();
         }
     }
@@ -86,59 +94,99 @@ final class OrphanGuard {
         }
     }
 
-    /** The directory of the PID files; empty when the guard is off. */
+    /** The directory of the run files; empty when the guard is off. */
     Optional<Path> directory() {
         return Optional.ofNullable(dir);
     }
 
     /**
-     * Kill a still-running copy of message {@code id} recorded by another (dead) worker, and wait for it.
+     * Kill what still runs of an earlier run of message {@code id} (a dead worker's), and wait for it.
      *
-     * @return the killed process id, or -1 if there was none
+     * @return the process ids killed, empty if none
      */
-    long reap(long id) throws InterruptedException {
+    List<Long> reap(long id) throws InterruptedException {
         if (dir == null) {
-            return -1;
+            return List.of();
         }
         Path f = file(id);
         if (!Files.exists(f)) {
-            return -1;
+            return List.of();
         }
-        long killed = -1;
+        List<Long> killed = new ArrayList<>();
         try {
-            String[] parts = Files.readString(f).strip().split(" ");
-            long pid = Long.parseLong(parts[0]);
-            long startMs = Long.parseLong(parts[1]);
-            Optional<ProcessHandle> h = ProcessHandle.of(pid);
-            if (h.isPresent() && h.get().isAlive() && startMs == startMillis(h.get())) {
-                ShellCommand.killTree(h.get());
-                try {
-                    h.get().onExit().get(KILL_WAIT_MS, TimeUnit.MILLISECONDS);
-                } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-                    // killed with SIGKILL; a zombie waits for its new parent to reap it
+            String token = Files.readString(f).strip();
+            if (!token.isEmpty()) {
+                byte[] marker = ("\0" + RUN_VARIABLE + "=" + token + "\0").getBytes(StandardCharsets.US_ASCII);
+                List<ProcessHandle> found = new ArrayList<>();
+                try (var procs = Files.list(Path.of("/proc"))) {
+                    for (Path p : (Iterable<Path>) procs::iterator) {
+                        String name = p.getFileName().toString();
+                        if (name.chars().allMatch(Character::isDigit) && holds(p.resolve("environ"), marker)) {
+                            ProcessHandle.of(Long.parseLong(name)).ifPresent(found::add);
+                        }
+                    }
                 }
-                killed = pid;
+                for (ProcessHandle h : found) {
+                    if (h.destroyForcibly()) {
+                        killed.add(h.pid());
+                    }
+                }
+                for (ProcessHandle h : found) {
+                    try {
+                        h.onExit().get(KILL_WAIT_MS, TimeUnit.MILLISECONDS);
+                    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                        // killed with SIGKILL; a zombie waits for its new parent to reap it
+                    }
+                }
             }
         } catch (IOException | RuntimeException e) {
-            // unreadable or half-written file: no process to kill
+            // no /proc, or an unreadable file: nothing to kill
         }
         clear(id);
         return killed;
     }
 
-    /** Record that message {@code id} runs as process {@code p}. */
-    void record(long id, Process p) {
-        if (dir == null) {
-            return;
-        }
+    /** Whether the environment block {@code environ} (NUL-separated) holds {@code marker} ("\0K=V\0"). */
+    private static boolean holds(Path environ, byte[] marker) {
+        byte[] env;
         try {
-            Files.writeString(file(id), p.pid() + " " + startMillis(p.toHandle()) + "\n");
+            env = Files.readAllBytes(environ);
+        } catch (IOException | SecurityException e) {
+            return false; // gone, or another user's
+        }
+        byte[] block = new byte[env.length + 1];
+        System.arraycopy(env, 0, block, 1, env.length); // a leading NUL so the first variable matches too
+        outer:
+        for (int i = 0; i + marker.length <= block.length; i++) {
+            for (int j = 0; j < marker.length; j++) {
+                if (block[i + j] != marker[j]) {
+                    continue outer;
+                }
+            }
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * Start a run of message {@code id}: write its run file.
+     *
+     * @return the value of {@link #RUN_VARIABLE} for the command, or null when the guard is off
+     */
+    String begin(long id) {
+        if (dir == null) {
+            return null;
+        }
+        String token = ProcessHandle.current().pid() + "." + id + "." + RUNS.incrementAndGet() + "." + System.nanoTime();
+        try {
+            Files.writeString(file(id), token + "\n");
         } catch (IOException e) {
             // the guard is best effort: the command runs all the same
         }
+        return token;
     }
 
-    /** The command of message {@code id} has ended. */
+    /** The run of message {@code id} has ended. */
     void clear(long id) {
         if (dir == null) {
             return;
@@ -146,15 +194,11 @@ final class OrphanGuard {
         try {
             Files.deleteIfExists(file(id));
         } catch (IOException e) {
-            // left behind: the next reap finds a dead process and removes it
+            // left behind: the next reap finds no process holding its token and removes it
         }
     }
 
     private Path file(long id) {
-        return dir.resolve(id + ".pid");
-    }
-
-    private static long startMillis(ProcessHandle h) {
-        return h.info().startInstant().map(Instant::toEpochMilli).orElse(0L);
+        return dir.resolve(id + ".run");
     }
 }

@@ -34,7 +34,7 @@ import java.util.concurrent.TimeoutException;
  * the shell's {@code printf} builtin turns back into the original bytes (the {@code x} keeps trailing
  * new lines). Either way {@code $1} holds exactly the message's bytes.
  *
- * <p><b>Argument size.</b> Linux refuses one argument of {@value #MAX_ARGUMENT_BYTES} bytes or more
+ * <p><b>Argument size.</b> Linux refuses one argument of more than {@value #MAX_ARGUMENT_BYTES} bytes with its terminating NUL
  * ({@code MAX_ARG_STRLEN}, 32 pages, in {@code linux/binfmts.h}; {@code execve} fails with E2BIG,
  * "Argument list too long"), so {@link #argumentBytes} tells whether a message can be run at all;
  * {@code enqueue} refuses such lines and {@code work} dead-letters such a message at once.
@@ -147,7 +147,7 @@ final class ShellCommand {
 
     /**
      * Check that {@code payload} can be run: no NUL byte (an argument ends at NUL), and an argument
-     * under {@link #MAX_ARGUMENT_BYTES}.
+     * of at most {@link #MAX_ARGUMENT_BYTES} bytes with its NUL (so at most 131,071 bytes of text).
      */
     static void checkRunnable(byte[] payload) throws Unrunnable {
         for (byte x : payload) {
@@ -156,9 +156,9 @@ final class ShellCommand {
             }
         }
         int n = argumentBytes(payload);
-        if (n >= MAX_ARGUMENT_BYTES) {
+        if (n > MAX_ARGUMENT_BYTES) {
             throw new Unrunnable("exec.argument-max", "message is too long to be passed as an argument: "
-                    + n + " bytes as an argument, the limit is " + (MAX_ARGUMENT_BYTES - 1)
+                    + (n - 1) + " bytes as an argument, the limit is " + (MAX_ARGUMENT_BYTES - 1)
                     + " (Linux MAX_ARG_STRLEN)");
         }
     }
@@ -191,12 +191,10 @@ final class ShellCommand {
      *
      * @param payload the message's bytes: {@code $1} and standard input; see {@link #checkRunnable}
      * @param env variables added to the inherited environment
-     * @param started called with the process once it runs (the orphan guard records it)
      * @throws IOException if the shell cannot be started
      * @throws InterruptedException if the thread was interrupted; the command's process tree was killed
      */
-    Result run(byte[] payload, Map<String, String> env, java.util.function.Consumer<Process> started)
-            throws IOException, InterruptedException {
+    Result run(byte[] payload, Map<String, String> env) throws IOException, InterruptedException {
         Argument arg = argument(payload);
         ProcessBuilder pb = new ProcessBuilder(command(arg));
         pb.environment().remove("SQLQUEUE_PASSWORD");
@@ -208,7 +206,6 @@ final class ShellCommand {
             if (killedAll) {
                 killTree(p);
             }
-            started.accept(p);
             TailBuffer err = new TailBuffer(tailBytes);
             Future<?> errDrain = IO.submit(() -> err.drain(p.getErrorStream()));
             if (payload.length <= PIPE_BUF) {

@@ -5,7 +5,10 @@ import dev.sqlqueue.runtime.MessageHandler;
 import dev.sqlqueue.runtime.Outcome;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 /**
  * The {@link MessageHandler} of {@code sqlqueue work}: runs the delivery through a {@link ShellCommand}.
@@ -52,19 +55,24 @@ final class ShellHandler implements MessageHandler {
         } catch (ShellCommand.Unrunnable e) {
             return Outcome.deadLetter(e.getMessage());
         }
-        Map<String, String> env = Map.of(
-                "SQLQUEUE_QUEUE", d.receipt().queue().value(),
-                "SQLQUEUE_MESSAGE_ID", Long.toString(d.id()),
-                "SQLQUEUE_ATTEMPT", Integer.toString(d.attempt()));
+        Map<String, String> env = new HashMap<>();
+        env.put("SQLQUEUE_QUEUE", d.receipt().queue().value());
+        env.put("SQLQUEUE_MESSAGE_ID", Long.toString(d.id()));
+        env.put("SQLQUEUE_ATTEMPT", Integer.toString(d.attempt()));
         ShellCommand.Result r;
         try {
-            long orphan = orphans.reap(d.id());
-            if (orphan > 0) {
-                log.accept("sqlqueue: message " + d.id() + ": killed process " + orphan
+            List<Long> orphan = orphans.reap(d.id());
+            if (!orphan.isEmpty()) {
+                log.accept("sqlqueue: message " + d.id() + ": killed process" + (orphan.size() == 1 ? " " : "es ")
+                        + orphan.stream().map(String::valueOf).collect(Collectors.joining(", "))
                         + ", a copy still running from a worker that died");
             }
+            String run = orphans.begin(d.id());
+            if (run != null) {
+                env.put(OrphanGuard.RUN_VARIABLE, run);
+            }
             long t0 = System.nanoTime();
-            r = command.run(d.payload(), env, p -> orphans.record(d.id(), p));
+            r = command.run(d.payload(), env);
             ran.accept(System.nanoTime() - t0);
         } catch (InterruptedException e) {
             // the thread's interrupt is not kept: the pool settles this delivery on the database next,

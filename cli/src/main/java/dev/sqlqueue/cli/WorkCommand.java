@@ -1,6 +1,7 @@
 package dev.sqlqueue.cli;
 
 import dev.sqlqueue.ClaimMode;
+import dev.sqlqueue.HistoryRetention;
 import dev.sqlqueue.QueueConfig;
 import dev.sqlqueue.QueueName;
 import dev.sqlqueue.SqlQueue;
@@ -10,6 +11,9 @@ import dev.sqlqueue.runtime.WorkerPool;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.concurrent.Callable;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -91,6 +95,15 @@ public final class WorkCommand implements Callable<Integer> {
             description = "Longest wait of one claim for a new message. Default: ${DEFAULT-VALUE}.")
     Duration poll;
 
+    @Option(names = "--history-max-age", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "Retention: delete history rows of the queue that finished longer ago than this "
+                    + "(at start, every minute, at the end), e.g. 30d.")
+    Duration historyMaxAge;
+
+    @Option(names = "--history-max-rows", paramLabel = "N",
+            description = "Retention: keep at most the newest N history rows of the queue (pruned at start, every minute, at the end).")
+    Long historyMaxRows;
+
     @Mixin
     ConnectionOptions connection;
 
@@ -117,6 +130,8 @@ public final class WorkCommand implements Callable<Integer> {
         } catch (NumberFormatException e) {
             throw new CliException(ExitCodes.USAGE, "--batch-size must be a number 1..1000 or auto, was '" + batchSize + "'");
         }
+        HistoryRetention retention = historyMaxAge == null && historyMaxRows == null ? null
+                : HistoryPruneCommand.retention(historyMaxAge, historyMaxRows, "--history-max-age", "--history-max-rows");
         RetryPolicy retry = RetryPolicy.defaults().withMaxAttempts(maxAttempts).withBackoff(backoff, maxBackoff);
         // --drain: a claim waits at most DRAIN_POLL, so the command ends soon after the last ack (a worker
         // that finds nothing ready while others still run long-polls before it checks again)
@@ -139,9 +154,23 @@ public final class WorkCommand implements Callable<Integer> {
         // resources close in reverse order: the pool, then the database, then the guard lets a signal's exit go on
         try (ShutdownGuard guard = new ShutdownGuard(() -> stop(running.get(), err), grace.plusSeconds(15));
              SqlQueue client = SqlQueue.open(config)) {
+            if (drain) {
+                Queues.requireExisting(client, queue); // nothing to drain: most often a typo
+            } else if (!client.queues().contains(queue)) {
+                // workers may start before the producers; still, a typo must not pass unnoticed
+                err.println("sqlqueue: warning: queue '" + queue + "' did not exist; created it empty, waiting for messages");
+            }
             client.createQueue(queue);
             if (guard.signalled()) {
                 return guard.exitCode(ExitCodes.FAILURE);
+            }
+            ScheduledExecutorService pruner = retention == null ? null : Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "sqlqueue-history-pruner");
+                t.setDaemon(true);
+                return t;
+            });
+            if (pruner != null) {
+                pruner.scheduleWithFixedDelay(() -> prune(client, retention, err), 0, PRUNE_EVERY.toMillis(), TimeUnit.MILLISECONDS);
             }
             workClient[0] = new WorkClient(client, mode == ClaimMode.LEASE, autoBatch);
             try (WorkerPool pool = WorkerPool.start(workClient[0], queue, handler, options, counters)) {
@@ -150,6 +179,14 @@ public final class WorkCommand implements Callable<Integer> {
                     pool.stopClaiming();
                 }
                 pool.awaitTermination();
+            } finally {
+                if (pruner != null) {
+                    pruner.shutdownNow();
+                    pruner.awaitTermination(10, TimeUnit.SECONDS);
+                }
+            }
+            if (retention != null) {
+                prune(client, retention, err);
             }
             summary(out, counters, Duration.ofNanos(System.nanoTime() - started), guard.signalled());
             code = guard.exitCode(counters.deadLettered() > 0 ? ExitCodes.INCOMPLETE : ExitCodes.OK);
@@ -163,6 +200,17 @@ public final class WorkCommand implements Callable<Integer> {
      * never interrupted on the way: an interrupted thread cannot settle on H2 (its file channel closes
      * on an interrupt) nor take a connection from the pool.
      */
+    /** How often work applies --history-max-age / --history-max-rows while it runs. */
+    static final Duration PRUNE_EVERY = Duration.ofMinutes(1);
+
+    private void prune(SqlQueue client, HistoryRetention retention, PrintWriter err) {
+        try {
+            client.pruneHistory(queue, retention);
+        } catch (RuntimeException e) {
+            err.println("sqlqueue: history pruning failed (it is tried again): " + ErrorHandler.describe(e));
+        }
+    }
+
     private void stop(WorkerPool pool, PrintWriter err) {
         if (pool != null) {
             err.println("sqlqueue: stopping: no new claims; running commands may finish within "

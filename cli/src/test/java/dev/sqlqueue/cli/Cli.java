@@ -35,6 +35,14 @@ final class Cli {
         };
     }
 
+    /**
+     * An H2 file database in {@code dir} opened as the default database is ({@code WRITE_DELAY=0}: every
+     * commit is written by the committing thread, as 'sqlqueue' does without --url).
+     */
+    static Cli h2AsDefault(Path dir) {
+        return new Cli("jdbc:h2:file:" + dir.resolve("db") + ";AUTO_SERVER=TRUE;WRITE_DELAY=0");
+    }
+
     /** A queue name no other run uses, for the shared servers. */
     static String uniqueQueue(String base) {
         return base + "_" + Long.toString(System.nanoTime(), 36);

@@ -80,7 +80,7 @@ class SignalTest {
      */
     @Test
     void commandsOutlastingTheGraceAreKilledAndNothingStaysInFlightOnH2() throws Exception {
-        Cli cli = new Cli(dir);
+        Cli cli = Cli.h2AsDefault(dir);
         Path input = dir.resolve("in.txt");
         Files.write(input, List.of("m1", "m2", "m3", "m4", "m5", "m6"));
         assertEquals(0, cli.run("enqueue", "-q", "slow", input.toString()).code());

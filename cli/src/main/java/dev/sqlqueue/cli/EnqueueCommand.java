@@ -84,7 +84,6 @@ public final class EnqueueCommand implements Callable<Integer> {
         Message template = template(new byte[0]);
         String source = file != null ? file : fileArgument;
         List<LineReader.Line> lines = read(source);
-        checkArguments(lines);
         if (lines.isEmpty()) {
             // nothing to write: the queue is not created (a typo in a queue name leaves no trace)
             spec.commandLine().getOut().printf("enqueued 0 messages to '%s' (the input has no non-empty line)%n", queue);
@@ -93,6 +92,7 @@ public final class EnqueueCommand implements Callable<Integer> {
         }
         try (SqlQueue client = connection.open(history.orDefault(false))) {
             check(client.capabilities(), template, lines);
+            checkArguments(lines);
             client.createQueue(queue);
             long done = 0;
             List<Message> chunk = new ArrayList<>(Math.min(batch, lines.size()));

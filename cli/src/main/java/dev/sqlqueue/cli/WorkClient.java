@@ -1,18 +1,14 @@
 package dev.sqlqueue.cli;
 
-import dev.sqlqueue.Capabilities;
 import dev.sqlqueue.ConsumeRequest;
-import dev.sqlqueue.DeadLetter;
 import dev.sqlqueue.Delivery;
-import dev.sqlqueue.HistoryEntry;
 import dev.sqlqueue.LeaseLostException;
-import dev.sqlqueue.Message;
 import dev.sqlqueue.QueueClient;
 import dev.sqlqueue.QueueName;
-import dev.sqlqueue.QueueStats;
 import dev.sqlqueue.Receipt;
-import java.sql.Connection;
-import java.time.Duration;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
@@ -20,8 +16,8 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The {@link QueueClient} that {@code sqlqueue work} hands its {@link dev.sqlqueue.runtime.WorkerPool}:
- * the real client, with two changes that make small tasks cheap (measured in docs/benchmarks.md,
+ * What {@code sqlqueue work} puts between its {@link dev.sqlqueue.runtime.WorkerPool} and the real
+ * client ({@link #client()}), two changes that make small tasks cheap (measured in docs/benchmarks.md,
  * "sqlqueue against xargs -P"):
  *
  * <ul>
@@ -40,7 +36,7 @@ import java.util.Set;
  *
  * Everything else goes straight to the real client. Thread-safe.
  */
-final class WorkClient implements QueueClient {
+final class WorkClient {
     /** Milliseconds of work one adaptive claim aims at. */
     static final long TARGET_BATCH_MS = 100;
 
@@ -89,8 +85,8 @@ final class WorkClient implements QueueClient {
         RuntimeException error;
     }
 
-    @Override
-    public Set<Receipt> ackAll(Collection<Receipt> receipts) {
+    /** Ack through the group commit (see the class comment); the receipts whose lease was lost. */
+    Set<Receipt> ackAll(Collection<Receipt> receipts) {
         if (!coalesce) {
             return delegate.ackAll(receipts);
         }
@@ -148,130 +144,54 @@ final class WorkClient implements QueueClient {
         return lost;
     }
 
-    @Override
-    public void ack(Receipt receipt) {
-        if (!coalesce) {
-            delegate.ack(receipt);
-            return;
-        }
+    /** Ack one receipt through the group commit; LeaseLostException if its lease was lost. */
+    void ack(Receipt receipt) {
         if (!ackAll(List.of(receipt)).isEmpty()) {
             throw new LeaseLostException(receipt.messageId(), "lease of message " + receipt.messageId() + " lost before its ack");
         }
     }
 
-    @Override
-    public void ack(Receipt receipt, String detail) {
-        if (detail == null) {
-            ack(receipt);
-        } else {
-            delegate.ack(receipt, detail);
-        }
-    }
-
-    @Override
-    public List<Delivery> consume(QueueName queue, ConsumeRequest request) {
+    /** Claim with the size {@link #claimSize} gives. */
+    List<Delivery> consume(QueueName queue, ConsumeRequest request) {
         int n = claimSize(request.maxMessages());
         return delegate.consume(queue, n == request.maxMessages() ? request
                 : new ConsumeRequest(n, request.lease(), request.maxWait(), request.mode()));
     }
 
-    @Override
-    public Capabilities capabilities() {
-        return delegate.capabilities();
-    }
-
-    @Override
-    public long enqueue(QueueName queue, Message message) {
-        return delegate.enqueue(queue, message);
-    }
-
-    @Override
-    public List<Long> enqueueAll(QueueName queue, List<Message> messages) {
-        return delegate.enqueueAll(queue, messages);
-    }
-
-    @Override
-    public long enqueue(Connection connection, QueueName queue, Message message) {
-        return delegate.enqueue(connection, queue, message);
-    }
-
-    @Override
-    public void nack(Receipt receipt, Duration delay, String error) {
-        delegate.nack(receipt, delay, error);
-    }
-
-    @Override
-    public void extend(Receipt receipt, Duration lease) {
-        delegate.extend(receipt, lease);
-    }
-
-    @Override
-    public void deadLetter(Receipt receipt, String reason) {
-        delegate.deadLetter(receipt, reason);
-    }
-
-    @Override
-    public void release(Receipt receipt) {
-        delegate.release(receipt);
-    }
-
-    @Override
-    public void migrate() {
-        delegate.migrate();
-    }
-
-    @Override
-    public void createQueue(QueueName queue) {
-        delegate.createQueue(queue);
-    }
-
-    @Override
-    public void dropQueue(QueueName queue) {
-        delegate.dropQueue(queue);
-    }
-
-    @Override
-    public long purge(QueueName queue) {
-        return delegate.purge(queue);
-    }
-
-    @Override
-    public List<QueueName> queues() {
-        return delegate.queues();
-    }
-
-    @Override
-    public QueueStats stats(QueueName queue) {
-        return delegate.stats(queue);
-    }
-
-    @Override
-    public List<DeadLetter> deadLetters(QueueName queue, int limit) {
-        return delegate.deadLetters(queue, limit);
-    }
-
-    @Override
-    public long requeueDeadLetters(QueueName queue, List<Long> messageIds) {
-        return delegate.requeueDeadLetters(queue, messageIds);
-    }
-
-    @Override
-    public long purgeDeadLetters(QueueName queue) {
-        return delegate.purgeDeadLetters(queue);
-    }
-
-    @Override
-    public List<HistoryEntry> history(QueueName queue, int limit) {
-        return delegate.history(queue, limit);
-    }
-
-    @Override
-    public void dropSchema() {
-        delegate.dropSchema();
-    }
-
-    /** Does not close the real client: its owner does. */
-    @Override
-    public void close() {
+    /**
+     * The client to hand the pool: {@code ackAll}, {@code ack} without a detail, and {@code consume} go
+     * through this object, every other call straight to the real client. (A dynamic proxy, so the command
+     * names no JDBC type: {@code QueueClient} also has {@code enqueue(java.sql.Connection, ...)}.)
+     */
+    QueueClient client() {
+        InvocationHandler h = (proxy, method, args) -> {
+            try {
+                switch (method.getName()) {
+                    case "ackAll":
+                        if (coalesce) {
+                            @SuppressWarnings("unchecked")
+                            Collection<Receipt> receipts = (Collection<Receipt>) args[0];
+                            return ackAll(receipts);
+                        }
+                        break;
+                    case "ack":
+                        if (coalesce && (args.length == 1 || args[1] == null)) {
+                            ack((Receipt) args[0]);
+                            return null;
+                        }
+                        break;
+                    case "consume":
+                        return consume((QueueName) args[0], (ConsumeRequest) args[1]);
+                    case "close":
+                        return null; // the real client's owner closes it
+                    default:
+                        break;
+                }
+                return method.invoke(delegate, args);
+            } catch (InvocationTargetException e) {
+                throw e.getCause();
+            }
+        };
+        return (QueueClient) Proxy.newProxyInstance(QueueClient.class.getClassLoader(), new Class<?>[] {QueueClient.class}, h);
     }
 }

@@ -173,7 +173,7 @@ public final class WorkCommand implements Callable<Integer> {
                 pruner.scheduleWithFixedDelay(() -> prune(client, retention, err), 0, PRUNE_EVERY.toMillis(), TimeUnit.MILLISECONDS);
             }
             workClient[0] = new WorkClient(client, mode == ClaimMode.LEASE, autoBatch);
-            try (WorkerPool pool = WorkerPool.start(workClient[0], queue, handler, options, counters)) {
+            try (WorkerPool pool = WorkerPool.start(workClient[0].client(), queue, handler, options, counters)) {
                 running.set(pool);
                 if (guard.signalled()) {
                     pool.stopClaiming();

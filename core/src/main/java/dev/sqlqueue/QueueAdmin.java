@@ -49,6 +49,6 @@ public interface QueueAdmin {
      *     ({@link Capability#HISTORY}) or cannot prune it yet
      */
     default long pruneHistory(QueueName queue, HistoryRetention retention) {
-        throw new UnsupportedCapabilityException(Capability.HISTORY, getClass().getSimpleName() + " (history pruning)");
+        throw new UnsupportedCapabilityException(Capability.HISTORY, getClass().getSimpleName(), "history pruning");
     }
 }

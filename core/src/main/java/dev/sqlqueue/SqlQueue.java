@@ -325,7 +325,11 @@ public final class SqlQueue implements QueueClient {
         if (!capabilities().has(Capability.HISTORY)) {
             throw new UnsupportedCapabilityException(Capability.HISTORY, capabilities().backend());
         }
-        return backend.pruneHistory(q(queue), retention);
+        try {
+            return backend.pruneHistory(q(queue), retention);
+        } catch (UnsupportedCapabilityException e) {
+            throw new UnsupportedCapabilityException(Capability.HISTORY, capabilities().backend(), "history pruning");
+        }
     }
 
     private static int limit(int limit) {

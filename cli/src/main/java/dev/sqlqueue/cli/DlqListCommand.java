@@ -31,6 +31,7 @@ public final class DlqListCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         try (SqlQueue client = connection.open(false)) {
+            Queues.requireExisting(client, queue.queue);
             List<DeadLetter> dead = client.deadLetters(queue.queue, limit);
             if (dead.isEmpty()) {
                 out.println("no dead letters in '" + queue.queue + "'");

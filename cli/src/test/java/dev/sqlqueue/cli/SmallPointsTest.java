@@ -39,7 +39,8 @@ class SmallPointsTest {
         Files.writeString(input, "x\n");
         assertEquals(0, cli.run("enqueue", "-q", "jobs", input.toString()).code());
         for (String[] args : List.of(new String[] {"stats", "-q", "jbos"}, new String[] {"drop", "--queue", "jbos"},
-                new String[] {"work", "-q", "jbos", "--drain", "--exec", "true"})) {
+                new String[] {"work", "-q", "jbos", "--drain", "--exec", "true"}, new String[] {"dlq", "list", "-q", "jbos"},
+                new String[] {"dlq", "purge", "-q", "jbos"}, new String[] {"dlq", "requeue", "-q", "jbos"})) {
             Cli.Run r = cli.run(args);
             assertEquals(ExitCodes.FAILURE, r.code(), r::toString);
             assertEquals(List.of("sqlqueue: error: no queue 'jbos' (queues: jobs) [rule: queue.exists]"), r.errLines(), r::toString);

@@ -7,6 +7,7 @@ import dev.sqlqueue.ConsumeRequest;
 import dev.sqlqueue.DeadLetter;
 import dev.sqlqueue.Delivery;
 import dev.sqlqueue.HistoryEntry;
+import dev.sqlqueue.HistoryRetention;
 import dev.sqlqueue.InvalidInputException;
 import dev.sqlqueue.LeaseLostException;
 import dev.sqlqueue.Message;
@@ -392,6 +393,11 @@ public final class SqlServerQueueBackend implements QueueBackend {
     @Override
     public long requeueDeadLetters(QueueName queue, List<Long> messageIds) {
         return admin.requeueDeadLetters(queue, messageIds);
+    }
+
+    @Override
+    public long pruneHistory(QueueName queue, HistoryRetention retention) {
+        return admin.pruneHistory(queue, retention);
     }
 
     @Override

@@ -25,7 +25,8 @@ import java.util.stream.Stream;
  *   --scenario=enqueue,claim,e2e,scaling,drain,memory   (default: all but drain and memory)
  *                           drain: 8 workers against the minimal raw loops of issue 16 (RawLoops):
  *                           default WorkerOptions and lease batch 100 against the raw lease loop,
- *                           transactional batch 100 against the raw transactional loop
+ *                           transactional batch 100 against the raw transactional loop, and enqueueAll of
+ *                           100 with 4 producers against raw batches of 100 plain inserts
  *   --reps=N                runs of each side per point (default 3; --quick 1)
  *   --messages=N            messages per point (default 20000; batch-1 points use a tenth)
  *   --h2-messages=N         cap of the H2 consume scenarios (default 2000; its claim is O(backlog))
@@ -133,6 +134,8 @@ public final class BenchMain {
                         }
                     }
                     if (scenarios.contains("drain")) {
+                        measure(t, results, "enqueue-raw", 4, 100, n, r,
+                                () -> trials.enqueueLibrary(n, 100, 4), () -> trials.enqueueRaw(n, 100, 4));
                         WorkerOptions defaults = WorkerOptions.defaults().withThreads(8);
                         measure(t, results, "drain-default", 8, defaults.batchSize(), c, r,
                                 () -> trials.endToEndLibrary(c, defaults), () -> trials.rawLease(c, 8, 100));

@@ -29,6 +29,7 @@ import javax.sql.DataSource;
  *       {@code UPDATE ... WHERE id = ANY(?)}, commit; ack {@code DELETE ... WHERE id = ANY(?)}, commit;
  *       one claim at a time.</li>
  * </ul>
+ * Enqueue: one JDBC batch of plain {@code INSERT}s (no generated keys, no wake-up) and commit.
  * Deadlock victims are retried. Thread-safe.
  */
 final class RawLoops {
@@ -43,6 +44,7 @@ final class RawLoops {
     private final String leaseByIds;
     private final String deleteById;
     private final String deleteByIds;
+    private final String insert;
     private final Object h2Lock = new Object();
 
     RawLoops(DataSource ds, SkipLockedDialect dialect, String prefix) {
@@ -69,6 +71,8 @@ final class RawLoops {
                 + ", visible_at = " + now + " + ? WHERE id = ANY(?)";
         this.deleteById = "DELETE FROM " + t + " WHERE id = ?";
         this.deleteByIds = "DELETE FROM " + t + " WHERE id = ANY(?)";
+        this.insert = "INSERT INTO " + t + " (queue, priority, visible_at, enqueued_at, attempts, headers, payload)"
+                + " VALUES (?, 0, " + now + ", " + now + ", 0, '', ?)";
     }
 
     @FunctionalInterface
@@ -269,6 +273,24 @@ final class RawLoops {
                 batchById(c, deleteById, ids, 0, 0);
             }
             return ids.length;
+        });
+    }
+
+    /** One enqueue transaction: a JDBC batch of {@code n} plain inserts; returns the rows inserted. */
+    int enqueue(String queue, int n, byte[] payload) throws SQLException {
+        return tx(c -> {
+            try (PreparedStatement ps = c.prepareStatement(insert)) {
+                for (int i = 0; i < n; i++) {
+                    ps.setString(1, queue);
+                    ps.setBytes(2, payload);
+                    ps.addBatch();
+                }
+                int rows = 0;
+                for (int count : ps.executeBatch()) {
+                    rows += count == java.sql.Statement.SUCCESS_NO_INFO ? 1 : count;
+                }
+                return rows;
+            }
         });
     }
 }

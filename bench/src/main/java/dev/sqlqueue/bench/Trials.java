@@ -118,6 +118,23 @@ final class Trials {
         return r;
     }
 
+    /** {@code threads} producers of the minimal raw enqueue loop (RawLoops.enqueue). */
+    double enqueueRaw(int messages, int batch, int threads) {
+        QueueName q = t.newQueue();
+        AtomicInteger left = new AtomicInteger(messages / batch);
+        long start = System.nanoTime();
+        parallel(threads, () -> {
+            while (left.getAndDecrement() > 0) {
+                if (raw.enqueue(q.value(), batch, payload) != batch) {
+                    throw new IllegalStateException("rows missing");
+                }
+            }
+        });
+        double r = rate(messages / batch * batch, start);
+        t.lib.purge(q);
+        return r;
+    }
+
     // ---- claim + ack, one thread -----------------------------------------------------------------
 
     double claimAckLibrary(int messages, int batch) {

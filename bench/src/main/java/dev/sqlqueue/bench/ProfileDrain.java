@@ -8,8 +8,8 @@ import java.util.Locale;
 
 /**
  * The library side of the drain scenario alone, for a profiler (JFR): {@code ProfileDrain <db> <options>
- * [messages] [runs]}, options {@code default} (WorkerOptions.defaults() with 8 threads), {@code lease100} or
- * {@code tx100}. Run it with {@code -XX:StartFlightRecording=filename=drain.jfr,settings=profile}; see
+ * [messages] [runs]}, options {@code default} (WorkerOptions.defaults() with 8 threads), {@code lease100},
+ * {@code tx100} or {@code enqueue} (enqueueAll of 100, 4 producers). Run it with {@code -XX:StartFlightRecording=filename=drain.jfr,settings=profile}; see
  * docs/benchmarks.md.
  */
 public final class ProfileDrain {
@@ -26,14 +26,16 @@ public final class ProfileDrain {
             case "default" -> opts;
             case "lease100" -> opts.withBatchSize(100);
             case "tx100" -> opts.withBatchSize(100).withMode(ClaimMode.TRANSACTIONAL);
-            default -> throw new IllegalArgumentException("options: default, lease100, tx100");
+            case "enqueue" -> opts;
+            default -> throw new IllegalArgumentException("options: default, lease100, tx100, enqueue");
         };
         Path tmp = Files.createTempDirectory("sqlqueue-profile");
         try (Target t = new Target(Database.of(db, tmp), 20)) {
             Trials trials = new Trials(t, 100);
             for (int i = 0; i < runs; i++) {
                 t.settle();
-                System.out.printf(Locale.ROOT, "%s %s run %d: %.0f msg/s%n", db, what, i + 1, trials.endToEndLibrary(messages, opts));
+                double rate = what.equals("enqueue") ? trials.enqueueLibrary(messages, 100, 4) : trials.endToEndLibrary(messages, opts);
+                System.out.printf(Locale.ROOT, "%s %s run %d: %.0f msg/s%n", db, what, i + 1, rate);
             }
         }
         System.exit(0);

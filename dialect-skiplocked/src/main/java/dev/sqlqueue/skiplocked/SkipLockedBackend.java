@@ -619,7 +619,8 @@ final class SkipLockedBackend implements QueueBackend {
                 }
                 Set<Long> ids = new LinkedHashSet<>();
                 rows.forEach(r -> ids.add(r.id()));
-                claims.put(token, new TransactionalClaim(token, now, queue.value(), c, state, ids, request.lease().toMillis(), before > rows.size()));
+                claims.put(token, new TransactionalClaim(token, now, queue.value(), c, state, ids, request.lease().toMillis(), before > rows.size(),
+                        this::writeAcks));
                 List<Delivery> out = new ArrayList<>(rows.size());
                 for (int i = 0; i < rows.size(); i++) {
                     Row r = rows.get(i);
@@ -753,12 +754,19 @@ final class SkipLockedBackend implements QueueBackend {
     @Override
     public void ack(Receipt r, String detail) {
         if (r.mode() == ClaimMode.TRANSACTIONAL) {
-            inClaim(r, (c, claimedAt) -> {
-                if (config.history()) {
-                    update(c, sql.historyById, claimedAt, "acked", clip(detail), r.messageId());
+            TransactionalClaim claim = claim(r);
+            try {
+                if (claim.ack(r.messageId(), detail)) {
+                    claims.remove(claim.token);
                 }
-                update(c, sql.deleteById, r.messageId());
-            }, false);
+            } catch (SQLException e) {
+                claims.remove(claim.token);
+                if (JdbcErrors.isConnectionLoss(e)) {
+                    throw new LeaseLostException(r.messageId(), "the connection of transactional claim " + claim.token
+                            + " broke; its messages were rolled back to the queue: " + e.getMessage());
+                }
+                throw JdbcErrors.translate("settle transactional claim", e);
+            }
             return;
         }
         inTransaction("ack", c -> {
@@ -802,6 +810,41 @@ final class SkipLockedBackend implements QueueBackend {
             return null;
         });
         return lost;
+    }
+
+    /**
+     * The acks of a transactional claim, written by its last settle: history rows (if kept) in one JDBC
+     * batch, then one {@code DELETE ... WHERE id = ANY(?)} (PostgreSQL, H2), or on MariaDB a JDBC batch of
+     * single-id deletes (a multi-id {@code DELETE ... IN (...)} deadlocked between claims there,
+     * /work/shared/notes/performance.md).
+     */
+    private void writeAcks(Connection c, long claimedAt, List<Long> ids, List<String> details) throws SQLException {
+        if (config.history()) {
+            try (PreparedStatement ps = c.prepareStatement(sql.historyById)) {
+                for (int i = 0; i < ids.size(); i++) {
+                    ps.setLong(1, claimedAt);
+                    ps.setString(2, "acked");
+                    ps.setString(3, clip(details.get(i)));
+                    ps.setLong(4, ids.get(i));
+                    ps.addBatch();
+                }
+                ps.executeBatch();
+            }
+        }
+        if (sql.deleteByIds != null) {
+            try (PreparedStatement ps = c.prepareStatement(sql.deleteByIds)) {
+                ps.setObject(1, ids.toArray(new Long[0]));
+                ps.executeUpdate();
+            }
+            return;
+        }
+        try (PreparedStatement ps = c.prepareStatement(sql.deleteById)) {
+            for (long id : ids) {
+                ps.setLong(1, id);
+                ps.addBatch();
+            }
+            ps.executeBatch();
+        }
     }
 
     /** One statement over many receipts in a JDBC batch; exact per-row update counts. */

@@ -566,6 +566,9 @@ final class SkipLockedBackend implements QueueBackend {
     }
 
     private List<Delivery> consumeLeased(QueueName queue, ConsumeRequest request) {
+        if (sql.leaseClaim != null) {
+            return consumeLeasedInOne(queue, request);
+        }
         long token = newToken();
         return inTransaction("consume", c -> {
             List<Row> rows = new ArrayList<>();
@@ -589,6 +592,57 @@ final class SkipLockedBackend implements QueueBackend {
             for (int i = 0; i < rows.size(); i++) {
                 Row r = rows.get(i);
                 out.add(new Delivery(new Receipt(queue, r.id(), token, ClaimMode.LEASE), r.payload(), headers.get(i),
+                        r.attempts() + 1, r.priority(), Instant.ofEpochMilli(r.enqueuedAt()), r.group()));
+            }
+            return out;
+        });
+    }
+
+    /**
+     * PostgreSQL: the lease claim in one statement ({@link SkipLockedStatements#leaseClaim}), rows put back
+     * in claim order (priority, visible_at before the claim, id); rows with malformed headers are
+     * dead-lettered by their new lease in the same transaction.
+     */
+    private List<Delivery> consumeLeasedInOne(QueueName queue, ConsumeRequest request) {
+        long token = newToken();
+        return inTransaction("consume", c -> {
+            record Claimed(Row row, long was) {
+            }
+            List<Claimed> claimed = new ArrayList<>();
+            try (PreparedStatement ps = c.prepareStatement(sql.leaseClaim)) {
+                ps.setString(1, queue.value());
+                ps.setInt(2, request.maxMessages());
+                ps.setLong(3, token);
+                ps.setLong(4, request.lease().toMillis());
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        claimed.add(new Claimed(new Row(rs.getLong(1), rs.getInt(2), rs.getLong(3), rs.getInt(4) - 1,
+                                rs.getString(5), rs.getBytes(6), rs.getString(8)), rs.getLong(9)));
+                    }
+                }
+            }
+            if (claimed.isEmpty()) {
+                return List.of();
+            }
+            claimed.sort(java.util.Comparator.comparingInt((Claimed x) -> -x.row().priority())
+                    .thenComparingLong(Claimed::was).thenComparingLong(x -> x.row().id()));
+            List<Delivery> out = new ArrayList<>(claimed.size());
+            for (Claimed x : claimed) {
+                Row r = x.row();
+                Map<String, String> headers;
+                try {
+                    headers = HeaderCodec.decode(r.headers());
+                } catch (HeaderCodec.MalformedHeadersException e) {
+                    String reason = "malformed headers: " + e.getMessage();
+                    update(c, sql.deadLetterLeased, clip(reason), r.id(), token, queue.value());
+                    if (config.history()) {
+                        update(c, sql.historyLeased, "dead-lettered", clip(reason), r.id(), token, queue.value());
+                    }
+                    update(c, sql.deleteLeased, r.id(), token, queue.value());
+                    LOG.warn("message {} had malformed headers and was dead-lettered: {}", r.id(), e.getMessage());
+                    continue;
+                }
+                out.add(new Delivery(new Receipt(queue, r.id(), token, ClaimMode.LEASE), r.payload(), headers,
                         r.attempts() + 1, r.priority(), Instant.ofEpochMilli(r.enqueuedAt()), r.group()));
             }
             return out;
@@ -796,6 +850,9 @@ final class SkipLockedBackend implements QueueBackend {
         if (leased.isEmpty()) {
             return lost;
         }
+        if (sql.deleteLeasedByIds != null && !config.history() && ackedByClaim(leased)) {
+            return lost;
+        }
         inTransaction("ack", c -> {
             if (config.history()) {
                 batch(c, sql.historyLeased, leased, r -> new Object[] {"acked", null, r.messageId(), r.token(), r.queue().value()});
@@ -810,6 +867,51 @@ final class SkipLockedBackend implements QueueBackend {
             return null;
         });
         return lost;
+    }
+
+    /** A claim's acks matched fewer rows than receipts: roll back, and ack row by row to learn which. */
+    private static final class NotAllHeld extends RuntimeException {
+        NotAllHeld() {
+            super(null, null, false, false);
+        }
+    }
+
+    /**
+     * PostgreSQL and H2 without history: one {@link SkipLockedStatements#deleteLeasedByIds} per claim (queue
+     * and lease token) of the receipts, in one JDBC batch and one transaction.
+     *
+     * @return true when every receipt's row was deleted (committed); false when one was not held (rolled
+     *     back, nothing changed: the caller then acks row by row, which tells which leases were lost)
+     */
+    private boolean ackedByClaim(List<Receipt> leased) {
+        Map<Map.Entry<String, Long>, List<Long>> byClaim = new java.util.LinkedHashMap<>();
+        for (Receipt r : leased) {
+            byClaim.computeIfAbsent(Map.entry(r.queue().value(), r.token()), k -> new ArrayList<>()).add(r.messageId());
+        }
+        try {
+            inTransaction("ack", c -> {
+                try (PreparedStatement ps = c.prepareStatement(sql.deleteLeasedByIds)) {
+                    List<Integer> sizes = new ArrayList<>();
+                    for (Map.Entry<Map.Entry<String, Long>, List<Long>> e : byClaim.entrySet()) {
+                        ps.setString(1, e.getKey().getKey());
+                        ps.setLong(2, e.getKey().getValue());
+                        ps.setObject(3, e.getValue().toArray(new Long[0]));
+                        ps.addBatch();
+                        sizes.add(e.getValue().size());
+                    }
+                    int[] counts = ps.executeBatch();
+                    for (int i = 0; i < counts.length; i++) {
+                        if (counts[i] != sizes.get(i)) {
+                            throw new NotAllHeld();
+                        }
+                    }
+                }
+                return null;
+            });
+            return true;
+        } catch (NotAllHeld e) {
+            return false;
+        }
     }
 
     /**

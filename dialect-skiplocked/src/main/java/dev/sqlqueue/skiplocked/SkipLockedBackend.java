@@ -428,6 +428,9 @@ final class SkipLockedBackend implements QueueBackend {
     }
 
     private List<Long> insert(Connection c, QueueName queue, List<Message> messages) throws SQLException {
+        if (sql.insertMany != null) {
+            return insertMany(c, queue, messages);
+        }
         List<Long> ids = new ArrayList<>(messages.size());
         try (PreparedStatement ps = dialect == SkipLockedDialect.POSTGRES
                 ? c.prepareStatement(sql.insert, new String[] {"id"})
@@ -463,6 +466,44 @@ final class SkipLockedBackend implements QueueBackend {
                 ps.setString(2, queue.value());
                 ps.executeQuery().close();
             }
+        }
+        return ids;
+    }
+
+    /** PostgreSQL: rows and wake-up in one statement ({@link SkipLockedStatements#insertMany}). */
+    private List<Long> insertMany(Connection c, QueueName queue, List<Message> messages) throws SQLException {
+        int n = messages.size();
+        Integer[] priorities = new Integer[n];
+        Long[] delays = new Long[n];
+        String[] headers = new String[n];
+        byte[][] payloads = new byte[n][];
+        String[] groups = new String[n];
+        for (int i = 0; i < n; i++) {
+            Message m = messages.get(i);
+            priorities[i] = m.priority();
+            delays[i] = m.delay().toMillis();
+            headers[i] = HeaderCodec.encode(m.headers());
+            payloads[i] = m.payloadUnsafe();
+            groups[i] = m.group();
+        }
+        List<Long> ids = new ArrayList<>(n);
+        try (PreparedStatement ps = c.prepareStatement(sql.insertMany)) {
+            ps.setString(1, sql.channel);
+            ps.setString(2, queue.value());
+            ps.setString(3, queue.value());
+            ps.setArray(4, c.createArrayOf("int4", priorities));
+            ps.setArray(5, c.createArrayOf("int8", delays));
+            ps.setArray(6, c.createArrayOf("text", headers));
+            ps.setArray(7, c.createArrayOf("bytea", payloads));
+            ps.setArray(8, c.createArrayOf("varchar", groups));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    ids.add(rs.getLong(1));
+                }
+            }
+        }
+        if (ids.size() != n) {
+            throw new SqlQueueException("the insert returned " + ids.size() + " ids for " + n + " rows");
         }
         return ids;
     }

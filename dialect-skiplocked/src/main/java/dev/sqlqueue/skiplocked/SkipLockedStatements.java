@@ -31,6 +31,12 @@ import org.jooq.impl.SQLDataType;
 public final class SkipLockedStatements {
     /** (queue, priority, delay ms, headers, payload, group or null). */
     public final String insert;
+    /**
+     * PostgreSQL only (else null): (channel, queue, queue, priorities int[], delays ms bigint[], headers
+     * text[], payloads bytea[], groups varchar[]): the rows of one {@code enqueueAll} and the wake-up
+     * {@code pg_notify} in one statement; returns the new ids in message order.
+     */
+    public final String insertMany;
     /** (queue): register a queue if it is missing. */
     public final String ensureQueue;
     /**
@@ -242,6 +248,12 @@ public final class SkipLockedStatements {
                 .and(DSL.condition("{0} = any({1})", ID, idArray)).getSQL(ParamType.INDEXED) : null;
         if (dialect == SkipLockedDialect.POSTGRES) {
             String t = dsl.render(message);
+            String nowMs = "(" + dialect.nowMillis(prefix) + ")";
+            insertMany = "with n as (select pg_notify(?, ?)) insert into " + t
+                    + " (queue, priority, visible_at, enqueued_at, attempts, headers, payload, group_key)"
+                    + " select ?, u.p, " + nowMs + " + u.d, " + nowMs + ", 0, u.h, u.b, u.g from n, unnest(cast(? as int[]),"
+                    + " cast(? as bigint[]), cast(? as text[]), cast(? as bytea[]), cast(? as varchar[]))"
+                    + " with ordinality as u(p, d, h, b, g, o) order by u.o returning id";
             String pick = dsl.select(ID, VISIBLE_AT.as("was")).from(message)
                     .where(QUEUE.eq(queue)).and(VISIBLE_AT.le(now)).and(headOfGroup)
                     .orderBy(PRIORITY.desc(), VISIBLE_AT.asc(), ID.asc())
@@ -255,6 +267,7 @@ public final class SkipLockedStatements {
                     + ", m.group_key, c.was";
         } else {
             leaseClaim = null;
+            insertMany = null;
         }
         Field<String> outcome = param("outcome", String.class);
         Field<String> detail = param("detail", String.class);

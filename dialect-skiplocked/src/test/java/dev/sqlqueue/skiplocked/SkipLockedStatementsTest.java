@@ -62,7 +62,7 @@ class SkipLockedStatementsTest {
         e.put("deleteByIds",
                 "delete from \"sqlq_message\" where (id = any(cast(? as bigint[])))");
         e.put("deleteLeasedByIds",
-                "delete from \"sqlq_message\" where (queue = ? and lease_token = ? and (id = any(cast(? as bigint[]))))");
+                "delete from \"sqlq_message\" where (((queue = ?) is not false) and lease_token = ? and (id = any(cast(? as bigint[]))))");
         e.put("historyLeased",
                 "insert into \"sqlq_history\" (id, queue, enqueued_at, started_at, finished_at, attempts, "
                 + "outcome, detail) select id, queue, enqueued_at, coalesce(claimed_at, (" + NOW + ")), (" + NOW
@@ -327,7 +327,7 @@ class SkipLockedStatementsTest {
         e.put("deleteByIds",
                 "delete from \"sqlq_message\" where (id = any(cast(? as bigint array)))");
         e.put("deleteLeasedByIds",
-                "delete from \"sqlq_message\" where (queue = cast(? as varchar) and lease_token = cast(? as bigint) and (id = any(cast(? as bigint array))))");
+                "delete from \"sqlq_message\" where (((queue = cast(? as varchar)) is not false) and lease_token = cast(? as bigint) and (id = any(cast(? as bigint array))))");
         e.put("historyLeased",
                 "insert into \"sqlq_history\" (id, queue, enqueued_at, started_at, finished_at, attempts, "
                 + "outcome, detail) select id, queue, enqueued_at, coalesce(claimed_at, (" + NOW + ")), (" + NOW

@@ -324,6 +324,8 @@ class SkipLockedStatementsTest {
                 + "bigint) and queue = cast(? as varchar))");
         e.put("deleteById",
                 "delete from \"sqlq_message\" where id = cast(? as bigint)");
+        e.put("leaseUpdateByIds",
+                "update \"sqlq_message\" set lease_token = ?, attempts = (attempts + 1), claimed_at = (" + NOW + "), visible_at = ((" + NOW + ") + cast(? as bigint)) where (id = any(cast(? as bigint array)))");
         e.put("deleteByIds",
                 "delete from \"sqlq_message\" where (id = any(cast(? as bigint array)))");
         e.put("deleteLeasedByIds",
@@ -557,6 +559,9 @@ class SkipLockedStatementsTest {
         binds.put("leaseUpdate", 3);             // token, lease, id
         binds.put("deleteLeased", 3);            // id, token, queue
         binds.put("deleteById", 1);              // id
+        if (h2) {
+            binds.put("leaseUpdateByIds", 3);    // token, lease, ids
+        }
         if (d != SkipLockedDialect.MARIADB) {
             binds.put("deleteByIds", 1);         // ids
             binds.put("deleteLeasedByIds", 3);   // queue, token, ids

@@ -11,7 +11,9 @@ import dev.sqlqueue.spi.QueueBackend;
 
 /**
  * Base of the three providers of this module. Opens a HikariCP pool (auto-commit off, READ
- * COMMITTED) unless the config brings a {@code DataSource}, then migrates the schema when asked.
+ * COMMITTED) unless the config brings a {@code DataSource}, passes it through
+ * {@link QueueConfig#wrap} (instrumentation such as the conformance kit's statement tracker), then
+ * migrates the schema when asked.
  */
 abstract class SkipLockedProvider implements BackendProvider {
     private final String name;
@@ -35,7 +37,7 @@ abstract class SkipLockedProvider implements BackendProvider {
     public QueueBackend open(QueueConfig config) {
         SkipLockedBackend backend;
         if (config.dataSource() != null) {
-            backend = new SkipLockedBackend(dialect, name, config.dataSource(), null, config);
+            backend = new SkipLockedBackend(dialect, name, config.wrap(config.dataSource()), null, config);
         } else {
             HikariConfig hc = new HikariConfig();
             hc.setJdbcUrl(config.url());
@@ -56,7 +58,7 @@ abstract class SkipLockedProvider implements BackendProvider {
                 throw new TransientBackendException("cannot connect to " + BackendDiscovery.redact(config.url())
                         + ": " + cause.getMessage(), e);
             }
-            backend = new SkipLockedBackend(dialect, name, pool, pool, config);
+            backend = new SkipLockedBackend(dialect, name, config.wrap(pool), pool, config);
         }
         try {
             if (config.migrate()) {

@@ -30,7 +30,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * statement, instead of waiting as long as the lock is held; nothing is lost: once the lock is released
  * the message is still there and is consumed and acked normally.
  */
-@Timeout(value = 5, unit = TimeUnit.MINUTES) // a guard: without the bound a claim waits as long as the lock is held
+// a guard, on a thread of its own: without the bound a claim waits as long as the lock is held, uninterruptibly
+@Timeout(value = 5, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class QueryTimeoutOnServerTest {
     private static final Duration LEASE = Duration.ofSeconds(2);
 

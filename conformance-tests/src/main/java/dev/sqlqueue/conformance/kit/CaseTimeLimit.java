@@ -107,7 +107,7 @@ public final class CaseTimeLimit implements BeforeEachCallback, InvocationInterc
         List<String> where = new ArrayList<>();
         List<StatementTracker.InFlight> inFlight = t.tracker().inFlight(prefixes);
         int borrowed = t.tracker().borrowedCount(prefixes);
-        where.add(inFlight.isEmpty() ? "no statement in flight (" + borrowed + " connections borrowed)"
+        where.add(inFlight.isEmpty() ? "no statement in flight (" + borrowed + " connection" + (borrowed == 1 ? "" : "s") + " borrowed)"
                 : (inFlight.size() == 1 ? "statement in flight: " : inFlight.size() + " statements in flight, longest first: ")
                 + String.join("; ", inFlight.stream().limit(3).map(Object::toString).toList())
                 + (inFlight.size() > 3 ? "; …" : ""));

@@ -155,7 +155,7 @@ final class StatementTracker {
     /**
      * Stops these prefixes: no new connection; every running statement cancelled; every borrowed
      * connection aborted. Returns what it did, for the report ("2 statements cancelled, 3 connections
-     * closed").
+     * still borrowed aborted").
      */
     String stop(List<String> prefixes) {
         stopped.addAll(prefixes);
@@ -206,7 +206,7 @@ final class StatementTracker {
             }
         }
         return cancelled + " statement" + (cancelled == 1 ? "" : "s") + " cancelled, " + closed + " connection"
-                + (closed == 1 ? "" : "s") + " closed" + (errors.isEmpty() ? "" : " (" + String.join("; ", errors) + ")");
+                + (closed == 1 ? "" : "s") + " still borrowed aborted" + (errors.isEmpty() ? "" : " (" + String.join("; ", errors) + ")");
     }
 
     /** Forgets a prefix once its case is over. */

@@ -15,19 +15,65 @@ import java.util.Objects;
  *   <li>{@code payload}: never null; may be empty; at most the backend's
  *       {@link Capabilities#maxPayloadBytes()}.</li>
  *   <li>{@code headers}: string keys and values, in insertion order; keys 1 to
- *       {@value #MAX_HEADER_KEY_LENGTH} characters with no control characters; values any text.</li>
+ *       {@value #MAX_HEADER_KEY_LENGTH} characters with no control characters; values any text except
+ *       U+0000 (PostgreSQL cannot store it). Keys and values must be well-formed UTF-16: a lone surrogate
+ *       (U+D800..U+DFFF without its pair) has no UTF-8 encoding and would be stored changed.</li>
  *   <li>{@code delay}: how long the message stays invisible after enqueue, measured on the database
- *       clock; zero or positive, millisecond resolution.</li>
+ *       clock; zero to {@link #MAX_DELAY} (365 days), millisecond resolution.</li>
  *   <li>{@code priority}: {@value #MIN_PRIORITY}..{@value #MAX_PRIORITY}; higher is consumed first
  *       where the backend has {@link Capability#PRIORITY}. Default 0.</li>
  *   <li>{@code group}: optional message group (strict order within a group where the backend has
- *       {@link Capability#MESSAGE_GROUPS}).</li>
+ *       {@link Capability#MESSAGE_GROUPS}); 1 to 128 UTF-16 code units, no U+0000, no lone surrogate.</li>
  * </ul>
  */
 public final class Message {
     public static final int MIN_PRIORITY = -1000;
     public static final int MAX_PRIORITY = 1000;
     public static final int MAX_HEADER_KEY_LENGTH = 128;
+    /** The longest delay of an enqueue or a nack: 365 days (rule {@code delay.max}). */
+    public static final Duration MAX_DELAY = Duration.ofDays(365);
+
+    /** Index of the first lone surrogate in {@code s}, or -1 when {@code s} is well-formed UTF-16. */
+    static int loneSurrogate(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * Checks that {@code text} can be stored unchanged in a text column of every backend: no U+0000 and
+     * no lone surrogate. @throws InvalidInputException with {@code rule} naming what was broken
+     */
+    static void checkStorableText(String rule, String what, String text) {
+        int nul = text.indexOf(0);
+        if (nul >= 0) {
+            throw new InvalidInputException(rule, what + " contains U+0000 at index " + nul
+                    + "; text columns cannot store it (PostgreSQL rejects it)");
+        }
+        int lone = loneSurrogate(text);
+        if (lone >= 0) {
+            throw new InvalidInputException(rule, what + " contains a lone surrogate U+"
+                    + Integer.toHexString(text.charAt(lone)).toUpperCase() + " at index " + lone
+                    + "; it is not well-formed UTF-16 and would be stored changed");
+        }
+    }
+
+    /** @throws InvalidInputException (rule {@code delay.negative} or {@code delay.max}) */
+    static void checkDelay(String what, Duration delay) {
+        if (delay == null || delay.isNegative()) {
+            throw new InvalidInputException("delay.negative", what + " must be zero or positive, was "
+                    + (delay == null ? "null" : delay));
+        }
+        if (delay.compareTo(MAX_DELAY) > 0) {
+            throw new InvalidInputException("delay.max", what + " must be at most " + MAX_DELAY.toDays() + " days, was " + delay);
+        }
+    }
 
     private final byte[] payload;
     private final Map<String, String> headers;
@@ -48,10 +94,21 @@ public final class Message {
         return builder(payload).build();
     }
 
-    /** A message whose payload is the UTF-8 encoding of {@code text}. */
+    /**
+     * A message whose payload is the UTF-8 encoding of {@code text}.
+     *
+     * @throws InvalidInputException (rule {@code payload.text}) if the text has a lone surrogate, which
+     *     UTF-8 cannot encode (it would become {@code ?})
+     */
     public static Message ofText(String text) {
         if (text == null) {
             throw new InvalidInputException("payload.null", "payload must not be null");
+        }
+        int lone = loneSurrogate(text);
+        if (lone >= 0) {
+            throw new InvalidInputException("payload.text", "the payload text contains a lone surrogate U+"
+                    + Integer.toHexString(text.charAt(lone)).toUpperCase() + " at index " + lone
+                    + "; it has no UTF-8 encoding and would be changed");
         }
         return of(text.getBytes(StandardCharsets.UTF_8));
     }
@@ -116,25 +173,33 @@ public final class Message {
             if (key.chars().anyMatch(Character::isISOControl)) {
                 throw new InvalidInputException("header.key", "header key must not contain control characters");
             }
+            checkStorableText("header.key", "header key", key);
             if (value == null) {
                 throw new InvalidInputException("header.value", "header '" + key + "' has a null value");
             }
+            checkStorableText("header.value", "the value of header '" + key + "'", value);
             headers.put(key, value);
             return this;
         }
 
+        /**
+         * Adds every entry, checked as {@link #header}; all or none: on an invalid entry nothing is added.
+         *
+         * @throws InvalidInputException (rule {@code headers.null}) if {@code all} is null
+         */
         public Builder headers(Map<String, String> all) {
-            Objects.requireNonNull(all, "headers");
-            all.forEach(this::header);
+            if (all == null) {
+                throw new InvalidInputException("headers.null", "headers must not be null (pass an empty map for none)");
+            }
+            Builder check = new Builder(new byte[0]);
+            all.forEach(check::header);
+            headers.putAll(check.headers);
             return this;
         }
 
-        /** @throws InvalidInputException if delay is null or negative */
+        /** @throws InvalidInputException if delay is null, negative (rule {@code delay.negative}) or over {@link #MAX_DELAY} ({@code delay.max}) */
         public Builder delay(Duration delay) {
-            if (delay == null || delay.isNegative()) {
-                throw new InvalidInputException("delay.negative", "delay must be zero or positive, was "
-                        + (delay == null ? "null" : delay.toMillis() + " ms"));
-            }
+            checkDelay("delay", delay);
             this.delay = delay;
             return this;
         }
@@ -151,12 +216,16 @@ public final class Message {
 
         /**
          * @throws InvalidInputException (rule {@code group.length}) if the group is empty or longer than 128
-         *     UTF-16 code units (H2 and SQL Server measure a column in them, so an emoji counts as 2)
+         *     UTF-16 code units (H2 and SQL Server measure a column in them, so an emoji counts as 2); (rule
+         *     {@code group.text}) if it contains U+0000 or a lone surrogate
          */
         public Builder group(String group) {
             if (group != null && (group.isEmpty() || group.length() > 128)) {
                 throw new InvalidInputException("group.length", "message group must be 1 to 128 UTF-16 code units"
                         + " (a character outside the Basic Multilingual Plane, such as an emoji, counts as 2), was " + group.length());
+            }
+            if (group != null) {
+                checkStorableText("group.text", "the message group", group);
             }
             this.group = group;
             return this;

@@ -20,6 +20,15 @@ public interface QueueClient extends Producer, Consumer, Acknowledger, QueueAdmi
         throw new UnsupportedCapabilityException(Capability.DROP_SCHEMA, capabilities().backend());
     }
 
+    /**
+     * How many connections the backend's own pool can hand out at once, or empty when unknown (the
+     * config brought a {@code DataSource}). {@link dev.sqlqueue.runtime.WorkerPool} uses it to refuse a
+     * transactional pool that would run out of connections.
+     */
+    default java.util.OptionalInt ownPoolSize() {
+        return java.util.OptionalInt.empty();
+    }
+
     /** Release pools and background threads. Open transactional claims are rolled back. */
     @Override
     void close();

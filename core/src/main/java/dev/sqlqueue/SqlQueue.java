@@ -27,6 +27,10 @@ import java.util.Set;
  * }
  * }</pre>
  *
+ * <p>An H2 file URL of any form is made durable by the {@code h2} provider ({@code WRITE_DELAY=0}: an
+ * enqueue or ack that returned survives a crash of the process); a URL or database that delays commits is
+ * refused (docs/backends/h2.md, "Durability").
+ *
  * <p>Thread-safe: share one instance per database and table prefix.
  */
 public final class SqlQueue implements QueueClient {
@@ -36,12 +40,14 @@ public final class SqlQueue implements QueueClient {
     private final Capabilities caps;
     private final WakeupHub hub = new WakeupHub();
     private final long maxPollMillis;
+    private final java.util.OptionalInt ownPoolSize;
     private final ThreadLocal<java.util.Set<QueueName>> idleQueues = ThreadLocal.withInitial(java.util.HashSet::new);
 
     private SqlQueue(QueueBackend backend, QueueConfig config) {
         this.backend = backend;
         this.caps = backend.capabilities();
         this.maxPollMillis = config.idlePollMax().toMillis();
+        this.ownPoolSize = config.dataSource() == null ? java.util.OptionalInt.of(config.poolSize()) : java.util.OptionalInt.empty();
         backend.onWakeup(hub::signal);
     }
 
@@ -72,6 +78,16 @@ public final class SqlQueue implements QueueClient {
     /** Wrap a backend built by hand (tests, or an application wiring its own). */
     public static SqlQueue wrap(QueueBackend backend, QueueConfig config) {
         return new SqlQueue(backend, config);
+    }
+
+    /**
+     * {@link QueueConfig#poolSize()} when the backend opened its own pool (every backend does so unless
+     * the config brings a {@code DataSource}); empty for a caller's {@code DataSource}, whose size this
+     * library cannot know.
+     */
+    @Override
+    public java.util.OptionalInt ownPoolSize() {
+        return ownPoolSize;
     }
 
     @Override
@@ -119,8 +135,33 @@ public final class SqlQueue implements QueueClient {
         return receipt;
     }
 
+    /**
+     * A diagnostic text (ack detail, nack error, dead-letter reason) as stored: U+0000 and lone surrogates,
+     * which text columns cannot hold unchanged, become U+FFFD, so a settle never fails on its diagnostics.
+     */
     private static String text(String s) {
-        return s == null ? "" : s;
+        if (s == null) {
+            return "";
+        }
+        StringBuilder b = null;
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            boolean pair = Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1));
+            boolean bad = c == 0 || (!pair && Character.isSurrogate(c));
+            if (bad && b == null) {
+                b = new StringBuilder(s.length()).append(s, 0, i);
+            }
+            if (b != null) {
+                b.append(bad ? '\uFFFD' : c);
+                if (pair) {
+                    b.append(s.charAt(i + 1));
+                }
+            }
+            if (pair) {
+                i++;
+            }
+        }
+        return b == null ? s : b.toString();
     }
 
     // ---- producer ----------------------------------------------------------------------------
@@ -225,15 +266,16 @@ public final class SqlQueue implements QueueClient {
             throw new InvalidInputException("receipt.null", "receipts must not be null");
         }
         receipts.forEach(SqlQueue::r);
+        if (new java.util.HashSet<>(receipts).size() != receipts.size()) {
+            throw new InvalidInputException("receipt.duplicate", "the receipts of one ackAll must be distinct: a receipt"
+                    + " given twice would be acked once and also reported lost");
+        }
         return receipts.isEmpty() ? Set.of() : backend.ackAll(receipts);
     }
 
     @Override
     public void nack(Receipt receipt, Duration delay, String error) {
-        if (delay == null || delay.isNegative()) {
-            throw new InvalidInputException("delay.negative", "nack delay must be zero or positive, was "
-                    + (delay == null ? "null" : delay.toMillis() + " ms"));
-        }
+        Message.checkDelay("nack delay", delay);
         if (!delay.isZero() && !caps.has(Capability.NACK_DELAY)) {
             throw new UnsupportedCapabilityException(Capability.NACK_DELAY, caps.backend());
         }

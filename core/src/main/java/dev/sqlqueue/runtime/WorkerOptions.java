@@ -17,9 +17,14 @@ import java.time.Duration;
  * @param shutdownGrace how long {@link WorkerPool#close()} lets running handlers finish before it
  *     interrupts them
  * @param stopWhenEmpty stop by itself once the queue has nothing ready, delayed or in flight
+ * @param handlerConnections connections of the same pool each handler holds at once while it runs,
+ *     0..16 (default 0): calls the handler makes on the same {@code SqlQueue} outside the delivery's
+ *     transaction (an enqueue of a follow-up message, a stats call), or connections it borrows from the
+ *     {@code DataSource} the queue was opened with. {@link WorkerPool#start} refuses a pool too small for
+ *     them; see {@link WorkerPool} "Connections"
  */
 public record WorkerOptions(int threads, int batchSize, Duration lease, ClaimMode mode, Duration pollWait,
-                            RetryPolicy retry, Duration shutdownGrace, boolean stopWhenEmpty) {
+                            RetryPolicy retry, Duration shutdownGrace, boolean stopWhenEmpty, int handlerConnections) {
     public WorkerOptions {
         if (threads < 1 || threads > 1024) {
             throw new InvalidInputException("workers.range", "workers must be 1..1024, was " + threads);
@@ -42,43 +47,57 @@ public record WorkerOptions(int threads, int batchSize, Duration lease, ClaimMod
         if (shutdownGrace == null || shutdownGrace.isNegative()) {
             throw new InvalidInputException("shutdown-grace", "shutdown grace must be zero or positive");
         }
+        if (handlerConnections < 0 || handlerConnections > 16) {
+            throw new InvalidInputException("handler-connections.range", "handler connections must be 0..16, was " + handlerConnections);
+        }
+    }
+
+    /** The same settings with no handler connections (the form before {@code handlerConnections} existed). */
+    public WorkerOptions(int threads, int batchSize, Duration lease, ClaimMode mode, Duration pollWait,
+                         RetryPolicy retry, Duration shutdownGrace, boolean stopWhenEmpty) {
+        this(threads, batchSize, lease, mode, pollWait, retry, shutdownGrace, stopWhenEmpty, 0);
     }
 
     /** 4 threads, batches of 10, 30 s lease, lease mode, 1 s poll wait, default retry, 30 s grace. */
     public static WorkerOptions defaults() {
         return new WorkerOptions(4, 10, Duration.ofSeconds(30), ClaimMode.LEASE, Duration.ofSeconds(1),
-                RetryPolicy.defaults(), Duration.ofSeconds(30), false);
+                RetryPolicy.defaults(), Duration.ofSeconds(30), false, 0);
     }
 
     public WorkerOptions withThreads(int n) {
-        return new WorkerOptions(n, batchSize, lease, mode, pollWait, retry, shutdownGrace, stopWhenEmpty);
+        return new WorkerOptions(n, batchSize, lease, mode, pollWait, retry, shutdownGrace, stopWhenEmpty, handlerConnections);
     }
 
     public WorkerOptions withBatchSize(int n) {
-        return new WorkerOptions(threads, n, lease, mode, pollWait, retry, shutdownGrace, stopWhenEmpty);
+        return new WorkerOptions(threads, n, lease, mode, pollWait, retry, shutdownGrace, stopWhenEmpty, handlerConnections);
     }
 
     public WorkerOptions withLease(Duration d) {
-        return new WorkerOptions(threads, batchSize, d, mode, pollWait, retry, shutdownGrace, stopWhenEmpty);
+        return new WorkerOptions(threads, batchSize, d, mode, pollWait, retry, shutdownGrace, stopWhenEmpty, handlerConnections);
     }
 
     public WorkerOptions withMode(ClaimMode m) {
-        return new WorkerOptions(threads, batchSize, lease, m, pollWait, retry, shutdownGrace, stopWhenEmpty);
+        return new WorkerOptions(threads, batchSize, lease, m, pollWait, retry, shutdownGrace, stopWhenEmpty, handlerConnections);
     }
 
     public WorkerOptions withPollWait(Duration d) {
-        return new WorkerOptions(threads, batchSize, lease, mode, d, retry, shutdownGrace, stopWhenEmpty);
+        return new WorkerOptions(threads, batchSize, lease, mode, d, retry, shutdownGrace, stopWhenEmpty, handlerConnections);
     }
 
     public WorkerOptions withRetry(RetryPolicy r) {
-        return new WorkerOptions(threads, batchSize, lease, mode, pollWait, r, shutdownGrace, stopWhenEmpty);
+        return new WorkerOptions(threads, batchSize, lease, mode, pollWait, r, shutdownGrace, stopWhenEmpty, handlerConnections);
     }
 
     public WorkerOptions withShutdownGrace(Duration d) {
-        return new WorkerOptions(threads, batchSize, lease, mode, pollWait, retry, d, stopWhenEmpty);
+        return new WorkerOptions(threads, batchSize, lease, mode, pollWait, retry, d, stopWhenEmpty, handlerConnections);
     }
 
     public WorkerOptions withStopWhenEmpty(boolean b) {
-        return new WorkerOptions(threads, batchSize, lease, mode, pollWait, retry, shutdownGrace, b);
+        return new WorkerOptions(threads, batchSize, lease, mode, pollWait, retry, shutdownGrace, b, handlerConnections);
+    }
+
+    /** @see #handlerConnections() */
+    public WorkerOptions withHandlerConnections(int n) {
+        return new WorkerOptions(threads, batchSize, lease, mode, pollWait, retry, shutdownGrace, stopWhenEmpty, n);
     }
 }

@@ -4,6 +4,7 @@ import dev.sqlqueue.Capability;
 import dev.sqlqueue.ClaimMode;
 import dev.sqlqueue.ConsumeRequest;
 import dev.sqlqueue.Delivery;
+import dev.sqlqueue.InvalidInputException;
 import dev.sqlqueue.LeaseLostException;
 import dev.sqlqueue.QueueClient;
 import dev.sqlqueue.QueueName;
@@ -12,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -32,6 +34,27 @@ import org.slf4j.LoggerFactory;
  * <p>Shutdown ({@link #close()}) stops claiming at once, lets running handlers finish for up to the grace
  * period (then interrupts them), releases claimed deliveries that were not started, and only then stops
  * renewing leases. Thread-safe.
+ *
+ * <p><b>Transactional mode.</b> A claimed batch is one database transaction that commits when its last
+ * delivery is settled. While handlers run, the pool renews the claim every third of the lease (where the
+ * backend has {@link Capability#LEASE_EXTENSION}), so a backend that rolls back claims older than their
+ * lease never undoes a batch the pool is still working on. The listener hears {@code acked},
+ * {@code retried} and {@code deadLettered} for a transactional batch only once its commit succeeded;
+ * when the commit (or any settle of the batch) failed, the whole batch was rolled back and every delivery
+ * of it is reported as {@code leaseLost}: it comes back to the queue.
+ *
+ * <p><b>Connections.</b> In transactional mode each worker thread holds one connection of the backend's
+ * pool for its batch's whole run, so the pool needs at least
+ * {@code threads x (1 + handlerConnections) + 1} connections: one per claimed batch, the handlers' own
+ * ({@link WorkerOptions#handlerConnections()}), and one for everything else (claims of the next batch,
+ * statistics). In lease mode no connection is held while a handler runs; with handler connections the
+ * pool needs {@code threads x handlerConnections + 1}. {@link #start} refuses a smaller
+ * {@link QueueClient#ownPoolSize()} with an {@link InvalidInputException} (rule
+ * {@code workers.pool-size}) that names the numbers. A handler that needs a connection of its own
+ * either declares it with {@link WorkerOptions#withHandlerConnections(int)} (and the pool is sized for
+ * it), or, better, writes in the delivery's own transaction where the backend offers it, or takes it
+ * from a {@code DataSource} of its own. With a {@code DataSource} the caller brought, this library cannot
+ * see its size: give it the same number of connections.
  */
 public final class WorkerPool implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(WorkerPool.class);
@@ -58,7 +81,8 @@ public final class WorkerPool implements AutoCloseable {
         this.options = options;
         this.listener = listener == null ? new WorkerListener() { } : listener;
         this.finished = new CountDownLatch(options.threads());
-        boolean renew = options.mode() == ClaimMode.LEASE && client.capabilities().has(Capability.LEASE_EXTENSION);
+        // transactional claims are renewed too: a backend may roll back a claim older than its lease
+        boolean renew = client.capabilities().has(Capability.LEASE_EXTENSION);
         this.renewer = renew ? Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "sqlqueue-lease-renewer-" + queue)) : null;
     }
 
@@ -71,9 +95,37 @@ public final class WorkerPool implements AutoCloseable {
     /** Start {@code options.threads()} consumer threads on {@code queue}. */
     public static WorkerPool start(QueueClient client, QueueName queue, MessageHandler handler,
                                    WorkerOptions options, WorkerListener listener) {
+        checkPoolSize(client.ownPoolSize(), options);
         WorkerPool pool = new WorkerPool(client, queue, handler, options, listener);
         pool.begin();
         return pool;
+    }
+
+    /**
+     * Connections the backend's pool needs for {@code options}: see the class comment.
+     *
+     * @return the minimum pool size, or 0 when any size works
+     */
+    public static int connectionsNeeded(WorkerOptions options) {
+        if (options.mode() == ClaimMode.TRANSACTIONAL) {
+            return options.threads() * (1 + options.handlerConnections()) + 1;
+        }
+        return options.handlerConnections() == 0 ? 0 : options.threads() * options.handlerConnections() + 1;
+    }
+
+    private static void checkPoolSize(OptionalInt poolSize, WorkerOptions options) {
+        int needed = connectionsNeeded(options);
+        if (poolSize.isPresent() && poolSize.getAsInt() < needed) {
+            String why = options.mode() == ClaimMode.TRANSACTIONAL
+                    ? "in transactional mode each of the " + options.threads() + " worker threads holds one connection for its"
+                      + " batch's whole run" + (options.handlerConnections() > 0 ? ", each handler holds "
+                      + options.handlerConnections() + " more" : "") + ", and one more is needed for claims and statistics"
+                    : "each of the " + options.threads() + " handlers holds " + options.handlerConnections()
+                      + " connection(s), and one more is needed for claims and acks";
+            throw new InvalidInputException("workers.pool-size", "the backend's pool has " + poolSize.getAsInt()
+                    + " connections but " + options.threads() + " worker threads need " + needed + ": " + why
+                    + "; raise poolSize to at least " + needed + " or lower the worker threads");
+        }
     }
 
     private void begin() {
@@ -191,16 +243,59 @@ public final class WorkerPool implements AutoCloseable {
         }
     }
 
+    /**
+     * Listener events of one batch. In transactional mode they wait for the batch's commit, which happens
+     * in its last settle: they are fired when that settle succeeded, and turned into {@code leaseLost}
+     * when it failed (the batch was rolled back).
+     */
+    private final class BatchEvents {
+        private final boolean deferred = options.mode() == ClaimMode.TRANSACTIONAL;
+        private final List<Map.Entry<Delivery, Runnable>> pending = new ArrayList<>();
+        private boolean lastSettleOk = true;
+
+        void settled(boolean ok) {
+            lastSettleOk = ok;
+        }
+
+        void report(Delivery d, Runnable event) {
+            if (deferred) {
+                pending.add(Map.entry(d, event));
+            } else {
+                event.run();
+            }
+        }
+
+        void batchDone() {
+            for (Map.Entry<Delivery, Runnable> e : pending) {
+                if (lastSettleOk) {
+                    e.getValue().run();
+                } else {
+                    listener.leaseLost(e.getKey());
+                }
+            }
+            pending.clear();
+        }
+    }
+
     private void processBatch(List<Delivery> batch) {
         long claimedAt = System.nanoTime();
         batch.forEach(d -> {
             renewedAt.put(d.receipt(), claimedAt);
             inFlight.put(d.receipt(), d);
         });
+        BatchEvents events = new BatchEvents();
+        try {
+            processBatch(batch, events);
+        } finally {
+            events.batchDone();
+        }
+    }
+
+    private void processBatch(List<Delivery> batch, BatchEvents events) {
         List<Delivery> toAck = new ArrayList<>();
         for (Delivery d : batch) {
             if (!running.get() || Thread.currentThread().isInterrupted()) {
-                settle(d, () -> client.release(d.receipt()));
+                events.settled(settle(d, () -> client.release(d.receipt())));
                 continue;
             }
             long start = System.nanoTime();
@@ -222,13 +317,18 @@ public final class WorkerPool implements AutoCloseable {
                     toAck.add(d);
                     continue;
                 }
-                settle(d, () -> client.ack(d.receipt(), ack.detail()));
-                listener.acked(d, took);
+                boolean ok = settle(d, () -> client.ack(d.receipt(), ack.detail()));
+                events.settled(ok);
+                if (ok) {
+                    events.report(d, () -> listener.acked(d, took));
+                }
             } else if (outcome instanceof Outcome.Retry retry) {
-                handleFailure(d, retry);
+                handleFailure(d, retry, events);
             } else if (outcome instanceof Outcome.DeadLetter dl) {
-                if (settle(d, () -> client.deadLetter(d.receipt(), dl.reason()))) {
-                    listener.deadLettered(d, dl.reason());
+                boolean ok = settle(d, () -> client.deadLetter(d.receipt(), dl.reason()));
+                events.settled(ok);
+                if (ok) {
+                    events.report(d, () -> listener.deadLettered(d, dl.reason()));
                 }
             }
             if (!toAck.isEmpty() && took > options.lease().toMillis() * 1_000_000L / 4) {
@@ -260,12 +360,14 @@ public final class WorkerPool implements AutoCloseable {
         toAck.clear();
     }
 
-    private void handleFailure(Delivery d, Outcome.Retry retry) {
+    private void handleFailure(Delivery d, Outcome.Retry retry, BatchEvents events) {
         String error = retry.error() == null ? "failed" : retry.error();
         if (options.retry().exhausted(d.attempt())) {
             String reason = "attempt " + d.attempt() + " of " + options.retry().maxAttempts() + " failed: " + error;
-            if (settle(d, () -> client.deadLetter(d.receipt(), reason))) {
-                listener.deadLettered(d, reason);
+            boolean ok = settle(d, () -> client.deadLetter(d.receipt(), reason));
+            events.settled(ok);
+            if (ok) {
+                events.report(d, () -> listener.deadLettered(d, reason));
             }
             return;
         }
@@ -274,8 +376,10 @@ public final class WorkerPool implements AutoCloseable {
             delay = Duration.ZERO;
         }
         Duration finalDelay = delay;
-        if (settle(d, () -> client.nack(d.receipt(), finalDelay, error))) {
-            listener.retried(d, error, finalDelay);
+        boolean ok = settle(d, () -> client.nack(d.receipt(), finalDelay, error));
+        events.settled(ok);
+        if (ok) {
+            events.report(d, () -> listener.retried(d, error, finalDelay));
         }
     }
 

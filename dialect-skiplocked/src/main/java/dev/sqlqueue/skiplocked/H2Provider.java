@@ -1,7 +1,32 @@
 package dev.sqlqueue.skiplocked;
 
-/** Provider {@code h2}: embedded or server-mode H2 2.3+, chosen by {@code jdbc:h2:} URLs. */
+import dev.sqlqueue.InvalidInputException;
+import dev.sqlqueue.QueueConfig;
+import dev.sqlqueue.SqlQueueException;
+import dev.sqlqueue.spi.BackendDiscovery;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.Locale;
+import javax.sql.DataSource;
+
+/**
+ * Provider {@code h2}: embedded or server-mode H2 2.3+, chosen by {@code jdbc:h2:} URLs.
+ *
+ * <p><b>Durability.</b> H2 delays writing commits to the file by up to 500 ms by default
+ * ({@code WRITE_DELAY}, H2 manual "SET WRITE_DELAY"), so a process killed in that window loses
+ * enqueues and acks that had returned. This provider makes every file database durable: an embedded
+ * URL ({@code jdbc:h2:file:}, {@code jdbc:h2:~/...}, {@code jdbc:h2:./...}, with or without
+ * {@code AUTO_SERVER}) gets {@code ;WRITE_DELAY=0} appended when it does not set it, and a URL that sets
+ * another value is refused with {@link InvalidInputException} (rule {@code h2.write-delay}). For a server
+ * URL ({@code jdbc:h2:tcp:}, {@code jdbc:h2:ssl:}) or a {@code DataSource}, the database's setting is read
+ * at open and a non-zero value is refused the same way: run {@code SET WRITE_DELAY 0} on it once (the
+ * setting is persistent). In-memory databases ({@code jdbc:h2:mem:}) have nothing to lose to a delay.
+ */
 public final class H2Provider extends SkipLockedProvider {
+    static final String WRITE_DELAY_RULE = "h2.write-delay";
+
     public H2Provider() {
         super("h2", SkipLockedDialect.H2);
     }
@@ -9,6 +34,79 @@ public final class H2Provider extends SkipLockedProvider {
     @Override
     public boolean acceptsUrl(String jdbcUrl) {
         return jdbcUrl.startsWith("jdbc:h2:");
+    }
+
+    @Override
+    String poolUrl(QueueConfig config) {
+        return durableUrl(config.url());
+    }
+
+    /**
+     * {@code url} with {@code ;WRITE_DELAY=0} appended when it names an embedded file database and sets no
+     * write delay; unchanged for in-memory and server URLs. Throws {@link InvalidInputException} when the
+     * URL sets a write delay other than 0.
+     */
+    static String durableUrl(String url) {
+        String[] parts = url.split(";");
+        for (int i = 1; i < parts.length; i++) {
+            String[] kv = parts[i].split("=", 2);
+            if (kv[0].trim().toUpperCase(Locale.ROOT).equals("WRITE_DELAY")) {
+                String value = kv.length > 1 ? kv[1].trim() : "";
+                if (!value.equals("0")) {
+                    throw new InvalidInputException(WRITE_DELAY_RULE, "the H2 URL sets WRITE_DELAY=" + value
+                            + ": a commit must reach the file before enqueue or ack returns, so sqlqueue needs WRITE_DELAY=0"
+                            + " (or leave it out and sqlqueue sets it)");
+                }
+                return url;
+            }
+        }
+        String base = parts[0].toLowerCase(Locale.ROOT);
+        if (base.startsWith("jdbc:h2:mem:") || base.startsWith("jdbc:h2:tcp:") || base.startsWith("jdbc:h2:ssl:")) {
+            return url;
+        }
+        return url + ";WRITE_DELAY=0";
+    }
+
+    /**
+     * H2 error 90020, "Database may be already in use" (H2 ErrorCode.DATABASE_ALREADY_OPEN_1): another
+     * process holds the file, for example a second {@code sqlqueue work} started at the same moment
+     * while the first is still opening it (with {@code AUTO_SERVER=TRUE} the second then connects to the
+     * first's server). Opening is retried with back-off for up to 15 s.
+     */
+    @Override
+    boolean retryOpen(Throwable cause) {
+        for (Throwable t = cause; t != null; t = t.getCause()) {
+            if (t instanceof SQLException e && e.getErrorCode() == 90020) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    void checkOpened(DataSource ds, QueueConfig config) {
+        try (Connection c = ds.getConnection();
+             PreparedStatement ps = c.prepareStatement(
+                     "SELECT SETTING_VALUE FROM INFORMATION_SCHEMA.SETTINGS WHERE SETTING_NAME = 'WRITE_DELAY'")) {
+            String delay = null;
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next()) {
+                    delay = rs.getString(1);
+                }
+            } finally {
+                if (!c.getAutoCommit()) {
+                    c.rollback();
+                }
+            }
+            if (delay != null && !delay.trim().equals("0")) {
+                throw new InvalidInputException(WRITE_DELAY_RULE, "the H2 database "
+                        + (config.url() != null ? BackendDiscovery.redact(config.url()) + " " : "")
+                        + "delays writing commits by " + delay + " ms (WRITE_DELAY), so a crash could lose enqueues and acks"
+                        + " that had returned; run SET WRITE_DELAY 0 on it once (the setting is persistent)");
+            }
+        } catch (SQLException e) {
+            throw new SqlQueueException("cannot read the H2 database's WRITE_DELAY setting: " + e.getMessage(), e);
+        }
     }
 
     @Override

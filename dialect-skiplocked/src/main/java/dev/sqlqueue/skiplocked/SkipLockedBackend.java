@@ -6,6 +6,7 @@ import dev.sqlqueue.ConsumeRequest;
 import dev.sqlqueue.DeadLetter;
 import dev.sqlqueue.Delivery;
 import dev.sqlqueue.HistoryEntry;
+import dev.sqlqueue.InvalidInputException;
 import dev.sqlqueue.LeaseLostException;
 import dev.sqlqueue.Message;
 import dev.sqlqueue.QueueConfig;
@@ -617,7 +618,7 @@ final class SkipLockedBackend implements QueueBackend {
                 }
                 Set<Long> ids = new LinkedHashSet<>();
                 rows.forEach(r -> ids.add(r.id()));
-                claims.put(token, new TransactionalClaim(token, now, c, state, ids, request.lease().toMillis(), before > rows.size()));
+                claims.put(token, new TransactionalClaim(token, now, queue.value(), c, state, ids, request.lease().toMillis(), before > rows.size()));
                 List<Delivery> out = new ArrayList<>(rows.size());
                 for (int i = 0; i < rows.size(); i++) {
                     Row r = rows.get(i);
@@ -690,6 +691,9 @@ final class SkipLockedBackend implements QueueBackend {
 
     private TransactionalClaim claim(Receipt r) {
         TransactionalClaim claim = claims.get(r.token());
+        if (claim != null && !claim.queue.equals(r.queue().value()) && claim.holds(r.messageId())) {
+            throw otherQueue(r, claim.queue);
+        }
         if (claim == null || !claim.holds(r.messageId())) {
             throw new LeaseLostException(r.messageId(), "message " + r.messageId()
                     + " is no longer held: its transactional claim has ended");
@@ -713,8 +717,31 @@ final class SkipLockedBackend implements QueueBackend {
         }
     }
 
-    private static void expectOne(int count, Receipt r, String what) {
+    /**
+     * Throws {@link InvalidInputException} (rule {@code receipt.queue}) when the receipt's row is held
+     * under its token but in another queue than the receipt names. Called after a settle statement
+     * matched no row, inside its transaction, which the exception rolls back.
+     */
+    private void rejectOtherQueue(Connection c, Receipt r) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql.leaseQueue)) {
+            ps.setLong(1, r.messageId());
+            ps.setLong(2, r.token());
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next() && !rs.getString(1).equals(r.queue().value())) {
+                    throw otherQueue(r, rs.getString(1));
+                }
+            }
+        }
+    }
+
+    private static InvalidInputException otherQueue(Receipt r, String actual) {
+        return new InvalidInputException("receipt.queue", "the receipt names queue '" + r.queue().value()
+                + "' but message " + r.messageId() + " was claimed from queue '" + actual + "'; nothing was changed");
+    }
+
+    private void expectOne(Connection c, int count, Receipt r, String what) throws SQLException {
         if (count != 1) {
+            rejectOtherQueue(c, r);
             throw new LeaseLostException(r.messageId(), what + " of message " + r.messageId()
                     + " found no row with its lease token: the lease was lost (expired and claimed again, or already settled)");
         }
@@ -739,9 +766,9 @@ final class SkipLockedBackend implements QueueBackend {
         int t = timeouts.settle();
         inTransaction("ack", c -> {
             if (config.history()) {
-                timedUpdate(c, "historyLeased", sql.historyLeased, t, "acked", clip(detail), r.messageId(), r.token());
+                timedUpdate(c, "historyLeased", sql.historyLeased, t, "acked", clip(detail), r.messageId(), r.token(), r.queue().value());
             }
-            expectOne(timedUpdate(c, "deleteLeased", sql.deleteLeased, t, r.messageId(), r.token()), r, "ack");
+            expectOne(c, timedUpdate(c, "deleteLeased", sql.deleteLeased, t, r.messageId(), r.token(), r.queue().value()), r, "ack");
             return null;
         });
     }
@@ -767,11 +794,14 @@ final class SkipLockedBackend implements QueueBackend {
         int t = timeouts.settle();
         inTransaction("ack", c -> {
             if (config.history()) {
-                batch(c, "historyLeased", sql.historyLeased, t, leased, r -> new Object[] {"acked", null, r.messageId(), r.token()});
+                batch(c, "historyLeased", sql.historyLeased, t, leased,
+                        r -> new Object[] {"acked", null, r.messageId(), r.token(), r.queue().value()});
             }
-            int[] counts = batch(c, "deleteLeased", sql.deleteLeased, t, leased, r -> new Object[] {r.messageId(), r.token()});
+            int[] counts = batch(c, "deleteLeased", sql.deleteLeased, t, leased,
+                    r -> new Object[] {r.messageId(), r.token(), r.queue().value()});
             for (int i = 0; i < counts.length; i++) {
                 if (counts[i] == 0) {
+                    rejectOtherQueue(c, leased.get(i)); // rolls the whole batch back
                     lost.add(leased.get(i));
                 }
             }
@@ -811,8 +841,8 @@ final class SkipLockedBackend implements QueueBackend {
         }
         int t = timeouts.settle();
         inTransaction("nack", c -> {
-            expectOne(timedUpdate(c, "nackLeased", sql.nackLeased, t, delay.toMillis(), clip(error), r.messageId(), r.token()),
-                    r, "nack");
+            expectOne(c, timedUpdate(c, "nackLeased", sql.nackLeased, t, delay.toMillis(), clip(error), r.messageId(), r.token(),
+                    r.queue().value()), r, "nack");
             return null;
         });
     }
@@ -825,7 +855,8 @@ final class SkipLockedBackend implements QueueBackend {
         }
         int t = timeouts.extend(lease.toMillis());
         inTransaction("extend lease", c -> {
-            expectOne(timedUpdate(c, "extend", sql.extend, t, lease.toMillis(), r.messageId(), r.token()), r, "lease extension");
+            expectOne(c, timedUpdate(c, "extend", sql.extend, t, lease.toMillis(), r.messageId(), r.token(), r.queue().value()),
+                    r, "lease extension");
             return null;
         });
     }
@@ -844,12 +875,13 @@ final class SkipLockedBackend implements QueueBackend {
         }
         int t = timeouts.settle();
         inTransaction("dead-letter", c -> {
-            expectOne(timedUpdate(c, "deadLetterLeased", sql.deadLetterLeased, t, clip(reason), r.messageId(), r.token()),
-                    r, "dead-letter");
+            expectOne(c, timedUpdate(c, "deadLetterLeased", sql.deadLetterLeased, t, clip(reason), r.messageId(), r.token(),
+                    r.queue().value()), r, "dead-letter");
             if (config.history()) {
-                timedUpdate(c, "historyLeased", sql.historyLeased, t, "dead-lettered", clip(reason), r.messageId(), r.token());
+                timedUpdate(c, "historyLeased", sql.historyLeased, t, "dead-lettered", clip(reason), r.messageId(), r.token(),
+                        r.queue().value());
             }
-            timedUpdate(c, "deleteLeased", sql.deleteLeased, t, r.messageId(), r.token());
+            timedUpdate(c, "deleteLeased", sql.deleteLeased, t, r.messageId(), r.token(), r.queue().value());
             return null;
         });
     }
@@ -862,7 +894,8 @@ final class SkipLockedBackend implements QueueBackend {
         }
         int t = timeouts.settle();
         inTransaction("release", c -> {
-            expectOne(timedUpdate(c, "releaseLeased", sql.releaseLeased, t, r.messageId(), r.token()), r, "release");
+            expectOne(c, timedUpdate(c, "releaseLeased", sql.releaseLeased, t, r.messageId(), r.token(), r.queue().value()),
+                    r, "release");
             return null;
         });
     }

@@ -29,6 +29,26 @@ abstract class SkipLockedProvider implements BackendProvider {
         return name;
     }
 
+    /** The URL our own pool connects with; by default the config's. */
+    String poolUrl(QueueConfig config) {
+        return config.url();
+    }
+
+    /**
+     * Checks the opened database before anything is written (for example that commits are durable);
+     * throws to refuse it. By default nothing.
+     */
+    void checkOpened(javax.sql.DataSource ds, QueueConfig config) {
+    }
+
+    /** How long opening the pool is retried while {@link #retryOpen} says the failure is passing: 15 s. */
+    static final long OPEN_RETRY_NANOS = 15_000_000_000L;
+
+    /** Whether a failure to open the pool is worth retrying with back-off (by default none is). */
+    boolean retryOpen(Throwable cause) {
+        return false;
+    }
+
     /** Driver properties this database needs on our own pool. */
     void driverProperties(HikariConfig hc, QueueConfig config) {
     }
@@ -36,11 +56,13 @@ abstract class SkipLockedProvider implements BackendProvider {
     @Override
     public QueueBackend open(QueueConfig config) {
         SkipLockedBackend backend;
+        javax.sql.DataSource ds;
         if (config.dataSource() != null) {
-            backend = new SkipLockedBackend(dialect, name, config.wrap(config.dataSource()), null, config);
+            ds = config.dataSource();
+            backend = new SkipLockedBackend(dialect, name, config.wrap(ds), null, config);
         } else {
             HikariConfig hc = new HikariConfig();
-            hc.setJdbcUrl(config.url());
+            hc.setJdbcUrl(poolUrl(config));
             hc.setUsername(config.user());
             hc.setPassword(config.password());
             hc.setMaximumPoolSize(config.poolSize());
@@ -50,17 +72,37 @@ abstract class SkipLockedProvider implements BackendProvider {
             hc.setConnectionTimeout(10_000);
             hc.setExceptionOverrideClassName(EvictOnConnectionLoss.class.getName());
             driverProperties(hc, config);
-            HikariDataSource pool;
-            try {
-                pool = new HikariDataSource(hc);
-            } catch (HikariPool.PoolInitializationException | IllegalArgumentException | IllegalStateException e) {
-                Throwable cause = e.getCause() != null ? e.getCause() : e;
-                throw new TransientBackendException("cannot connect to " + BackendDiscovery.redact(config.url())
-                        + ": " + cause.getMessage(), e);
+            HikariDataSource pool = null;
+            long deadline = System.nanoTime() + OPEN_RETRY_NANOS;
+            long pause = 50;
+            int attempts = 0;
+            while (pool == null) {
+                try {
+                    attempts++;
+                    pool = new HikariDataSource(hc);
+                } catch (HikariPool.PoolInitializationException | IllegalArgumentException | IllegalStateException e) {
+                    Throwable cause = e.getCause() != null ? e.getCause() : e;
+                    long jittered = pause / 2 + java.util.concurrent.ThreadLocalRandom.current().nextLong(pause / 2 + 1);
+                    if (retryOpen(cause) && System.nanoTime() + jittered * 1_000_000L < deadline) {
+                        try {
+                            Thread.sleep(jittered);
+                        } catch (InterruptedException stop) {
+                            Thread.currentThread().interrupt();
+                            throw new TransientBackendException("interrupted while opening " + BackendDiscovery.redact(config.url()), stop);
+                        }
+                        pause = Math.min(pause * 2, 1_000);
+                        continue;
+                    }
+                    throw new TransientBackendException("cannot connect to " + BackendDiscovery.redact(config.url())
+                            + (attempts > 1 ? " (tried " + attempts + " times in " + OPEN_RETRY_NANOS / 1_000_000_000L + " s)" : "")
+                            + ": " + cause.getMessage(), e);
+                }
             }
+            ds = pool;
             backend = new SkipLockedBackend(dialect, name, config.wrap(pool), pool, config);
         }
         try {
+            checkOpened(ds, config);
             if (config.migrate()) {
                 backend.migrate();
             }

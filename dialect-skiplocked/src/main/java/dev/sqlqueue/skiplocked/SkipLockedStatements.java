@@ -44,23 +44,23 @@ public final class SkipLockedStatements {
     public final String claimCandidates;
     /** (token, lease ms, id): the lease of one claimed row; attempts + 1. */
     public final String leaseUpdate;
-    /** (id, token). */
+    /** (id, token, queue). */
     public final String deleteLeased;
     /** (id). */
     public final String deleteById;
-    /** (outcome, detail, id, token): copy a leased row into the history. */
+    /** (outcome, detail, id, token, queue): copy a leased row into the history. */
     public final String historyLeased;
     /** (started ms, outcome, detail, id): copy a row held by a transactional claim into the history. */
     public final String historyById;
-    /** (delay ms, error, id, token). */
+    /** (delay ms, error, id, token, queue). */
     public final String nackLeased;
     /** (delay ms, error, id): attempts + 1 inside the claim's transaction. */
     public final String nackById;
-    /** (lease ms, id, token). */
+    /** (lease ms, id, token, queue). */
     public final String extend;
-    /** (id, token): visible now, attempt taken back. */
+    /** (id, token, queue): visible now, attempt taken back. */
     public final String releaseLeased;
-    /** (reason, id, token). */
+    /** (reason, id, token, queue). */
     public final String deadLetterLeased;
     /** (reason, id): attempts + 1 (the failed delivery counts). */
     public final String deadLetterById;
@@ -98,6 +98,8 @@ public final class SkipLockedStatements {
     public final String listQueues;
     /** (queue, priority, payload, headers): a raw row, bypassing the library (fault hook of the conformance suite). */
     public final String rawInsert;
+    /** (id, token): the queue of a leased row, to tell a receipt of another queue from a lost lease. */
+    public final String leaseQueue;
     /** Drop every table of the prefix, children first; the Flyway history table last. */
     public final List<String> dropSchema;
     /** PostgreSQL only (else null): (channel, queue) wake listeners when the transaction commits. */
@@ -155,7 +157,8 @@ public final class SkipLockedStatements {
         Field<Long> token = param("token", Long.class);
         Field<Long> id = param("id", Long.class);
         Field<String> queue = param("queue", String.class);
-        Condition leased = ID.eq(id).and(LEASE_TOKEN.eq(token));
+        // a receipt names its queue: a receipt of another queue matches no row (SqlQueue then reports it)
+        Condition leased = ID.eq(id).and(LEASE_TOKEN.eq(token)).and(QUEUE.eq(queue));
         Condition byId = ID.eq(id);
 
         insert = sql(dsl.insertInto(message, QUEUE, PRIORITY, VISIBLE_AT, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, GROUP_KEY)
@@ -264,6 +267,7 @@ public final class SkipLockedStatements {
         purgeHistory = sql(dsl.deleteFrom(history).where(QUEUE.eq(queue)), dsl);
         deleteQueue = sql(dsl.deleteFrom(queueTable).where(NAME.eq(queue)), dsl);
         listQueues = sql(dsl.select(NAME).from(queueTable).orderBy(NAME), dsl);
+        leaseQueue = sql(dsl.select(QUEUE).from(message).where(ID.eq(id)).and(LEASE_TOKEN.eq(token)), dsl);
         rawInsert = sql(dsl.insertInto(message, QUEUE, PRIORITY, VISIBLE_AT, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD)
                 .values(queue, param("priority", Integer.class), now, now, zero, param("headers", String.class),
                         param("payload", byte[].class)), dsl);

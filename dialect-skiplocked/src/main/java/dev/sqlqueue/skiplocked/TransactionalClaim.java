@@ -25,6 +25,8 @@ final class TransactionalClaim {
 
     final long token;
     final long claimedAt;
+    /** The queue the claim was made on (a receipt naming another queue is refused). */
+    final String queue;
     private final Connection connection;
     private final ConnectionState state;
     private final Set<Long> open = new HashSet<>();
@@ -32,9 +34,10 @@ final class TransactionalClaim {
     private boolean closed;
     private volatile long deadlineNanos;
 
-    TransactionalClaim(long token, long claimedAt, Connection connection, ConnectionState state,
+    TransactionalClaim(long token, long claimedAt, String queue, Connection connection, ConnectionState state,
                        Set<Long> ids, long leaseMillis, boolean changedAlready) {
         this.token = token;
+        this.queue = queue;
         this.claimedAt = claimedAt;
         this.connection = connection;
         this.state = state;

@@ -4,14 +4,11 @@ import dev.sqlqueue.QueueConfig;
 import dev.sqlqueue.conformance.LeaseModeSuite;
 import dev.sqlqueue.conformance.TransactionalModeSuite;
 import dev.sqlqueue.conformance.ConformanceTarget;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Nested;
 
@@ -40,7 +37,10 @@ class PostgresConformanceTest {
             return Optional.empty();
         }
 
-        /** pg_terminate_backend on the sessions of the backend's pool, found by application_name. */
+        /**
+         * pg_terminate_backend on the sessions of the backend's pool, found by their application_name
+         * {@code sqlqueue-<prefix>}: the prefix is random per case, so no other client's session matches.
+         */
         @Override
         public int killSessions(QueueConfig config) throws SQLException {
             try (Connection c = DriverManager.getConnection(url, user, password);
@@ -54,27 +54,11 @@ class PostgresConformanceTest {
             }
         }
 
+        /** C17 stops a server: it runs on a private one in {@link PostgresOutageConformanceTest}, never on this one. */
         @Override
         public Optional<String> restartUnavailable() {
-            if (!LocalServer.isLocal(url, 5432)) {
-                return Optional.of("the PostgreSQL server is not on this machine (or runs in a container)");
-            }
-            if (LocalServer.pgVersion() == null || !Files.isExecutable(Path.of("/usr/bin/pg_ctlcluster"))) {
-                return Optional.of("pg_ctlcluster is not installed");
-            }
-            return Optional.empty();
-        }
-
-        @Override
-        public void stopServer() throws Exception {
-            LocalServer.run(List.of("pg_ctlcluster", "--skip-systemctl-redirect", LocalServer.pgVersion(), "main", "stop", "-m", "immediate"));
-            LocalServer.awaitPort(5432, false);
-        }
-
-        @Override
-        public void startServer() throws Exception {
-            LocalServer.run(List.of("pg_ctlcluster", "--skip-systemctl-redirect", LocalServer.pgVersion(), "main", "start"));
-            LocalServer.awaitPort(5432, true);
+            return Optional.of("C17 stops the server, so it runs on a private PostgreSQL the tests start themselves"
+                    + " (PostgresOutageConformanceTest), never on a shared one");
         }
     }
 

@@ -52,34 +52,34 @@ class SkipLockedStatementsTest {
                 "update \"sqlq_message\" set lease_token = ?, attempts = (attempts + 1), claimed_at = (" + NOW
                 + "), visible_at = ((" + NOW + ") + ?) where id = ?");
         e.put("deleteLeased",
-                "delete from \"sqlq_message\" where (id = ? and lease_token = ?)");
+                "delete from \"sqlq_message\" where (id = ? and lease_token = ? and queue = ?)");
         e.put("deleteById",
                 "delete from \"sqlq_message\" where id = ?");
         e.put("historyLeased",
                 "insert into \"sqlq_history\" (id, queue, enqueued_at, started_at, finished_at, attempts, "
                 + "outcome, detail) select id, queue, enqueued_at, coalesce(claimed_at, (" + NOW + ")), (" + NOW
-                + "), attempts, ?, ? from \"sqlq_message\" where (id = ? and lease_token = ?)");
+                + "), attempts, ?, ? from \"sqlq_message\" where (id = ? and lease_token = ? and queue = ?)");
         e.put("historyById",
                 "insert into \"sqlq_history\" (id, queue, enqueued_at, started_at, finished_at, attempts, "
                 + "outcome, detail) select id, queue, enqueued_at, ?, (" + NOW
                 + "), (attempts + 1), ?, ? from \"sqlq_message\" where id = ?");
         e.put("nackLeased",
                 "update \"sqlq_message\" set visible_at = ((" + NOW
-                + ") + ?), lease_token = null, last_error = ? where (id = ? and lease_token = ?)");
+                + ") + ?), lease_token = null, last_error = ? where (id = ? and lease_token = ? and queue = ?)");
         e.put("nackById",
                 "update \"sqlq_message\" set visible_at = ((" + NOW
                 + ") + ?), attempts = (attempts + 1), last_error = ? where id = ?");
         e.put("extend",
-                "update \"sqlq_message\" set visible_at = ((" + NOW + ") + ?) where (id = ? and lease_token = ?)");
+                "update \"sqlq_message\" set visible_at = ((" + NOW + ") + ?) where (id = ? and lease_token = ? and queue = ?)");
         e.put("releaseLeased",
                 "update \"sqlq_message\" set visible_at = (" + NOW
-                + "), lease_token = null, attempts = (attempts - 1) where (id = ? and lease_token = ?)");
+                + "), lease_token = null, attempts = (attempts - 1) where (id = ? and lease_token = ? and queue = ?)");
         e.put("deadLetterLeased",
                 "insert into \"sqlq_dead_letter\" (id, queue, priority, enqueued_at, attempts, headers, payload,"
                 + " reason, dead_at, group_key) select id, queue, priority, enqueued_at, attempts, headers, payloa"
                 + "d, ?, ("
                 + NOW
-                + "), group_key from \"sqlq_message\" where (id = ? and lease_token = ?)");
+                + "), group_key from \"sqlq_message\" where (id = ? and lease_token = ? and queue = ?)");
         e.put("deadLetterById",
                 "insert into \"sqlq_dead_letter\" (id, queue, priority, enqueued_at, attempts, headers, payload,"
                 + " reason, dead_at, group_key) select id, queue, priority, enqueued_at, (attempts + 1), headers, "
@@ -131,6 +131,7 @@ class SkipLockedStatementsTest {
         e.put("rawInsert",
                 "insert into \"sqlq_message\" (queue, priority, visible_at, enqueued_at, attempts, headers, "
                 + "payload) values (?, ?, (" + NOW + "), (" + NOW + "), 0, ?, ?)");
+        e.put("leaseQueue", "select queue from \"sqlq_message\" where (id = ? and lease_token = ?)");
         e.put("dropSchema[0]",
                 "drop table if exists \"sqlq_history\"");
         e.put("dropSchema[1]",
@@ -173,34 +174,34 @@ class SkipLockedStatementsTest {
                 "update `sqlq_message` set lease_token = ?, attempts = (attempts + 1), claimed_at = (" + NOW
                 + "), visible_at = ((" + NOW + ") + ?) where id = ?");
         e.put("deleteLeased",
-                "delete from `sqlq_message` where (id = ? and lease_token = ?)");
+                "delete from `sqlq_message` where (id = ? and lease_token = ? and queue = ?)");
         e.put("deleteById",
                 "delete from `sqlq_message` where id = ?");
         e.put("historyLeased",
                 "insert into `sqlq_history` (id, queue, enqueued_at, started_at, finished_at, attempts, "
                 + "outcome, detail) select id, queue, enqueued_at, coalesce(claimed_at, (" + NOW + ")), (" + NOW
-                + "), attempts, ?, ? from `sqlq_message` where (id = ? and lease_token = ?)");
+                + "), attempts, ?, ? from `sqlq_message` where (id = ? and lease_token = ? and queue = ?)");
         e.put("historyById",
                 "insert into `sqlq_history` (id, queue, enqueued_at, started_at, finished_at, attempts, "
                 + "outcome, detail) select id, queue, enqueued_at, ?, (" + NOW
                 + "), (attempts + 1), ?, ? from `sqlq_message` where id = ?");
         e.put("nackLeased",
                 "update `sqlq_message` set visible_at = ((" + NOW
-                + ") + ?), lease_token = null, last_error = ? where (id = ? and lease_token = ?)");
+                + ") + ?), lease_token = null, last_error = ? where (id = ? and lease_token = ? and queue = ?)");
         e.put("nackById",
                 "update `sqlq_message` set visible_at = ((" + NOW
                 + ") + ?), attempts = (attempts + 1), last_error = ? where id = ?");
         e.put("extend",
-                "update `sqlq_message` set visible_at = ((" + NOW + ") + ?) where (id = ? and lease_token = ?)");
+                "update `sqlq_message` set visible_at = ((" + NOW + ") + ?) where (id = ? and lease_token = ? and queue = ?)");
         e.put("releaseLeased",
                 "update `sqlq_message` set visible_at = (" + NOW
-                + "), lease_token = null, attempts = (attempts - 1) where (id = ? and lease_token = ?)");
+                + "), lease_token = null, attempts = (attempts - 1) where (id = ? and lease_token = ? and queue = ?)");
         e.put("deadLetterLeased",
                 "insert into `sqlq_dead_letter` (id, queue, priority, enqueued_at, attempts, headers, payload, r"
                 + "eason, dead_at, group_key) select id, queue, priority, enqueued_at, attempts, headers, payload,"
                 + " ?, ("
                 + NOW
-                + "), group_key from `sqlq_message` where (id = ? and lease_token = ?)");
+                + "), group_key from `sqlq_message` where (id = ? and lease_token = ? and queue = ?)");
         e.put("deadLetterById",
                 "insert into `sqlq_dead_letter` (id, queue, priority, enqueued_at, attempts, headers, payload, r"
                 + "eason, dead_at, group_key) select id, queue, priority, enqueued_at, (attempts + 1), headers, pa"
@@ -251,6 +252,7 @@ class SkipLockedStatementsTest {
         e.put("rawInsert",
                 "insert into `sqlq_message` (queue, priority, visible_at, enqueued_at, attempts, headers, "
                 + "payload) values (?, ?, (" + NOW + "), (" + NOW + "), 0, ?, ?)");
+        e.put("leaseQueue", "select queue from `sqlq_message` where (id = ? and lease_token = ?)");
         e.put("dropSchema[0]",
                 "drop table if exists `sqlq_history`");
         e.put("dropSchema[1]",
@@ -299,14 +301,14 @@ class SkipLockedStatementsTest {
                 + "), visible_at = ((" + NOW + ") + cast(? as bigint)) where id = cast(? as bigint)");
         e.put("deleteLeased",
                 "delete from \"sqlq_message\" where (id = cast(? as bigint) and lease_token = cast(? as "
-                + "bigint))");
+                + "bigint) and queue = cast(? as varchar))");
         e.put("deleteById",
                 "delete from \"sqlq_message\" where id = cast(? as bigint)");
         e.put("historyLeased",
                 "insert into \"sqlq_history\" (id, queue, enqueued_at, started_at, finished_at, attempts, "
                 + "outcome, detail) select id, queue, enqueued_at, coalesce(claimed_at, (" + NOW + ")), (" + NOW
                 + "), attempts, cast(? as varchar), cast(? as varchar) from \"sqlq_message\" where (id = "
-                + "cast(? as bigint) and lease_token = cast(? as bigint))");
+                + "cast(? as bigint) and lease_token = cast(? as bigint) and queue = cast(? as varchar))");
         e.put("historyById",
                 "insert into \"sqlq_history\" (id, queue, enqueued_at, started_at, finished_at, attempts, "
                 + "outcome, detail) select id, queue, enqueued_at, cast(? as bigint), (" + NOW
@@ -315,25 +317,25 @@ class SkipLockedStatementsTest {
         e.put("nackLeased",
                 "update \"sqlq_message\" set visible_at = ((" + NOW
                 + ") + cast(? as bigint)), lease_token = null, last_error = ? where (id = cast(? as bigint) "
-                + "and lease_token = cast(? as bigint))");
+                + "and lease_token = cast(? as bigint) and queue = cast(? as varchar))");
         e.put("nackById",
                 "update \"sqlq_message\" set visible_at = ((" + NOW
                 + ") + cast(? as bigint)), attempts = (attempts + 1), last_error = ? where id = cast(? as "
                 + "bigint)");
         e.put("extend",
                 "update \"sqlq_message\" set visible_at = ((" + NOW
-                + ") + cast(? as bigint)) where (id = cast(? as bigint) and lease_token = cast(? as bigint))");
+                + ") + cast(? as bigint)) where (id = cast(? as bigint) and lease_token = cast(? as bigint) and queue = cast(? as varchar))");
         e.put("releaseLeased",
                 "update \"sqlq_message\" set visible_at = (" + NOW
                 + "), lease_token = null, attempts = (attempts - 1) where (id = cast(? as bigint) and "
-                + "lease_token = cast(? as bigint))");
+                + "lease_token = cast(? as bigint) and queue = cast(? as varchar))");
         e.put("deadLetterLeased",
                 "insert into \"sqlq_dead_letter\" (id, queue, priority, enqueued_at, attempts, headers, payload,"
                 + " reason, dead_at, group_key) select id, queue, priority, enqueued_at, attempts, headers, payloa"
                 + "d, cast(? as varchar), ("
                 + NOW
                 + "), group_key from \"sqlq_message\" where (id = cast(? as bigint) and lease_token = cast(? as bi"
-                + "gint))");
+                + "gint) and queue = cast(? as varchar))");
         e.put("deadLetterById",
                 "insert into \"sqlq_dead_letter\" (id, queue, priority, enqueued_at, attempts, headers, payload,"
                 + " reason, dead_at, group_key) select id, queue, priority, enqueued_at, (attempts + 1), headers, "
@@ -387,6 +389,7 @@ class SkipLockedStatementsTest {
         e.put("rawInsert",
                 "insert into \"sqlq_message\" (queue, priority, visible_at, enqueued_at, attempts, headers, "
                 + "payload) values (?, ?, (" + NOW + "), (" + NOW + "), 0, ?, ?)");
+        e.put("leaseQueue", "select queue from \"sqlq_message\" where (id = cast(? as bigint) and lease_token = cast(? as bigint))");
         e.put("dropSchema[0]",
                 "drop table if exists \"sqlq_history\"");
         e.put("dropSchema[1]",
@@ -522,15 +525,15 @@ class SkipLockedStatementsTest {
             binds.put("claimCandidates", 3);     // queue, held ids, limit
         }
         binds.put("leaseUpdate", 3);             // token, lease, id
-        binds.put("deleteLeased", 2);            // id, token
+        binds.put("deleteLeased", 3);            // id, token, queue
         binds.put("deleteById", 1);              // id
-        binds.put("historyLeased", 4);           // outcome, detail, id, token
+        binds.put("historyLeased", 5);           // outcome, detail, id, token, queue
         binds.put("historyById", 4);             // started, outcome, detail, id
-        binds.put("nackLeased", 4);              // delay, error, id, token
+        binds.put("nackLeased", 5);              // delay, error, id, token, queue
         binds.put("nackById", 3);                // delay, error, id
-        binds.put("extend", 3);                  // lease, id, token
-        binds.put("releaseLeased", 2);           // id, token
-        binds.put("deadLetterLeased", 3);        // reason, id, token
+        binds.put("extend", 4);                  // lease, id, token, queue
+        binds.put("releaseLeased", 3);           // id, token, queue
+        binds.put("deadLetterLeased", 4);        // reason, id, token, queue
         binds.put("deadLetterById", 2);          // reason, id
         binds.put("stats", 1);
         binds.put("countDead", 1);
@@ -546,6 +549,7 @@ class SkipLockedStatementsTest {
         binds.put("purgeHistory", 1);
         binds.put("deleteQueue", 1);
         binds.put("listQueues", 0);
+        binds.put("leaseQueue", 2);              // id, token
         binds.put("rawInsert", 4);               // queue, priority, headers, payload
         for (int i = 0; i < 5; i++) {
             binds.put("dropSchema[" + i + "]", 0);

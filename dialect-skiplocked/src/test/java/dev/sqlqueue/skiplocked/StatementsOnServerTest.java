@@ -65,15 +65,16 @@ class StatementsOnServerTest {
             b.put("claimSelect", new Object[] {queue, 10});
         }
         b.put("leaseUpdate", new Object[] {token, 30_000L, id});
-        b.put("deleteLeased", new Object[] {id, token});
+        b.put("deleteLeased", new Object[] {id, token, queue});
         b.put("deleteById", new Object[] {id});
-        b.put("historyLeased", new Object[] {"acked", "detail", id, token});
+        b.put("historyLeased", new Object[] {"acked", "detail", id, token, queue});
         b.put("historyById", new Object[] {1L, "acked", "detail", id});
-        b.put("nackLeased", new Object[] {1_000L, "error", id, token});
+        b.put("nackLeased", new Object[] {1_000L, "error", id, token, queue});
         b.put("nackById", new Object[] {1_000L, "error", id});
-        b.put("extend", new Object[] {30_000L, id, token});
-        b.put("releaseLeased", new Object[] {id, token});
-        b.put("deadLetterLeased", new Object[] {"reason", id, token});
+        b.put("extend", new Object[] {30_000L, id, token, queue});
+        b.put("releaseLeased", new Object[] {id, token, queue});
+        b.put("deadLetterLeased", new Object[] {"reason", id, token, queue});
+        b.put("leaseQueue", new Object[] {id, token});
         b.put("deadLetterById", new Object[] {"reason", id});
         b.put("stats", new Object[] {queue});
         b.put("countDead", new Object[] {queue});
@@ -106,7 +107,7 @@ class StatementsOnServerTest {
     static {
         for (String s : List.of("insert", "leaseUpdate", "deleteLeased", "deleteById", "historyLeased", "historyById",
                 "nackLeased", "nackById", "extend", "releaseLeased", "deadLetterLeased", "deadLetterById", "deleteQueue",
-                "rawInsert", "claimSelect", "claimCandidates", "stats", "countDead", "countHistory", "listQueues", "notify")) {
+                "rawInsert", "claimSelect", "claimCandidates", "stats", "countDead", "countHistory", "listQueues", "notify", "leaseQueue")) {
             ROWS.put(s, 1);
         }
         for (String s : List.of("ensureQueue", "listHistory", "listDead", "lockDeadIds", "requeueDead", "requeueDeadGrouped", "deleteDead",

@@ -113,7 +113,11 @@ final class TeradataClaims {
      */
     void settle(Receipt r, Claim.Kind kind, String text) {
         Claim claim = r.mode() == ClaimMode.TRANSACTIONAL ? open.get(r.token()) : null;
-        if (claim == null || !claim.names.queue().equals(r.queue())) {
+        if (claim != null && !claim.names.queue().equals(r.queue())) {
+            throw new dev.sqlqueue.InvalidInputException("receipt.queue", "the receipt names queue '" + r.queue()
+                    + "' but message " + r.messageId() + " was claimed from queue '" + claim.names.queue() + "'; nothing was changed");
+        }
+        if (claim == null) {
             throw lost(r);
         }
         synchronized (claim) {

@@ -65,6 +65,20 @@ class ClaimSequenceTest {
     }
 
     @Test
+    void aReceiptNamingAnotherQueueIsRefusedAndChangesNothing() {
+        Fixture f = new Fixture();
+        f.queueHolds(consumed(7, Map.of(), "a"));
+        Delivery d = f.queue.consume(JOBS, claim(1)).get(0);
+        dev.sqlqueue.Receipt forged = new dev.sqlqueue.Receipt(dev.sqlqueue.QueueName.of("other"), d.id(),
+                d.receipt().token(), d.receipt().mode());
+        dev.sqlqueue.InvalidInputException e = assertThrows(dev.sqlqueue.InvalidInputException.class, () -> f.queue.ack(forged));
+        assertEquals("receipt.queue", e.rule());
+        assertEquals(List.of(peek(), consume()), f.jdbc.calls(), "nothing sent");
+        f.queue.ack(d.receipt());
+        assertEquals(List.of(peek(), consume(), COMMIT), f.jdbc.calls(), "the claim is intact and commits");
+    }
+
+    @Test
     void batchStopsAtMaxMessages() {
         Fixture f = new Fixture();
         f.queueHolds(consumed(1, Map.of(), "a"), consumed(2, Map.of(), "b"));

@@ -25,7 +25,7 @@ class KitRunnerDatabaseTest {
     private static String run(KitOptions.Builder b, Path dir, int expectedRc) {
         ByteArrayOutputStream buf = new ByteArrayOutputStream();
         PrintStream console = new PrintStream(buf, true, StandardCharsets.UTF_8);
-        int rc = KitRunner.run(b.reportDir(dir).console(console).build());
+        int rc = KitRunner.run(b.reportDir(dir).console(console).errors(console).build());
         String out = buf.toString(StandardCharsets.UTF_8);
         System.out.println(out);
         assertEquals(expectedRc, rc, out);

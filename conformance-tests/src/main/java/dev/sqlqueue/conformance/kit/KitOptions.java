@@ -40,6 +40,8 @@ import java.util.regex.Pattern;
  *       clean-up), 1 s to 24 h; default {@link #DEFAULT_CASE_TIMEOUT}. A case still running then is reported
  *       failed with "timed out after N s" and what it was waiting on.</li>
  *   <li>{@code console}: where progress and the summary table go; default {@code System.out}.</li>
+ *   <li>{@code errors}: where errors go (a setup error, an unknown case, a failed clean-up); default
+ *       {@code System.err}.</li>
  * </ul>
  */
 public final class KitOptions {
@@ -67,6 +69,7 @@ public final class KitOptions {
     private final String restartCommand;
     private final String startCommand;
     private final PrintStream console;
+    private final PrintStream errors;
     private final java.util.Map<String, String> backendOptions;
     private final Duration caseTimeout;
 
@@ -85,6 +88,7 @@ public final class KitOptions {
         this.startCommand = b.startCommand;
         this.console = b.console;
         this.caseTimeout = b.caseTimeout;
+        this.errors = b.errors;
     }
 
     public static Builder builder() {
@@ -108,6 +112,8 @@ public final class KitOptions {
     /** Shell command that brings the database back, or null. */
     public String startCommand() { return startCommand; }
     public PrintStream console() { return console; }
+
+    public PrintStream errors() { return errors; }
     /** Backend options ({@code QueueConfig.option}) for every case, in the order given. */
     public java.util.Map<String, String> backendOptions() { return backendOptions; }
     /** The time limit of one case (set-up and body, not clean-up). */
@@ -136,6 +142,7 @@ public final class KitOptions {
         private String restartCommand;
         private String startCommand;
         private PrintStream console = System.out;
+        private PrintStream errors = System.err;
         private final java.util.Map<String, String> backendOptions = new java.util.LinkedHashMap<>();
         private Duration caseTimeout = DEFAULT_CASE_TIMEOUT;
 
@@ -202,6 +209,11 @@ public final class KitOptions {
         public Builder restartCommand(String cmd) { this.restartCommand = blankToNull(cmd); return this; }
 
         public Builder startCommand(String cmd) { this.startCommand = blankToNull(cmd); return this; }
+
+        public Builder errors(PrintStream err) {
+            this.errors = Objects.requireNonNull(err, "errors");
+            return this;
+        }
 
         public Builder console(PrintStream out) {
             this.console = Objects.requireNonNull(out, "console");

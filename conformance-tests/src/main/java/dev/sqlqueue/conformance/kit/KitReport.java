@@ -24,6 +24,7 @@ final class KitReport {
         StringBuilder b = new StringBuilder();
         b.append("# sqlqueue conformance report: ").append(info.backend()).append("\n\n");
         b.append("| | |\n| --- | --- |\n");
+        row(b, "sqlqueue", info.version() + " (commit " + info.commit() + ")");
         row(b, "backend", info.backend());
         row(b, "server", info.serverVersion());
         row(b, "JDBC driver", info.driver());
@@ -37,12 +38,13 @@ final class KitReport {
         row(b, "objects left behind", info.leftovers().isEmpty()
                 ? "none (" + info.prefixes().size() + " table prefixes used, all dropped)"
                 : String.join(", ", info.leftovers()));
-        b.append("\n| case | mode | result | time (s) | detail |\n| --- | --- | --- | --- | --- |\n");
+        b.append("\n| case | mode | result | time (s) | detail | what it checks |\n| --- | --- | --- | --- | --- | --- |\n");
         for (CaseResult r : sorted(results)) {
             b.append("| ").append(r.caseId()).append(' ').append(cell(r.title())).append(" | ").append(r.mode())
                     .append(" | ").append(r.failed() ? "**failed**" : r.status())
                     .append(" | ").append(String.format("%.1f", r.millis() / 1000.0))
-                    .append(" | ").append(cell(r.detail())).append(" |\n");
+                    .append(" | ").append(cell(r.detail()))
+                    .append(" | ").append(cell(CaseCatalog.checks(r.caseId(), r.title()))).append(" |\n");
         }
         return b.toString();
     }
@@ -63,7 +65,8 @@ final class KitReport {
             byCase.computeIfAbsent(r.caseId() + " " + r.title(), k -> new LinkedHashMap<>()).put(r.mode(), r);
         }
         out.println();
-        out.println("sqlqueue conformance: " + info.backend() + " (" + info.serverVersion() + "), " + info.driver());
+        out.println("sqlqueue " + info.version() + " (commit " + info.commit() + ") conformance: " + info.backend()
+                + " (" + info.serverVersion() + "), " + info.driver());
         StringBuilder h = new StringBuilder(String.format("%-44s", "case"));
         modes.forEach(m -> h.append(String.format(" %-14s", m)));
         out.println(h.toString().stripTrailing());

@@ -80,6 +80,13 @@ public final class KitRunner {
      */
     public static int run(KitOptions options) {
         PrintStream out = options.console();
+        PrintStream err = options.errors();
+        List<String> unknown = options.cases().stream().filter(c -> !CaseCatalog.ids().contains(c)).toList();
+        if (!unknown.isEmpty()) {
+            err.println("conformance kit: no such case " + String.join(", ", unknown) + "; the cases are "
+                    + String.join(",", CaseCatalog.ids()));
+            return SETUP_ERROR;
+        }
         Thread thread = Thread.currentThread();
         ClassLoader previous = thread.getContextClassLoader();
         try {
@@ -91,7 +98,7 @@ public final class KitRunner {
             }
             return runLoaded(options);
         } catch (IllegalArgumentException | SQLException e) {
-            out.println("conformance kit: " + e.getMessage());
+            err.println("conformance kit: " + e.getMessage());
             return SETUP_ERROR;
         } finally {
             thread.setContextClassLoader(previous);
@@ -111,7 +118,7 @@ public final class KitRunner {
         try {
             backend = BackendDiscovery.find(base).name();
         } catch (SqlQueueException e) {
-            out.println("conformance kit: " + e.getMessage());
+            o.errors().println("conformance kit: " + e.getMessage());
             return SETUP_ERROR;
         }
         Path dir = o.reportDir();
@@ -121,7 +128,7 @@ public final class KitRunner {
             Files.writeString(ledger, "# kit run " + t0 + " on " + redacted + System.lineSeparator(), StandardCharsets.UTF_8,
                     StandardOpenOption.CREATE, StandardOpenOption.APPEND);
         } catch (IOException e) {
-            out.println("conformance kit: cannot write the report directory " + dir + ": " + e.getMessage());
+            o.errors().println("conformance kit: cannot write the report directory " + dir + ": " + e.getMessage());
             return SETUP_ERROR;
         }
         out.println("sqlqueue conformance kit: backend " + backend + " at " + redacted);
@@ -158,8 +165,8 @@ public final class KitRunner {
             caps = q.capabilities();
             server = q.serverVersion();
         } catch (SqlQueueException e) {
-            out.println("conformance kit: cannot open backend " + backend + ": " + e.getMessage());
-            sweep(target, out);
+            o.errors().println("conformance kit: cannot open backend " + backend + ": " + e.getMessage());
+            sweep(target, o.errors());
             return SETUP_ERROR;
         }
         sweep(target, out);
@@ -187,22 +194,18 @@ public final class KitRunner {
             launch(o, modes, collector, dir, out);
         } finally {
             KitSession.end();
-            leftovers = sweep(target, out);
+            leftovers = sweep(target, o.errors());
+            ReportScrubber.scrub(dir, o.password(), o.errors());
         }
         List<CaseResult> results = collector.results();
-        RunInfo info = new RunInfo(backend, server, driverAndDate[0], driverAndDate[1], redacted, names(modes), o.cases(),
+        RunInfo info = new RunInfo(KitBuild.version(), KitBuild.commit(), backend, server, driverAndDate[0], driverAndDate[1], redacted, names(modes), o.cases(),
                 Duration.between(t0, Instant.now()), target.prefixes(), leftovers, o.caseTimeout());
         try {
             KitReport.write(dir, info, results);
         } catch (IOException e) {
-            out.println("conformance kit: cannot write " + dir.resolve("conformance.md") + ": " + e.getMessage());
+            o.errors().println("conformance kit: cannot write " + dir.resolve("conformance.md") + ": " + e.getMessage());
         }
         KitReport.console(out, info, results);
-        for (String c : o.cases()) {
-            if (results.stream().noneMatch(r -> r.caseId().equals(c))) {
-                out.println("warning: no case " + c + " exists");
-            }
-        }
         out.println("report: " + dir.resolve("conformance.md").toAbsolutePath() + " (JUnit XML beside it)");
         boolean failed = results.stream().anyMatch(CaseResult::failed) || !leftovers.isEmpty();
         return failed ? FAILURES : OK;
@@ -274,7 +277,7 @@ public final class KitRunner {
         // our own listeners only: the suite's summary listener would print a second table
         Launcher launcher = LauncherFactory.create(LauncherConfig.builder()
                 .enableTestExecutionListenerAutoRegistration(false).build());
-        PrintWriter xmlLog = new PrintWriter(out, true);
+        PrintWriter xmlLog = new PrintWriter(o.errors(), true);
         launcher.execute(req, collector, new LegacyXmlReportGeneratingListener(dir, xmlLog));
     }
 

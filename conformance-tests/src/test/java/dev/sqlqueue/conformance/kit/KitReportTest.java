@@ -11,7 +11,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class KitReportTest {
-    private final RunInfo info = new RunInfo("postgresql", "PostgreSQL 15.20", "PostgreSQL JDBC Driver 42.7.14",
+    private final RunInfo info = new RunInfo("0.1.0-SNAPSHOT", "abc1234", "postgresql", "PostgreSQL 15.20", "PostgreSQL JDBC Driver 42.7.14",
             "2026-11-29 21:00:00 (database clock)", "jdbc:postgresql://h/db?password=***", List.of("lease", "transactional"),
             List.of(), Duration.ofSeconds(75), List.of("kta_", "ktb_"), List.of(),
             Duration.ofSeconds(600));
@@ -23,7 +23,9 @@ class KitReportTest {
     @Test
     void markdownHasTheHeaderAndOneRowPerCaseAndMode() {
         String md = KitReport.markdown(info, results);
+        assertTrue(md.contains("| sqlqueue | 0.1.0-SNAPSHOT (commit abc1234) |"), md);
         assertTrue(md.contains("| server | PostgreSQL 15.20 |"), md);
+        assertTrue(md.contains("| lease mode only | a consumer killed mid-handler loses the message"), "each row says what its case checks: " + md);
         assertTrue(md.contains("| JDBC driver | PostgreSQL JDBC Driver 42.7.14 |"), md);
         assertTrue(md.contains("| duration | 75.0 s |"), md);
         assertTrue(md.contains("| case time limit | 600 s (--case-timeout) |"), md);

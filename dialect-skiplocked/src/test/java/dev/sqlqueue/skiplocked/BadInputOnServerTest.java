@@ -1,0 +1,129 @@
+package dev.sqlqueue.skiplocked;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sqlqueue.ClaimMode;
+import dev.sqlqueue.ConsumeRequest;
+import dev.sqlqueue.Delivery;
+import dev.sqlqueue.InvalidInputException;
+import dev.sqlqueue.Message;
+import dev.sqlqueue.QueueConfig;
+import dev.sqlqueue.QueueName;
+import dev.sqlqueue.Receipt;
+import dev.sqlqueue.SqlQueue;
+import dev.sqlqueue.conformance.ConformanceTarget;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.function.Executable;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Bad input is refused with {@link InvalidInputException} naming the rule, before anything is written,
+ * on H2, PostgreSQL and MariaDB (issue 14's inputs, kept as tests).
+ */
+class BadInputOnServerTest {
+    static Stream<ConformanceTarget> backends() {
+        return Stream.of(H2ConformanceTest.TARGET, PostgresConformanceTest.TARGET, MariaDbConformanceTest.TARGET);
+    }
+
+    static Stream<Arguments> backendsAndModes() {
+        return backends().flatMap(t -> Stream.of(Arguments.of(t, ClaimMode.LEASE), Arguments.of(t, ClaimMode.TRANSACTIONAL)));
+    }
+
+    private interface Body {
+        void run(SqlQueue queue) throws Exception;
+    }
+
+    private static void on(ConformanceTarget target, Body body) throws Exception {
+        String prefix = "bi" + Long.toString(ThreadLocalRandom.current().nextLong(1L << 40, 1L << 45), 36) + "_";
+        QueueConfig config = target.config(prefix);
+        try (SqlQueue queue = SqlQueue.open(config)) {
+            body.run(queue);
+        } finally {
+            target.cleanUp(prefix);
+        }
+    }
+
+    private static void refused(String rule, Executable call) {
+        InvalidInputException e = assertThrows(InvalidInputException.class, call);
+        assertEquals(rule, e.rule(), e.getMessage());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("backends")
+    void badMessagesAreRefusedAndNothingIsStored(ConformanceTarget target) throws Exception {
+        on(target, queue -> {
+            QueueName q = QueueName.of("bad");
+            queue.createQueue(q);
+            refused("headers.null", () -> queue.enqueue(q, Message.builder(new byte[] {1}).headers(null).build()));
+            refused("header.value", () -> queue.enqueue(q, Message.builder(new byte[] {1}).header("k", "a\u0000b").build()));
+            refused("header.value", () -> queue.enqueue(q, Message.builder(new byte[] {1}).header("k", "x\uD800y").build()));
+            refused("header.value", () -> queue.enqueue(q, Message.builder(new byte[] {1}).header("k", "\uDC00").build()));
+            refused("header.key", () -> queue.enqueue(q, Message.builder(new byte[] {1}).header("k\uD800", "v").build()));
+            refused("header.value", () -> queue.enqueue(q, Message.builder(new byte[] {1})
+                    .headers(Map.of("k", "v\u0000")).build()));
+            refused("group.text", () -> queue.enqueue(q, Message.builder(new byte[] {1}).group("g\u0000").build()));
+            refused("group.text", () -> queue.enqueue(q, Message.builder(new byte[] {1}).group("g\uDBFF").build()));
+            refused("payload.text", () -> queue.enqueue(q, Message.ofText("lone \uD800 surrogate")));
+            refused("delay.max", () -> queue.enqueue(q, Message.builder(new byte[] {1})
+                    .delay(Duration.ofDays(100_000_000)).build()));
+            refused("delay.max", () -> queue.enqueue(q, Message.builder(new byte[] {1})
+                    .delay(Message.MAX_DELAY.plusMillis(1)).build()));
+            assertEquals(0, queue.stats(q).depth(), "nothing was stored");
+
+            // what is allowed is stored unchanged: a well-formed pair, other control characters, the maximum delay
+            String emoji = "\uD83D\uDE00 tab\there";
+            long id = queue.enqueue(q, Message.builder(new byte[] {7}).header("k", emoji).group("g\uD83D\uDE00").build());
+            long later = queue.enqueue(q, Message.builder(new byte[] {8}).delay(Message.MAX_DELAY).build());
+            Delivery d = queue.consume(q, ConsumeRequest.of(1)).get(0);
+            assertEquals(id, d.id());
+            assertEquals(emoji, d.headers().get("k"));
+            assertArrayEquals(new byte[] {7}, d.payload());
+            queue.ack(d.receipt());
+            assertEquals(1, queue.stats(q).delayed(), "message " + later + " waits its maximum delay");
+        });
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("backendsAndModes")
+    void badSettlesAreRefusedAndTheMessageIsUnchanged(ConformanceTarget target, ClaimMode mode) throws Exception {
+        on(target, queue -> {
+            QueueName q = QueueName.of("held");
+            QueueName other = QueueName.of("other");
+            queue.createQueue(q);
+            queue.createQueue(other);
+            long id = queue.enqueue(q, Message.ofText("held"));
+            queue.enqueue(other, Message.ofText("bystander"));
+            Delivery d = queue.consume(q, ConsumeRequest.of(1).withMode(mode)).get(0);
+            Receipt r = d.receipt();
+            Receipt forged = new Receipt(other, r.messageId(), r.token(), r.mode());
+
+            refused("receipt.queue", () -> queue.ack(forged));
+            refused("receipt.queue", () -> queue.ack(forged, "detail"));
+            refused("receipt.queue", () -> queue.nack(forged, Duration.ZERO, "e"));
+            refused("receipt.queue", () -> queue.deadLetter(forged, "r"));
+            refused("receipt.queue", () -> queue.release(forged));
+            refused("receipt.queue", () -> queue.ackAll(List.of(forged)));
+            refused("receipt.duplicate", () -> queue.ackAll(Arrays.asList(r, r)));
+            refused("delay.max", () -> queue.nack(r, Duration.ofDays(100_000_000), "e"));
+            refused("delay.max", () -> queue.nack(r, Message.MAX_DELAY.plusMillis(1), "e"));
+
+            assertEquals(1, queue.stats(q).depth(), "the message is still there, held by its claim");
+            assertEquals(1, queue.stats(other).depth(), "the other queue is untouched");
+            assertEquals(0, queue.stats(q).dead() + queue.stats(other).dead());
+            queue.ack(r);
+            assertEquals(0, queue.stats(q).depth(), "the real receipt still acks message " + id);
+            assertTrue(queue.consume(q, ConsumeRequest.of(1).withMode(mode)).isEmpty());
+            assertEquals(1, queue.stats(other).depth());
+        });
+    }
+}

@@ -1,0 +1,48 @@
+package dev.sqlqueue.skiplocked;
+
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+import java.lang.reflect.Method;
+import java.util.Arrays;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.extension.ConditionEvaluationResult;
+import org.junit.jupiter.api.extension.ExecutionCondition;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * Runs only the named conformance cases (by id, for example {@code C17}) of the suites nested in the
+ * annotated class; the other cases are reported disabled with the reason that they run on the shared
+ * server in the backend's main conformance test.
+ */
+@Retention(RetentionPolicy.RUNTIME)
+@Target(ElementType.TYPE)
+@ExtendWith(OnlyCases.Condition.class)
+@interface OnlyCases {
+    /** Case ids, for example {@code "C17"}. */
+    String[] value();
+
+    final class Condition implements ExecutionCondition {
+        @Override
+        public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
+            if (context.getTestMethod().isEmpty()) {
+                return ConditionEvaluationResult.enabled("a container");
+            }
+            OnlyCases only = null;
+            for (Class<?> c = context.getRequiredTestClass(); c != null && only == null; c = c.getEnclosingClass()) {
+                only = c.getAnnotation(OnlyCases.class);
+            }
+            if (only == null) {
+                return ConditionEvaluationResult.enabled("no case filter");
+            }
+            Method m = context.getRequiredTestMethod();
+            DisplayName name = m.getAnnotation(DisplayName.class);
+            String id = name == null ? m.getName() : name.value().split(" ", 2)[0];
+            return Arrays.asList(only.value()).contains(id)
+                    ? ConditionEvaluationResult.enabled(id + " runs on this private server")
+                    : ConditionEvaluationResult.disabled(id + " runs on the shared server in the backend's main conformance test");
+        }
+    }
+}

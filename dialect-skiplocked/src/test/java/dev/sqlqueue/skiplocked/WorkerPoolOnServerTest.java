@@ -1,0 +1,250 @@
+package dev.sqlqueue.skiplocked;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sqlqueue.ClaimMode;
+import dev.sqlqueue.Delivery;
+import dev.sqlqueue.InvalidInputException;
+import dev.sqlqueue.LeaseLostException;
+import dev.sqlqueue.Message;
+import dev.sqlqueue.QueueClient;
+import dev.sqlqueue.QueueConfig;
+import dev.sqlqueue.QueueName;
+import dev.sqlqueue.Receipt;
+import dev.sqlqueue.SqlQueue;
+import dev.sqlqueue.TransientBackendException;
+import dev.sqlqueue.conformance.ConformanceTarget;
+import dev.sqlqueue.runtime.Outcome;
+import dev.sqlqueue.runtime.WorkerListener;
+import dev.sqlqueue.runtime.WorkerOptions;
+import dev.sqlqueue.runtime.WorkerPool;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The worker runtime on real databases (H2, PostgreSQL, MariaDB): transactional claims kept alive while
+ * handlers run, listener events that report only what the database committed, and a pool that refuses
+ * a connection budget it would exhaust.
+ */
+class WorkerPoolOnServerTest {
+    static Stream<ConformanceTarget> backends() {
+        return Stream.of(H2ConformanceTest.TARGET, PostgresConformanceTest.TARGET, MariaDbConformanceTest.TARGET);
+    }
+
+    private interface Body {
+        void run(SqlQueue queue, QueueConfig config) throws Exception;
+    }
+
+    private static void on(ConformanceTarget target, Body body) throws Exception {
+        String prefix = "wp" + Long.toString(ThreadLocalRandom.current().nextLong(1L << 40, 1L << 45), 36) + "_";
+        QueueConfig config = target.config(prefix).toBuilder().poolSize(10).build();
+        try (SqlQueue queue = SqlQueue.open(config)) {
+            body.run(queue, config);
+        } finally {
+            target.cleanUp(prefix);
+        }
+    }
+
+    /** Per message id: how often the listener reported each event. */
+    static final class Events implements WorkerListener {
+        final Map<Long, AtomicInteger> acked = new ConcurrentHashMap<>();
+        final Map<Long, AtomicInteger> lost = new ConcurrentHashMap<>();
+
+        @Override
+        public void acked(Delivery d, long handlerNanos) {
+            acked.computeIfAbsent(d.id(), k -> new AtomicInteger()).incrementAndGet();
+        }
+
+        @Override
+        public void leaseLost(Delivery d) {
+            lost.computeIfAbsent(d.id(), k -> new AtomicInteger()).incrementAndGet();
+        }
+
+        Map<Long, Integer> ackedCounts() {
+            Map<Long, Integer> m = new HashMap<>();
+            acked.forEach((k, v) -> m.put(k, v.get()));
+            return m;
+        }
+    }
+
+    private static List<Long> enqueue(SqlQueue queue, QueueName q, int n) {
+        queue.createQueue(q);
+        List<Long> ids = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            ids.add(queue.enqueue(q, Message.ofText("m" + i)));
+        }
+        return ids;
+    }
+
+    private static Map<Long, Integer> once(List<Long> ids) {
+        Map<Long, Integer> m = new HashMap<>();
+        ids.forEach(id -> m.put(id, 1));
+        return m;
+    }
+
+    /**
+     * The issue's reproduction: transactional mode, batch 5, lease 1 s, one thread, 10 messages, a 600 ms
+     * handler. A batch takes 3 s, three leases: the claim must be kept alive, so each message is
+     * delivered once and the queue drains (before, the reaper rolled every batch back: 25 deliveries of 5
+     * messages in 15 s, nothing ever acked).
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("backends")
+    void aTransactionalBatchOutlivingItsLeaseIsNotRolledBackWhileTheHandlersRun(ConformanceTarget target) throws Exception {
+        on(target, (queue, config) -> {
+            QueueName q = QueueName.of("slow");
+            List<Long> ids = enqueue(queue, q, 10);
+            List<Long> delivered = Collections.synchronizedList(new ArrayList<>());
+            Events events = new Events();
+            WorkerOptions options = WorkerOptions.defaults().withMode(ClaimMode.TRANSACTIONAL).withBatchSize(5)
+                    .withLease(Duration.ofSeconds(1)).withThreads(1).withPollWait(Duration.ofMillis(200)).withStopWhenEmpty(true);
+            try (WorkerPool pool = WorkerPool.start(queue, q, d -> {
+                delivered.add(d.id());
+                Thread.sleep(600);
+                return Outcome.ack();
+            }, options, events)) {
+                assertTrue(pool.awaitTermination(Duration.ofSeconds(45)),
+                        "the pool drains the queue; deliveries so far: " + delivered.size() + " of " + Set.copyOf(delivered).size()
+                                + " messages, depth " + queue.stats(q).depth());
+            }
+            assertEquals(10, delivered.size(), "each message delivered once: " + delivered);
+            assertEquals(Set.copyOf(ids), Set.copyOf(delivered));
+            assertEquals(0, queue.stats(q).depth());
+            assertEquals(once(ids), events.ackedCounts(), "acked reported once per message");
+        });
+    }
+
+    /** A client whose ack of {@code failId} fails once, without reaching the database. */
+    private static QueueClient failingAckOnce(SqlQueue real, AtomicBoolean armed, long failId, RuntimeException failure) {
+        return (QueueClient) Proxy.newProxyInstance(QueueClient.class.getClassLoader(), new Class<?>[] {QueueClient.class},
+                (proxy, method, args) -> {
+                    if (method.getName().equals("ack") && args[0] instanceof Receipt r && r.messageId() == failId
+                            && armed.compareAndSet(true, false)) {
+                        throw failure;
+                    }
+                    try {
+                        return method.invoke(real, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+    }
+
+    /**
+     * Transactional batch of two: the first ack runs in the claim's transaction, the second fails, so
+     * the transaction never commits and both messages come back. The listener reports no ack for that
+     * batch, and the first message as lost (before: it was reported acked although it was rolled back),
+     * then each message acked exactly once when it is really committed.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("backends")
+    void aTransactionalBatchWhoseCommitFailedReportsNoAck(ConformanceTarget target) throws Exception {
+        on(target, (queue, config) -> {
+            QueueName q = QueueName.of("uncommitted");
+            List<Long> ids = enqueue(queue, q, 2);
+            AtomicBoolean armed = new AtomicBoolean(true);
+            QueueClient client = failingAckOnce(queue, armed, ids.get(1),
+                    new TransientBackendException("injected: the connection broke at the commit", null));
+            Events events = new Events();
+            List<Long> delivered = Collections.synchronizedList(new ArrayList<>());
+            WorkerOptions options = WorkerOptions.defaults().withMode(ClaimMode.TRANSACTIONAL).withBatchSize(2)
+                    .withLease(Duration.ofSeconds(1)).withThreads(1).withPollWait(Duration.ofMillis(200)).withStopWhenEmpty(true);
+            try (WorkerPool pool = WorkerPool.start(client, q, d -> {
+                delivered.add(d.id());
+                return Outcome.ack();
+            }, options, events)) {
+                assertTrue(pool.awaitTermination(Duration.ofSeconds(45)), "the pool drains the queue: " + delivered);
+            }
+            assertFalse(armed.get(), "the failure was injected");
+            assertEquals(4, delivered.size(), "the rolled-back batch came back whole: " + delivered);
+            assertEquals(0, queue.stats(q).depth());
+            assertEquals(once(ids), events.ackedCounts(), "acked reported once per message, only after its commit");
+            assertEquals(1, lostCounts(events).getOrDefault(ids.get(0), 0),
+                    "the first message's ack was rolled back with its batch: reported lost " + lostCounts(events));
+        });
+    }
+
+    private static Map<Long, Integer> lostCounts(Events e) {
+        Map<Long, Integer> m = new HashMap<>();
+        e.lost.forEach((k, v) -> m.put(k, v.get()));
+        return m;
+    }
+
+    /** Lease mode, {@code Outcome.ack("detail")}: an ack that failed is reported lost, never also acked. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("backends")
+    void aFailedAckWithDetailIsNotReportedAcked(ConformanceTarget target) throws Exception {
+        on(target, (queue, config) -> {
+            QueueName q = QueueName.of("detail");
+            List<Long> ids = enqueue(queue, q, 1);
+            AtomicBoolean armed = new AtomicBoolean(true);
+            QueueClient client = failingAckOnce(queue, armed, ids.get(0), new LeaseLostException(ids.get(0), "injected: lease lost"));
+            Events events = new Events();
+            AtomicInteger deliveries = new AtomicInteger();
+            WorkerOptions options = WorkerOptions.defaults().withLease(Duration.ofSeconds(1)).withThreads(1)
+                    .withPollWait(Duration.ofMillis(200)).withStopWhenEmpty(true);
+            try (WorkerPool pool = WorkerPool.start(client, q, d -> {
+                deliveries.incrementAndGet();
+                return Outcome.ack("done");
+            }, options, events)) {
+                assertTrue(pool.awaitTermination(Duration.ofSeconds(45)), "the pool drains the queue");
+            }
+            assertEquals(2, deliveries.get(), "the message whose ack failed came back after its lease");
+            assertEquals(once(ids), events.ackedCounts(), "acked once: the failed ack is not reported acked");
+            assertEquals(once(ids), lostCounts(events));
+        });
+    }
+
+    /**
+     * Transactional workers hold a connection each for their batch's whole run: a pool that cannot also
+     * serve the handlers' own connections and one more is refused at start, naming the numbers; a pool
+     * of the size named works, with handlers that enqueue on the same client outside their transaction.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("backends")
+    void aTransactionalPoolTooSmallForItsWorkersIsRefusedAndTheNamedSizeWorks(ConformanceTarget target) throws Exception {
+        on(target, (queue, config) -> {
+            QueueName q = QueueName.of("outbox");
+            QueueName out = QueueName.of("outbox_next");
+            queue.createQueue(out);
+            List<Long> ids = enqueue(queue, q, 40);
+            WorkerOptions options = WorkerOptions.defaults().withMode(ClaimMode.TRANSACTIONAL).withThreads(10)
+                    .withHandlerConnections(1).withBatchSize(1).withPollWait(Duration.ofMillis(200)).withStopWhenEmpty(true);
+            InvalidInputException refused = assertThrows(InvalidInputException.class,
+                    () -> WorkerPool.start(queue, q, d -> Outcome.ack(), options, null));
+            assertEquals("workers.pool-size", refused.rule());
+            assertTrue(refused.getMessage().contains("has 10 connections but 10 worker threads need 21"), refused.getMessage());
+            assertEquals(40, queue.stats(q).depth(), "nothing was claimed");
+
+            try (SqlQueue sized = SqlQueue.open(config.toBuilder().poolSize(WorkerPool.connectionsNeeded(options)).migrate(false).build())) {
+                Events events = new Events();
+                try (WorkerPool pool = WorkerPool.start(sized, q, d -> {
+                    sized.enqueue(out, Message.ofText("follow-up of " + d.id()));
+                    Thread.sleep(20);
+                    return Outcome.ack();
+                }, options, events)) {
+                    assertTrue(pool.awaitTermination(Duration.ofSeconds(60)), "the pool drains the queue");
+                }
+                assertEquals(once(ids), events.ackedCounts());
+                assertEquals(40, sized.stats(out).depth(), "every handler's own enqueue went through");
+            }
+        });
+    }
+}

@@ -22,8 +22,9 @@ import org.opentest4j.AssertionFailedError;
  *       ({@link StatementTracker}), what the database reports about its sessions ({@link SessionWaits}),
  *       and the case thread's innermost sqlqueue frame;</li>
  *   <li>prints a progress line ("... timed out after N s; cancelling ...");</li>
- *   <li>cancels every running statement of the case, aborts every connection it has borrowed, refuses
- *       it new ones, and interrupts the case thread (waiting 10 s for it to end);</li>
+ *   <li>cancels every running statement of the case, gives them up to 3 s to return, aborts every
+ *       connection it still has borrowed, refuses it new ones, interrupts the case thread (waiting 10 s
+ *       for it to end), and prints what it did;</li>
  *   <li>fails the case with "timed out after N s" and all of the above. Its clean-up
  *       ({@code @AfterEach}: close the backend, drop the prefix) then runs as after any failure, and the
  *       run goes on with the next case.</li>
@@ -124,6 +125,8 @@ public final class CaseTimeLimit implements BeforeEachCallback, InvocationInterc
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        t.console().println("  " + name + ": " + stopped + "; dropping its objects");
+        t.console().flush();
         where.add("then: " + stopped + (caseThread.isAlive() ? "; the case thread did not end within 10 s and was left" : ""));
         return new AssertionFailedError("timed out after " + s + " s (--case-timeout); " + String.join(" | ", where));
     }

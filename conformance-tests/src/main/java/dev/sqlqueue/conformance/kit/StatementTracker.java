@@ -153,8 +153,8 @@ final class StatementTracker {
     }
 
     /**
-     * Stops these prefixes: no new connection; every running statement cancelled; every borrowed
-     * connection aborted. Returns what it did, for the report ("2 statements cancelled, 3 connections
+     * Stops these prefixes: no new connection; every running statement cancelled; then, after up to 3 s
+     * for the cancelled statements to return, every connection still borrowed aborted. Returns what it did, for the report ("2 statements cancelled, 3 connections
      * still borrowed aborted").
      */
     String stop(List<String> prefixes) {
@@ -179,6 +179,17 @@ final class StatementTracker {
                             errors.add("cancel: " + e.getMessage());
                         }
                     }
+                }
+            }
+            // give cancelled statements a moment to return, so that their threads hand their connections
+            // back themselves; abort only what is still borrowed after that
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+            while (!inFlight(prefixes).isEmpty() && System.nanoTime() < until) {
+                try {
+                    Thread.sleep(50);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
                 }
             }
             for (String p : prefixes) {

@@ -25,7 +25,7 @@ import javax.sql.DataSource;
  * connections and statements are proxies that record, per case prefix, which connections are borrowed and
  * which statement each is executing, since when and on which thread. When a case runs past its time limit
  * the kit reads {@link #inFlight}, then {@link #stop}s the prefix: no new connection, every running
- * statement cancelled ({@link Statement#cancel()}), every borrowed connection aborted
+ * statement cancelled ({@link Statement#cancel()}), then every connection still borrowed aborted
  * ({@link Connection#abort}).
  *
  * <p>The proxies change nothing the connections do; they add two {@code System.nanoTime()} calls and a
@@ -154,8 +154,8 @@ final class StatementTracker {
 
     /**
      * Stops these prefixes: no new connection; every running statement cancelled; then, after up to 3 s
-     * for the cancelled statements to return, every connection still borrowed aborted. Returns what it did, for the report ("2 statements cancelled, 3 connections
-     * still borrowed aborted").
+     * for the cancelled statements to return, every connection still borrowed aborted. Returns what it
+     * did, for the report ("2 statements cancelled, 3 connections still borrowed aborted").
      */
     String stop(List<String> prefixes) {
         stopped.addAll(prefixes);

@@ -45,7 +45,10 @@ import org.slf4j.LoggerFactory;
  * The SKIP LOCKED backend for H2, PostgreSQL and MariaDB. Claims lock candidate rows with
  * {@code SELECT ... ORDER BY priority DESC, visible_at, id ... FOR UPDATE SKIP LOCKED}; in lease mode
  * the same transaction stamps a lease and commits, in transactional mode the transaction stays open
- * until the claim is settled. Statements are in {@link SkipLockedStatements}. Thread-safe.
+ * until the claim is settled. Statements are in {@link SkipLockedStatements}. Claim and settle
+ * statements carry a query timeout derived from the lease ({@link QueryTimeouts}); a statement stopped
+ * by it raises {@link dev.sqlqueue.TransientBackendException} naming the statement and is not retried.
+ * Thread-safe.
  */
 final class SkipLockedBackend implements QueueBackend {
     private static final Logger LOG = LoggerFactory.getLogger(SkipLockedBackend.class);
@@ -66,6 +69,7 @@ final class SkipLockedBackend implements QueueBackend {
     private final Set<QueueName> knownQueues = ConcurrentHashMap.newKeySet();
     private final Map<Long, TransactionalClaim> claims = new ConcurrentHashMap<>();
     private final ScheduledExecutorService reaper;
+    private final QueryTimeouts timeouts = new QueryTimeouts();
     private volatile PostgresWakeups wakeups;
     private volatile Consumer<QueueName> wakeupListener;
 
@@ -124,6 +128,9 @@ final class SkipLockedBackend implements QueueBackend {
                     state.restore(c);
                 }
             } catch (SQLException e) {
+                if (e instanceof QueryTimeouts.StatementTimeout) {
+                    throw JdbcErrors.translate(what, e);
+                }
                 if (JdbcErrors.isRetryable(e) && attempt < MAX_DEADLOCK_RETRIES) {
                     sleepJitter(attempt);
                     continue;
@@ -287,6 +294,17 @@ final class SkipLockedBackend implements QueueBackend {
                 rs.next();
                 return rs.getLong(1);
             }
+        }
+    }
+
+    /** {@link #update} bounded by a query timeout; {@code name} is the statement's field in {@link SkipLockedStatements}. */
+    private static int timedUpdate(Connection c, String name, String statement, int timeoutSeconds, Object... params)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(statement)) {
+            for (int i = 0; i < params.length; i++) {
+                ps.setObject(i + 1, params[i]);
+            }
+            return QueryTimeouts.run(ps, name, statement, timeoutSeconds, ps::executeUpdate);
         }
     }
 
@@ -489,9 +507,10 @@ final class SkipLockedBackend implements QueueBackend {
     /** H2: rounds of candidates a claim tries when rows it picked are locked by another backend. */
     private static final int H2_CLAIM_ROUNDS = 4;
 
-    private long selectCandidates(Connection c, QueueName queue, int limit, List<Row> rows) throws SQLException {
+    private long selectCandidates(Connection c, QueueName queue, int limit, List<Row> rows, int timeoutSeconds)
+            throws SQLException {
         if (sql.claimCandidates == null) {
-            return lockRows(c, rows, ps -> {
+            return lockRows(c, rows, timeoutSeconds, ps -> {
                 ps.setString(1, queue.value());
                 ps.setInt(2, limit);
             });
@@ -508,17 +527,20 @@ final class SkipLockedBackend implements QueueBackend {
                 ps.setString(1, queue.value());
                 ps.setObject(2, tried.toArray(new Long[0]));
                 ps.setInt(3, limit - rows.size());
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        ids.add(rs.getLong(1));
+                QueryTimeouts.run(ps, "claimCandidates", sql.claimCandidates, timeoutSeconds, () -> {
+                    try (ResultSet rs = ps.executeQuery()) {
+                        while (rs.next()) {
+                            ids.add(rs.getLong(1));
+                        }
                     }
-                }
+                    return null;
+                });
             }
             if (ids.isEmpty()) {
                 break;
             }
             Long[] candidates = ids.toArray(new Long[0]);
-            now = lockRows(c, rows, ps -> ps.setObject(1, candidates));
+            now = lockRows(c, rows, timeoutSeconds, ps -> ps.setObject(1, candidates));
             tried.addAll(ids);
         }
         return now;
@@ -529,19 +551,21 @@ final class SkipLockedBackend implements QueueBackend {
     }
 
     /** Runs the locking claim select; adds the rows it locked; returns the database clock it read (0 if none). */
-    private long lockRows(Connection c, List<Row> rows, Binder binder) throws SQLException {
-        long now = 0;
+    private long lockRows(Connection c, List<Row> rows, int timeoutSeconds, Binder binder) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql.claimSelect)) {
             binder.bind(ps);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    rows.add(new Row(rs.getLong(1), rs.getInt(2), rs.getLong(3), rs.getInt(4), rs.getString(5), rs.getBytes(6),
-                            rs.getString(8)));
-                    now = rs.getLong(7);
+            return QueryTimeouts.run(ps, "claimSelect", sql.claimSelect, timeoutSeconds, () -> {
+                long now = 0;
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        rows.add(new Row(rs.getLong(1), rs.getInt(2), rs.getLong(3), rs.getInt(4), rs.getString(5),
+                                rs.getBytes(6), rs.getString(8)));
+                        now = rs.getLong(7);
+                    }
                 }
-            }
+                return now;
+            });
         }
-        return now;
     }
 
     /** Dead-letter rows whose headers cannot be decoded; returns the decoded headers of the others, in order. */
@@ -567,9 +591,10 @@ final class SkipLockedBackend implements QueueBackend {
 
     private List<Delivery> consumeLeased(QueueName queue, ConsumeRequest request) {
         long token = newToken();
+        int timeout = timeouts.claim(request.lease().toMillis());
         return inTransaction("consume", c -> {
             List<Row> rows = new ArrayList<>();
-            selectCandidates(c, queue, request.maxMessages(), rows);
+            selectCandidates(c, queue, request.maxMessages(), rows, timeout);
             if (rows.isEmpty()) {
                 return List.of();
             }
@@ -582,7 +607,7 @@ final class SkipLockedBackend implements QueueBackend {
                         ps.setLong(3, r.id());
                         ps.addBatch();
                     }
-                    ps.executeBatch();
+                    QueryTimeouts.run(ps, "leaseUpdate", sql.leaseUpdate, timeout, ps::executeBatch);
                 }
             }
             List<Delivery> out = new ArrayList<>(rows.size());
@@ -597,6 +622,7 @@ final class SkipLockedBackend implements QueueBackend {
 
     private List<Delivery> consumeTransactional(QueueName queue, ConsumeRequest request) {
         long token = newToken();
+        int timeout = timeouts.claim(request.lease().toMillis());
         for (int attempt = 1; ; attempt++) {
             Connection c = null;
             ConnectionState state = null;
@@ -604,7 +630,7 @@ final class SkipLockedBackend implements QueueBackend {
                 c = ds.getConnection();
                 state = prepare(c);
                 List<Row> rows = new ArrayList<>();
-                long now = selectCandidates(c, queue, request.maxMessages(), rows);
+                long now = selectCandidates(c, queue, request.maxMessages(), rows, timeout);
                 int before = rows.size();
                 List<Map<String, String>> headers = screen(c, rows);
                 if (rows.isEmpty()) {
@@ -638,6 +664,9 @@ final class SkipLockedBackend implements QueueBackend {
                     } catch (SQLException ignored) {
                         // broken
                     }
+                }
+                if (e instanceof QueryTimeouts.StatementTimeout) {
+                    throw JdbcErrors.translate("consume", e);
                 }
                 if (attempt == 1 && JdbcErrors.isConnectionLoss(e)) {
                     evictIdleConnections();
@@ -707,7 +736,7 @@ final class SkipLockedBackend implements QueueBackend {
             }
         } catch (SQLException e) {
             claims.remove(claim.token);
-            if (JdbcErrors.isConnectionLoss(e)) {
+            if (JdbcErrors.isConnectionLoss(e) && !(e instanceof QueryTimeouts.StatementTimeout)) {
                 throw new LeaseLostException(r.messageId(), "the connection of transactional claim " + claim.token
                         + " broke; its messages were rolled back to the queue: " + e.getMessage());
             }
@@ -753,19 +782,20 @@ final class SkipLockedBackend implements QueueBackend {
     @Override
     public void ack(Receipt r, String detail) {
         if (r.mode() == ClaimMode.TRANSACTIONAL) {
-            inClaim(r, (c, claimedAt) -> {
+            inClaim(r, (c, claimedAt, t) -> {
                 if (config.history()) {
-                    update(c, sql.historyById, claimedAt, "acked", clip(detail), r.messageId());
+                    timedUpdate(c, "historyById", sql.historyById, t, claimedAt, "acked", clip(detail), r.messageId());
                 }
-                update(c, sql.deleteById, r.messageId());
+                timedUpdate(c, "deleteById", sql.deleteById, t, r.messageId());
             }, false);
             return;
         }
+        int t = timeouts.settle();
         inTransaction("ack", c -> {
             if (config.history()) {
-                update(c, sql.historyLeased, "acked", clip(detail), r.messageId(), r.token(), r.queue().value());
+                timedUpdate(c, "historyLeased", sql.historyLeased, t, "acked", clip(detail), r.messageId(), r.token(), r.queue().value());
             }
-            expectOne(c, update(c, sql.deleteLeased, r.messageId(), r.token(), r.queue().value()), r, "ack");
+            expectOne(c, timedUpdate(c, "deleteLeased", sql.deleteLeased, t, r.messageId(), r.token(), r.queue().value()), r, "ack");
             return null;
         });
     }
@@ -788,11 +818,14 @@ final class SkipLockedBackend implements QueueBackend {
         if (leased.isEmpty()) {
             return lost;
         }
+        int t = timeouts.settle();
         inTransaction("ack", c -> {
             if (config.history()) {
-                batch(c, sql.historyLeased, leased, r -> new Object[] {"acked", null, r.messageId(), r.token(), r.queue().value()});
+                batch(c, "historyLeased", sql.historyLeased, t, leased,
+                        r -> new Object[] {"acked", null, r.messageId(), r.token(), r.queue().value()});
             }
-            int[] counts = batch(c, sql.deleteLeased, leased, r -> new Object[] {r.messageId(), r.token(), r.queue().value()});
+            int[] counts = batch(c, "deleteLeased", sql.deleteLeased, t, leased,
+                    r -> new Object[] {r.messageId(), r.token(), r.queue().value()});
             for (int i = 0; i < counts.length; i++) {
                 if (counts[i] == 0) {
                     rejectOtherQueue(c, leased.get(i)); // rolls the whole batch back
@@ -805,7 +838,7 @@ final class SkipLockedBackend implements QueueBackend {
     }
 
     /** One statement over many receipts in a JDBC batch; exact per-row update counts. */
-    private static int[] batch(Connection c, String statement, List<Receipt> receipts,
+    private static int[] batch(Connection c, String name, String statement, int timeoutSeconds, List<Receipt> receipts,
                                java.util.function.Function<Receipt, Object[]> params) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(statement)) {
             for (Receipt r : receipts) {
@@ -815,7 +848,7 @@ final class SkipLockedBackend implements QueueBackend {
                 }
                 ps.addBatch();
             }
-            int[] counts = ps.executeBatch();
+            int[] counts = QueryTimeouts.run(ps, name, statement, timeoutSeconds, ps::executeBatch);
             for (int count : counts) {
                 if (count == Statement.SUCCESS_NO_INFO) {
                     throw new SQLException("the driver did not report per-row update counts for a batch;"
@@ -829,11 +862,14 @@ final class SkipLockedBackend implements QueueBackend {
     @Override
     public void nack(Receipt r, Duration delay, String error) {
         if (r.mode() == ClaimMode.TRANSACTIONAL) {
-            inClaim(r, (c, claimedAt) -> update(c, sql.nackById, delay.toMillis(), clip(error), r.messageId()), false);
+            inClaim(r, (c, claimedAt, t) -> timedUpdate(c, "nackById", sql.nackById, t, delay.toMillis(), clip(error),
+                    r.messageId()), false);
             return;
         }
+        int t = timeouts.settle();
         inTransaction("nack", c -> {
-            expectOne(c, update(c, sql.nackLeased, delay.toMillis(), clip(error), r.messageId(), r.token(), r.queue().value()), r, "nack");
+            expectOne(c, timedUpdate(c, "nackLeased", sql.nackLeased, t, delay.toMillis(), clip(error), r.messageId(), r.token(),
+                    r.queue().value()), r, "nack");
             return null;
         });
     }
@@ -844,8 +880,10 @@ final class SkipLockedBackend implements QueueBackend {
             claim(r).extend(lease.toMillis());
             return;
         }
+        int t = timeouts.extend(lease.toMillis());
         inTransaction("extend lease", c -> {
-            expectOne(c, update(c, sql.extend, lease.toMillis(), r.messageId(), r.token(), r.queue().value()), r, "lease extension");
+            expectOne(c, timedUpdate(c, "extend", sql.extend, t, lease.toMillis(), r.messageId(), r.token(), r.queue().value()),
+                    r, "lease extension");
             return null;
         });
     }
@@ -853,21 +891,24 @@ final class SkipLockedBackend implements QueueBackend {
     @Override
     public void deadLetter(Receipt r, String reason) {
         if (r.mode() == ClaimMode.TRANSACTIONAL) {
-            inClaim(r, (c, claimedAt) -> {
-                update(c, sql.deadLetterById, clip(reason), r.messageId());
+            inClaim(r, (c, claimedAt, t) -> {
+                timedUpdate(c, "deadLetterById", sql.deadLetterById, t, clip(reason), r.messageId());
                 if (config.history()) {
-                    update(c, sql.historyById, claimedAt, "dead-lettered", clip(reason), r.messageId());
+                    timedUpdate(c, "historyById", sql.historyById, t, claimedAt, "dead-lettered", clip(reason), r.messageId());
                 }
-                update(c, sql.deleteById, r.messageId());
+                timedUpdate(c, "deleteById", sql.deleteById, t, r.messageId());
             }, false);
             return;
         }
+        int t = timeouts.settle();
         inTransaction("dead-letter", c -> {
-            expectOne(c, update(c, sql.deadLetterLeased, clip(reason), r.messageId(), r.token(), r.queue().value()), r, "dead-letter");
+            expectOne(c, timedUpdate(c, "deadLetterLeased", sql.deadLetterLeased, t, clip(reason), r.messageId(), r.token(),
+                    r.queue().value()), r, "dead-letter");
             if (config.history()) {
-                update(c, sql.historyLeased, "dead-lettered", clip(reason), r.messageId(), r.token(), r.queue().value());
+                timedUpdate(c, "historyLeased", sql.historyLeased, t, "dead-lettered", clip(reason), r.messageId(), r.token(),
+                        r.queue().value());
             }
-            update(c, sql.deleteLeased, r.messageId(), r.token(), r.queue().value());
+            timedUpdate(c, "deleteLeased", sql.deleteLeased, t, r.messageId(), r.token(), r.queue().value());
             return null;
         });
     }
@@ -875,11 +916,13 @@ final class SkipLockedBackend implements QueueBackend {
     @Override
     public void release(Receipt r) {
         if (r.mode() == ClaimMode.TRANSACTIONAL) {
-            inClaim(r, (c, claimedAt) -> { }, true);
+            inClaim(r, (c, claimedAt, t) -> { }, true);
             return;
         }
+        int t = timeouts.settle();
         inTransaction("release", c -> {
-            expectOne(c, update(c, sql.releaseLeased, r.messageId(), r.token(), r.queue().value()), r, "release");
+            expectOne(c, timedUpdate(c, "releaseLeased", sql.releaseLeased, t, r.messageId(), r.token(), r.queue().value()),
+                    r, "release");
             return null;
         });
     }

@@ -14,9 +14,13 @@ import java.util.Set;
  * back when every one was released. Thread-safe (every use of the connection is synchronized).
  */
 final class TransactionalClaim {
-    /** Statements for one message, run on the claim's connection; {@code claimedAt} is the claim's database time (ms). */
+    /**
+     * Statements for one message, run on the claim's connection; {@code claimedAt} is the claim's database
+     * time (ms); {@code timeoutSeconds} the query timeout of each statement: what is left of the claim's
+     * lease, at least 1 s ({@link QueryTimeouts}).
+     */
     interface Work {
-        void run(Connection c, long claimedAt) throws SQLException;
+        void run(Connection c, long claimedAt, int timeoutSeconds) throws SQLException;
     }
 
     final long token;
@@ -65,7 +69,7 @@ final class TransactionalClaim {
         }
         if (!release) {
             try {
-                work.run(connection, claimedAt);
+                work.run(connection, claimedAt, QueryTimeouts.seconds((deadlineNanos - System.nanoTime()) / 1_000_000));
             } catch (SQLException | RuntimeException e) {
                 abort();
                 throw e;

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 
@@ -24,6 +25,12 @@ import javax.sql.DataSource;
  *   <li>{@code idlePollMax}: the longest pause between two polls of an idle consumer, default 1 s; the
  *       idle statement budget of a polling consumer is one claim statement per {@code idlePollMax}.</li>
  *   <li>{@code options}: backend-specific settings, documented on each backend's page.</li>
+ *   <li>{@code dataSourceWrapper}: instrumentation applied to the {@code DataSource} the backend takes its
+ *       connections from (its own pool, or {@code dataSource}): the backend calls it once when it opens
+ *       and uses what it returns for every borrow; the pool itself is still closed by the backend when it
+ *       owns it. The returned {@code DataSource} must hand out working connections of the one it was
+ *       given (for example proxies that record the statement in flight, as the conformance kit does).
+ *       Default: none.</li>
  * </ul>
  */
 public final class QueueConfig {
@@ -40,6 +47,7 @@ public final class QueueConfig {
     private final boolean migrate;
     private final Duration idlePollMax;
     private final Map<String, String> options;
+    private final UnaryOperator<DataSource> dataSourceWrapper;
 
     private QueueConfig(Builder b) {
         this.url = b.url;
@@ -53,6 +61,7 @@ public final class QueueConfig {
         this.migrate = b.migrate;
         this.idlePollMax = b.idlePollMax;
         this.options = Collections.unmodifiableMap(new LinkedHashMap<>(b.options));
+        this.dataSourceWrapper = b.dataSourceWrapper;
     }
 
     public static Builder builder() {
@@ -77,6 +86,16 @@ public final class QueueConfig {
     public boolean migrate() { return migrate; }
     public Duration idlePollMax() { return idlePollMax; }
     public Map<String, String> options() { return options; }
+    /** The instrumentation wrapper, or null. */
+    public UnaryOperator<DataSource> dataSourceWrapper() { return dataSourceWrapper; }
+
+    /**
+     * {@code ds} passed through {@link #dataSourceWrapper()}, or {@code ds} itself when there is none. For
+     * backends: call once on the pool they use.
+     */
+    public DataSource wrap(DataSource ds) {
+        return dataSourceWrapper == null || ds == null ? ds : dataSourceWrapper.apply(ds);
+    }
 
     /** A backend-specific option, or {@code def}. */
     public String option(String key, String def) {
@@ -96,6 +115,7 @@ public final class QueueConfig {
         b.migrate = migrate;
         b.idlePollMax = idlePollMax;
         b.options.putAll(options);
+        b.dataSourceWrapper = dataSourceWrapper;
         return b;
     }
 
@@ -118,6 +138,7 @@ public final class QueueConfig {
         private boolean migrate = true;
         private Duration idlePollMax = Duration.ofSeconds(1);
         private final Map<String, String> options = new LinkedHashMap<>();
+        private UnaryOperator<DataSource> dataSourceWrapper;
 
         public Builder url(String url) { this.url = url; return this; }
         public Builder user(String user) { this.user = user; return this; }
@@ -126,6 +147,8 @@ public final class QueueConfig {
         public Builder dataSource(DataSource ds) { this.dataSource = ds; return this; }
         public Builder history(boolean on) { this.history = on; return this; }
         public Builder migrate(boolean on) { this.migrate = on; return this; }
+        /** See the class comment; null for none. */
+        public Builder dataSourceWrapper(UnaryOperator<DataSource> wrapper) { this.dataSourceWrapper = wrapper; return this; }
 
         public Builder tablePrefix(String prefix) {
             if (prefix == null || !PREFIX.matcher(prefix).matches()) {

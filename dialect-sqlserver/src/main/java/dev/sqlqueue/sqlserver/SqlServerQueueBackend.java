@@ -39,7 +39,9 @@ import java.util.Set;
  *
  * <p>Lease mode: the claim commits at once; ack, nack, extend, dead-letter and release each run in
  * their own transaction and match id, queue and lease token, expecting exactly one row, else
- * {@link LeaseLostException}. Transactional mode: see {@link TransactionalClaims}. Deadlock victims
+ * {@link LeaseLostException}, or {@link InvalidInputException} (rule {@code receipt.queue}) when the row
+ * is held under the receipt's token in another queue than the receipt names (read in the same
+ * transaction, which the exception rolls back). Transactional mode: see {@link TransactionalClaims}. Deadlock victims
  * (1205) and lock time-outs (1222) are retried inside the library except inside an open transactional
  * claim, whose transaction the error has already rolled back.
  *
@@ -188,7 +190,7 @@ public final class SqlServerQueueBackend implements QueueBackend {
                     s.restoreAndClose();
                     return List.of();
                 }
-                handle = claims.register(s, rows);
+                handle = claims.register(s, queue, rows);
                 return deliveries(queue, rows, ClaimMode.TRANSACTIONAL, handle);
             } catch (SQLException e) {
                 if (s != null && handle == 0) {
@@ -288,6 +290,7 @@ public final class SqlServerQueueBackend implements QueueBackend {
                 Set<Receipt> missed = new LinkedHashSet<>();
                 for (Receipt r : chunk) {
                     if (!doAck(c, r, r.token(), "")) {
+                        rejectOtherQueue(c, r);
                         missed.add(r);
                     }
                 }
@@ -344,13 +347,38 @@ public final class SqlServerQueueBackend implements QueueBackend {
             claims.settle(receipt, kind, (c, row) -> work.run(c, row.token(), row));
             return;
         }
-        boolean one = sessions.inTransaction(verb + " of message " + receipt.messageId(),
-                c -> work.run(c, receipt.token(), null));
+        boolean one = sessions.inTransaction(verb + " of message " + receipt.messageId(), c -> {
+            boolean matched = work.run(c, receipt.token(), null);
+            if (!matched) {
+                rejectOtherQueue(c, receipt); // throws, which rolls the transaction back
+            }
+            return matched;
+        });
         if (!one) {
             throw new LeaseLostException(receipt.messageId(), "message " + receipt.messageId() + " of queue '"
                     + receipt.queue() + "': lease lost (expired and claimed again, or already settled); " + verb
                     + " changed nothing");
         }
+    }
+
+    /**
+     * After a lease-mode settle statement matched no row, in its transaction: throws
+     * {@link InvalidInputException} (rule {@code receipt.queue}) when the receipt's row is held under its
+     * token in another queue than the receipt names (issue 14); the exception rolls the transaction back,
+     * so the store is unchanged. Returns when the row is gone or held under another token (a lost lease).
+     */
+    private void rejectOtherQueue(Connection c, Receipt r) throws SQLException {
+        try (PreparedStatement ps = Jdbc.prepare(c, sql.get("leaseQueue"), r.messageId(), r.token());
+             ResultSet rs = ps.executeQuery()) {
+            if (rs.next() && !rs.getString(1).equals(r.queue().value())) {
+                throw otherQueue(r, rs.getString(1));
+            }
+        }
+    }
+
+    static InvalidInputException otherQueue(Receipt r, String actual) {
+        return new InvalidInputException("receipt.queue", "the receipt names queue '" + r.queue().value()
+                + "' but message " + r.messageId() + " was claimed from queue '" + actual + "'; nothing was changed");
     }
 
     // ---- admin -------------------------------------------------------------------------------

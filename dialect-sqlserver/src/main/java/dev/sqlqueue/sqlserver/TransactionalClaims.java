@@ -39,9 +39,9 @@ final class TransactionalClaims {
     private final AtomicLong handles = new AtomicLong();
 
     /** Register a claim whose session ran the claim statement and returned rows. Returns its handle. */
-    long register(Sessions.Session session, List<ClaimedRow> rows) {
+    long register(Sessions.Session session, dev.sqlqueue.QueueName queue, List<ClaimedRow> rows) {
         long handle = handles.incrementAndGet();
-        open.put(handle, new OpenClaim(handle, session, rows));
+        open.put(handle, new OpenClaim(handle, session, queue, rows));
         return handle;
     }
 
@@ -53,6 +53,8 @@ final class TransactionalClaims {
     /**
      * Run one settle statement of {@code receipt} in its claim's transaction.
      *
+     * @throws dev.sqlqueue.InvalidInputException (rule {@code receipt.queue}) if the receipt names another
+     *     queue than the claim's; nothing is run and the claim stays open
      * @throws LeaseLostException if the claim has ended, the delivery was already settled, or the
      *     statement changed no row
      * @throws TransientBackendException if the connection broke (the claim rolled back: messages back) or
@@ -66,6 +68,10 @@ final class TransactionalClaims {
         synchronized (claim) {
             if (claim.ended) {
                 throw lost(receipt, "its transactional claim has ended");
+            }
+            if (!claim.queue.equals(receipt.queue())) {
+                // bad input (issue 14): nothing runs, the claim stays open and unchanged
+                throw SqlServerQueueBackend.otherQueue(receipt, claim.queue.value());
             }
             ClaimedRow row = claim.unsettled.get(receipt.messageId());
             if (row == null) {
@@ -151,13 +157,15 @@ final class TransactionalClaims {
     private static final class OpenClaim {
         final long handle;
         final Sessions.Session session;
+        final dev.sqlqueue.QueueName queue;
         final Map<Long, ClaimedRow> unsettled = new HashMap<>();
         boolean anyKept;
         boolean ended;
 
-        OpenClaim(long handle, Sessions.Session session, List<ClaimedRow> rows) {
+        OpenClaim(long handle, Sessions.Session session, dev.sqlqueue.QueueName queue, List<ClaimedRow> rows) {
             this.handle = handle;
             this.session = session;
+            this.queue = queue;
             rows.forEach(r -> unsettled.put(r.id(), r));
         }
     }

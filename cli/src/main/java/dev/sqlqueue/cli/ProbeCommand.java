@@ -67,7 +67,11 @@ public final class ProbeCommand implements Callable<Integer> {
             server = ServerProbes.server(context);
         } catch (TransientBackendException e) {
             // exit 2: the run wrote nothing, and a DBA must fix the URL or credentials before anything can run
-            throw new CliException(ExitCodes.USAGE, e.getMessage());
+            String hint = e.getMessage() != null && e.getMessage().contains("No suitable driver")
+                    ? " (the driver is not on the class path; the Teradata driver is never bundled: run "
+                    + "'java -cp sqlqueue.jar:terajdbc.jar dev.sqlqueue.cli.Main probe ...')"
+                    : "";
+            throw new CliException(ExitCodes.USAGE, e.getMessage() + hint);
         }
         PrintWriter out = spec.commandLine().getOut();
         out.println("# sqlqueue probe: backend " + backend + ", " + new VersionProvider().getVersion()[0]);

@@ -58,10 +58,21 @@ class HistoryPruneTest {
                 // by age (database clock): nothing is a day old, everything is older than 1 ms after a pause
                 assertEquals(0, c.pruneHistory(QueueName.of(queue), HistoryRetention.ofAge(Duration.ofDays(1))));
                 Thread.sleep(20);
-                Cli.Run byAge = cli.run("history", "prune", "--max-age", "1ms");
-                assertEquals(0, byAge.code(), byAge::toString);
-                assertTrue(byAge.out().contains("pruned 5 history rows of '" + queue + "'"), byAge::toString);
-                assertTrue(byAge.out().contains("pruned 12 history rows of '" + other + "'"), byAge::toString);
+                if (db.equals("h2")) {
+                    // without -q every queue of the database is pruned: only on the test's own H2 file, never
+                    // on the shared servers, whose other queues (other runs', a user's) must keep their history
+                    Cli.Run byAge = cli.run("history", "prune", "--max-age", "1ms");
+                    assertEquals(0, byAge.code(), byAge::toString);
+                    assertTrue(byAge.out().contains("pruned 5 history rows of '" + queue + "'"), byAge::toString);
+                    assertTrue(byAge.out().contains("pruned 12 history rows of '" + other + "'"), byAge::toString);
+                } else {
+                    for (String q : List.of(queue, other)) {
+                        Cli.Run byAge = cli.run("history", "prune", "-q", q, "--max-age", "1ms");
+                        assertEquals(0, byAge.code(), byAge::toString);
+                        assertTrue(byAge.out().contains("pruned " + (q.equals(queue) ? 5 : 12) + " history rows of '" + q + "'"),
+                                byAge::toString);
+                    }
+                }
                 assertEquals(0, c.stats(QueueName.of(queue)).processed());
             }
         } finally {

@@ -111,7 +111,12 @@ public final class SkipLockedStatements {
     public final String insertKey;
     /** (message id, queue, key): the message a freshly taken key stands for. */
     public final String setKeyMessage;
-    /** (queue, key): message_id of a taken key, locked, so it reads the latest committed row. */
+    /**
+     * (queue, key): message_id of a taken key, read with a shared lock on PostgreSQL and MariaDB so it sees
+     * the latest committed row at any isolation (a shared lock, not FOR UPDATE: on MariaDB the waiters of
+     * one key all hold its shared lock from the duplicate check, and upgrading would deadlock them). H2
+     * has no FOR SHARE; its READ COMMITTED read sees the committed row.
+     */
     public final String keyMessage;
     /** (limit): delete at most limit expired keys of any queue, through the expiry index. */
     public final String deleteExpiredKeys;
@@ -300,7 +305,9 @@ public final class SkipLockedStatements {
         var takeKey = dsl.insertInto(dedupe, QUEUE, DEDUPE_KEY, EXPIRES_AT).values(queue, key, now.plus(param("window", Long.class)));
         insertKey = sql(dialect == SkipLockedDialect.H2 ? takeKey : takeKey.onDuplicateKeyIgnore(), dsl);
         setKeyMessage = sql(dsl.update(dedupe).set(MESSAGE_ID, id).where(thisKey), dsl);
-        keyMessage = dsl.select(MESSAGE_ID).from(dedupe).where(thisKey).forUpdate().getSQL(ParamType.INDEXED);
+        keyMessage = dialect == SkipLockedDialect.H2
+                ? dsl.select(MESSAGE_ID).from(dedupe).where(thisKey).getSQL(ParamType.INDEXED)
+                : dsl.select(MESSAGE_ID).from(dedupe).where(thisKey).forShare().getSQL(ParamType.INDEXED);
         Field<Integer> limit = param("limit", Integer.class);
         deleteExpiredKeys = switch (dialect) {
             // MariaDB refuses LIMIT in an IN subquery, but has DELETE ... ORDER BY ... LIMIT

@@ -139,7 +139,7 @@ class SkipLockedStatementsTest {
         e.put("setKeyMessage",
                 "update \"sqlq_dedupe_key\" set message_id = ? where (queue = ? and dedupe_key = ?)");
         e.put("keyMessage",
-                "select message_id from \"sqlq_dedupe_key\" where (queue = ? and dedupe_key = ?) for update");
+                "select message_id from \"sqlq_dedupe_key\" where (queue = ? and dedupe_key = ?) for share");
         e.put("deleteExpiredKeys",
                 "delete from \"sqlq_dedupe_key\" where (queue, dedupe_key) in (select queue, dedupe_key from \"sqlq_dedupe_key\" where expires_at <= (" + NOW + ") order by expires_at fetch next ? rows only)");
         e.put("deleteKeys",
@@ -274,7 +274,7 @@ class SkipLockedStatementsTest {
         e.put("setKeyMessage",
                 "update `sqlq_dedupe_key` set message_id = ? where (queue = ? and dedupe_key = ?)");
         e.put("keyMessage",
-                "select message_id from `sqlq_dedupe_key` where (queue = ? and dedupe_key = ?) for update");
+                "select message_id from `sqlq_dedupe_key` where (queue = ? and dedupe_key = ?) lock in share mode");
         e.put("deleteExpiredKeys",
                 "delete from `sqlq_dedupe_key` where expires_at <= (" + NOW + ") order by expires_at limit ?");
         e.put("deleteKeys",
@@ -425,7 +425,7 @@ class SkipLockedStatementsTest {
         e.put("setKeyMessage",
                 "update \"sqlq_dedupe_key\" set message_id = ? where (queue = cast(? as varchar) and dedupe_key = cast(? as varchar))");
         e.put("keyMessage",
-                "select message_id from \"sqlq_dedupe_key\" where (queue = cast(? as varchar) and dedupe_key = cast(? as varchar)) for update");
+                "select message_id from \"sqlq_dedupe_key\" where (queue = cast(? as varchar) and dedupe_key = cast(? as varchar))");
         e.put("deleteExpiredKeys",
                 "delete from \"sqlq_dedupe_key\" where (queue, dedupe_key) in (select queue, dedupe_key from \"sqlq_dedupe_key\" where expires_at <= (" + NOW + ") order by expires_at fetch next ? rows only)");
         e.put("deleteKeys",

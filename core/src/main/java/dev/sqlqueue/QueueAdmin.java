@@ -37,4 +37,18 @@ public interface QueueAdmin {
 
     /** The newest {@code limit} history rows of the queue, newest first (empty when history is off). */
     List<HistoryEntry> history(QueueName queue, int limit);
+
+    /**
+     * Delete the queue's history rows that {@code retention} does not keep: rows that finished
+     * {@link HistoryRetention#maxAge()} or longer ago (database clock), and rows beyond the newest
+     * {@link HistoryRetention#maxRows()} (by insertion order). Messages, dead letters and other queues are
+     * untouched. Safe to call from several processes at once (each deletes what is still there).
+     *
+     * @return the number of rows deleted (0 when history is off or nothing is old enough)
+     * @throws UnsupportedCapabilityException if the backend keeps no history
+     *     ({@link Capability#HISTORY}) or cannot prune it yet
+     */
+    default long pruneHistory(QueueName queue, HistoryRetention retention) {
+        throw new UnsupportedCapabilityException(Capability.HISTORY, getClass().getSimpleName(), "history pruning");
+    }
 }

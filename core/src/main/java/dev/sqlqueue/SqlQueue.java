@@ -394,6 +394,21 @@ public final class SqlQueue implements QueueClient {
         return backend.history(q(queue), limit(limit));
     }
 
+    @Override
+    public long pruneHistory(QueueName queue, HistoryRetention retention) {
+        if (retention == null) {
+            throw new InvalidInputException("history-retention.empty", "a history retention must be given");
+        }
+        if (!capabilities().has(Capability.HISTORY)) {
+            throw new UnsupportedCapabilityException(Capability.HISTORY, capabilities().backend());
+        }
+        try {
+            return backend.pruneHistory(q(queue), retention);
+        } catch (UnsupportedCapabilityException e) {
+            throw new UnsupportedCapabilityException(Capability.HISTORY, capabilities().backend(), "history pruning");
+        }
+    }
+
     private static int limit(int limit) {
         if (limit < 1 || limit > 100_000) {
             throw new InvalidInputException("limit.range", "limit must be 1..100000, was " + limit);

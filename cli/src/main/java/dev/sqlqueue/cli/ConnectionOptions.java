@@ -35,12 +35,14 @@ public final class ConnectionOptions {
             description = "Prefix of every table sqlqueue creates, [a-z][a-z0-9_]*, up to 24 characters; default sqlq_.")
     String tablePrefix;
 
-    /** The default database: {@code jdbc:h2:file:<cwd>/.sqlqueue/sqlqueue;AUTO_SERVER=TRUE}. */
+    /** The default database: {@code jdbc:h2:file:<cwd>/.sqlqueue/sqlqueue;AUTO_SERVER=TRUE;WRITE_DELAY=0;TRACE_LEVEL_FILE=0}. */
     public static String defaultUrl() {
         Path file = Path.of("").toAbsolutePath().resolve(".sqlqueue").resolve("sqlqueue");
         // WRITE_DELAY=0: H2 writes every commit to the file at once, so a process killed with SIGKILL
-        // loses no committed enqueue, claim or ack (H2's default delays writes by up to 500 ms)
-        return "jdbc:h2:file:" + file + ";AUTO_SERVER=TRUE;WRITE_DELAY=0";
+        // loses no committed enqueue, claim or ack (H2's default delays writes by up to 500 ms).
+        // TRACE_LEVEL_FILE=0: no sqlqueue.trace.db; when the database cannot be opened, H2 would otherwise
+        // also fail to write its trace file and print that failure's stack trace on stderr itself
+        return "jdbc:h2:file:" + file + ";AUTO_SERVER=TRUE;WRITE_DELAY=0;TRACE_LEVEL_FILE=0";
     }
 
     /** Whether a URL was given (option or environment). */

@@ -31,6 +31,7 @@ public final class DlqListCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         try (SqlQueue client = connection.open(false)) {
+            Queues.requireExisting(client, queue.queue);
             List<DeadLetter> dead = client.deadLetters(queue.queue, limit);
             if (dead.isEmpty()) {
                 out.println("no dead letters in '" + queue.queue + "'");
@@ -41,7 +42,7 @@ public final class DlqListCommand implements Callable<Integer> {
             for (DeadLetter d : dead) {
                 t.row(d.messageId(), d.attempts(), d.group() == null ? "-" : TextTable.preview(d.group(), 24),
                         TextTable.preview(d.reason() == null ? "" : d.reason(), 80),
-                        TextTable.preview(ShellCommand.text(d.payload()), 40));
+                        TextTable.preview(new String(d.payload(), java.nio.charset.StandardCharsets.UTF_8), 40));
             }
             t.print(out);
         }

@@ -22,6 +22,7 @@ public final class DlqPurgeCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         try (SqlQueue client = connection.open(false)) {
+            Queues.requireExisting(client, queue.queue);
             long n = client.purgeDeadLetters(queue.queue);
             spec.commandLine().getOut().printf("purged %d dead letter%s of '%s'%n", n, n == 1 ? "" : "s", queue.queue);
             spec.commandLine().getOut().flush();

@@ -3,6 +3,9 @@ package dev.sqlqueue.cli;
 import dev.sqlqueue.SqlQueue;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import dev.sqlqueue.DeadLetter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -28,12 +31,24 @@ public final class DlqRequeueCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         try (SqlQueue client = connection.open(false)) {
+            Queues.requireExisting(client, queue.queue);
+            if (!ids.isEmpty()) {
+                // every id is checked before anything is requeued: a wrong id changes nothing
+                Set<Long> dead = client.deadLetters(queue.queue, 100_000).stream().map(DeadLetter::messageId)
+                        .collect(Collectors.toSet());
+                List<Long> missing = ids.stream().filter(id -> !dead.contains(id)).distinct().toList();
+                if (!missing.isEmpty()) {
+                    throw new CliException(ExitCodes.USAGE, "not dead letters of '" + queue.queue + "': " + missing
+                            + "; nothing was requeued [rule: dlq.id]");
+                }
+            }
             long n = client.requeueDeadLetters(queue.queue, ids);
             spec.commandLine().getOut().printf("requeued %d dead letter%s to '%s'%n", n, n == 1 ? "" : "s", queue.queue);
             spec.commandLine().getOut().flush();
-            if (!ids.isEmpty() && n < ids.size()) {
-                throw new CliException(ExitCodes.FAILURE, (ids.size() - n) + " of the " + ids.size()
-                        + " ids given are not dead letters of '" + queue.queue + "'");
+            if (!ids.isEmpty() && n < ids.stream().distinct().count()) {
+                // another process requeued or purged some of them in between
+                throw new CliException(ExitCodes.FAILURE, (ids.stream().distinct().count() - n) + " of the ids given were no longer dead letters of '"
+                        + queue.queue + "'");
             }
         }
         return ExitCodes.OK;

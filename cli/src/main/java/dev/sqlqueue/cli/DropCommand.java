@@ -27,7 +27,7 @@ public final class DropCommand implements Callable<Integer> {
     ConnectionOptions connection;
 
     static final class Target {
-        @Option(names = "--queue", paramLabel = "QUEUE", converter = QueueNameConverter.class,
+        @Option(names = {"-q", "--queue"}, paramLabel = "QUEUE", converter = QueueNameConverter.class,
                 description = "The queue to remove.")
         QueueName queue;
 
@@ -55,6 +55,7 @@ public final class DropCommand implements Callable<Integer> {
                 out.printf("dropped every sqlqueue table of prefix %s (%d queue%s)%n",
                         connection.config(false).tablePrefix(), queues, queues == 1 ? "" : "s");
             } else {
+                Queues.requireExisting(client, target.queue);
                 client.dropQueue(target.queue);
                 out.printf("dropped queue '%s' with its messages, dead letters and history%n", target.queue);
             }

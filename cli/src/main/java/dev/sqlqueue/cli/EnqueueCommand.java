@@ -112,6 +112,12 @@ public final class EnqueueCommand implements Callable<Integer> {
         Message template = template(new byte[0], null);
         String source = file != null ? file : fileArgument;
         List<LineReader.Line> lines = read(source);
+        if (lines.isEmpty()) {
+            // nothing to write: the queue is not created (a typo in a queue name leaves no trace)
+            spec.commandLine().getOut().printf("enqueued 0 messages to '%s' (the input has no non-empty line)%n", queue);
+            spec.commandLine().getOut().flush();
+            return ExitCodes.OK;
+        }
         // every key is built (and so validated) before anything is written
         List<String> keys = new ArrayList<>(lines.size());
         for (LineReader.Line line : lines) {
@@ -119,6 +125,7 @@ public final class EnqueueCommand implements Callable<Integer> {
         }
         try (SqlQueue client = SqlQueue.open(config.build())) {
             check(client.capabilities(), template, lines);
+            checkArguments(lines);
             if (keyed && !client.capabilities().has(Capability.DEDUPLICATION)) {
                 throw new UnsupportedCapabilityException(Capability.DEDUPLICATION, client.capabilities().backend());
             }
@@ -202,6 +209,22 @@ public final class EnqueueCommand implements Callable<Integer> {
             throw new CliException(ExitCodes.FAILURE, "cannot read '" + source + "': no such file");
         } catch (IOException e) {
             throw new CliException(ExitCodes.FAILURE, "cannot read '" + source + "': " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * A line that 'work' could never run is refused: it passes a message to the command as one argument,
+     * and Linux refuses an argument of 131,072 bytes or more ({@link ShellCommand#checkRunnable}).
+     */
+    private static void checkArguments(List<LineReader.Line> lines) {
+        for (LineReader.Line line : lines) {
+            int n = ShellCommand.argumentBytes(line.bytes());
+            if (n > ShellCommand.MAX_ARGUMENT_BYTES) {
+                throw new InvalidInputException("exec.argument-max", "line " + line.number() + " is "
+                        + line.bytes().length + " bytes (" + (n - 1) + " as a command argument); 'work' passes a message "
+                        + "as one argument, and Linux takes at most " + (ShellCommand.MAX_ARGUMENT_BYTES - 1)
+                        + " bytes (MAX_ARG_STRLEN); nothing was enqueued");
+            }
         }
     }
 

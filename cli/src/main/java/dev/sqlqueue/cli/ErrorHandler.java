@@ -26,7 +26,9 @@ final class ErrorHandler implements IExecutionExceptionHandler, IParameterExcept
     public int handleParseException(ParameterException ex, String[] args) {
         CommandLine cmd = ex.getCommandLine();
         PrintWriter err = cmd.getErr();
-        err.println(PREFIX + oneLine(ex.getMessage()) + " (see '" + cmd.getCommandSpec().qualifiedName() + " --help')");
+        // picocli words a bad map entry "Value for option option '--header' ..."
+        String message = oneLine(ex.getMessage()).replace("option option ", "option ");
+        err.println(PREFIX + message + " (see '" + cmd.getCommandSpec().qualifiedName() + " --help')");
         if (verbose(args)) {
             ex.printStackTrace(err);
         }

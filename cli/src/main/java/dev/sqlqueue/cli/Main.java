@@ -2,8 +2,11 @@ package dev.sqlqueue.cli;
 
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * Entry point of the {@code sqlqueue} command (the main class of {@code cli/target/sqlqueue.jar}).
@@ -15,6 +18,7 @@ public final class Main {
 
     /** Run the command and exit the JVM with its exit code. */
     public static void main(String[] args) {
+        launchWithVfork();
         if (Arrays.asList(args).contains("--verbose") || Arrays.asList(args).contains("-v")) {
             System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "info");
         }
@@ -24,6 +28,21 @@ public final class Main {
         out.flush();
         err.flush();
         System.exit(code);
+    }
+
+    /**
+     * On Linux, start commands with {@code vfork} + {@code exec} rather than the JDK 17 default
+     * ({@code posix_spawn} of the {@code jspawnhelper} program, which then execs the command): one exec
+     * less per command, a measurable share of {@code work}'s time on small tasks (docs/benchmarks.md).
+     * Set before the first {@link ProcessBuilder#start()}; {@code -Djdk.lang.Process.launchMechanism=...}
+     * given by the user wins.
+     */
+    static void launchWithVfork() {
+        if (System.getProperty("os.name", "").equals("Linux")
+                && System.getProperty("jdk.lang.Process.launchMechanism") == null
+                && Runtime.version().feature() < 21) {
+            System.setProperty("jdk.lang.Process.launchMechanism", "VFORK");
+        }
     }
 
     /**
@@ -39,6 +58,44 @@ public final class Main {
         cl.setExecutionExceptionHandler(errors);
         cl.setParameterExceptionHandler(errors);
         cl.setExitCodeExceptionMapper(ErrorHandler::exitCode);
+        footers(cl);
         return cl;
+    }
+
+    /**
+     * Each subcommand's help ends with what applies to it: the database options only where the command
+     * connects to one (it has {@code --url}), and the exit codes it can return. (The top-level footer
+     * would otherwise be inherited by every subcommand, {@code ddl} included.)
+     */
+    private static void footers(CommandLine cl) {
+        for (CommandLine sub : cl.getSubcommands().values()) {
+            CommandSpec spec = sub.getCommandSpec();
+            String name = spec.name();
+            boolean connects = spec.findOption("--url") != null;
+            boolean runs = name.equals("work") || name.equals("demo") || name.equals("dashboard");
+            List<String> lines = new ArrayList<>();
+            if (connects) {
+                lines.add("  --url, --user, --password or SQLQUEUE_URL, SQLQUEUE_USER, SQLQUEUE_PASSWORD.");
+                lines.add("  Default: an H2 file database in ./.sqlqueue/ of the current directory,");
+                lines.add("  shared by several sqlqueue processes at once.");
+                lines.add("");
+            }
+            lines.add("Exit codes:");
+            lines.add(connects ? "  0 done; 1 failure (an unreachable database, a queue that does not exist);"
+                    : "  0 done;");
+            lines.add("  2 bad command line or input" + (connects ? " (nothing was written)" : "") + (runs ? ";" : "."));
+            if (name.equals("work")) {
+                lines.add("  3 some messages were dead-lettered;");
+                lines.add("  130/143 stopped cleanly after Ctrl-C (SIGINT) / SIGTERM.");
+            } else if (name.equals("demo")) {
+                lines.add("  3 some messages were lost or unfinished;");
+                lines.add("  130/143 stopped cleanly after Ctrl-C (SIGINT) / SIGTERM.");
+            } else if (name.equals("dashboard")) {
+                lines.add("  130/143 stopped cleanly after Ctrl-C (SIGINT) / SIGTERM.");
+            }
+            spec.usageMessage().footerHeading(connects ? "%nDatabase:%n" : "%n");
+            spec.usageMessage().footer(lines.toArray(String[]::new));
+            footers(sub);
+        }
     }
 }

@@ -2,12 +2,18 @@ package dev.sqlqueue.cli;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.Charset;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -15,23 +21,45 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Runs one message as a shell command: {@code /bin/sh -c SCRIPT sqlqueue MESSAGE}, where SCRIPT is the
+ * Runs one message as a shell command: {@code /bin/sh -c SCRIPT sqlqueue ARG}, where SCRIPT is the
  * user's command with every {@code {}} replaced by {@code "$1"}. The message therefore reaches the shell
- * as a positional parameter and is never parsed as shell syntax; it is also written to the command's
- * standard input. (A {@code {}} inside single quotes in the user's command stays literal text.)
+ * as a positional parameter and is never parsed as shell syntax; its bytes are also written to the
+ * command's standard input. (A {@code {}} inside single quotes in the user's command stays literal text.)
  *
- * <p>The command runs in its own session ({@code setsid}, when installed) so a Ctrl-C at the terminal
- * reaches sqlqueue, which lets running commands finish, and not the commands themselves.
+ * <p><b>Exact bytes.</b> A Java argument is a {@code String} that the JVM encodes with its default
+ * charset, so only text it can encode back to the same bytes is passed as is (ASCII always; any valid
+ * UTF-8 when the default charset is UTF-8). Any other message (say a file name from {@code find} that is
+ * not UTF-8) is passed as ASCII with every other byte written {@code \0ooo} (octal) and each backslash
+ * doubled, and the script starts with {@code set -- "$(printf '%bx' "$1")"; set -- "${1%x}";}, which
+ * the shell's {@code printf} builtin turns back into the original bytes (the {@code x} keeps trailing
+ * new lines). Either way {@code $1} holds exactly the message's bytes.
  *
- * <p>Standard output and error are drained by threads into {@link TailBuffer}s of {@code tailBytes}
- * each, so memory stays bounded whatever the command prints. With a timeout, a command still running
- * after it is killed with its whole process tree ({@link ProcessHandle#descendants()},
- * {@code destroyForcibly}). Thread-safe: one instance serves every worker thread.
+ * <p><b>Argument size.</b> Linux refuses one argument of more than {@value #MAX_ARGUMENT_BYTES} bytes with its terminating NUL
+ * ({@code MAX_ARG_STRLEN}, 32 pages, in {@code linux/binfmts.h}; {@code execve} fails with E2BIG,
+ * "Argument list too long"), so {@link #argumentBytes} tells whether a message can be run at all;
+ * {@code enqueue} refuses such lines and {@code work} dead-letters such a message at once.
+ *
+ * <p>With a controlling terminal the command runs in its own session ({@code setsid}, when installed) so
+ * a Ctrl-C at the terminal reaches sqlqueue, which lets running commands finish, and not the commands
+ * themselves; without one (cron, CI, a service) no terminal can send it, and the extra exec is skipped.
+ *
+ * <p>Standard output goes nowhere ({@code /dev/null}); standard error is drained by a thread into a
+ * {@link TailBuffer} of {@code tailBytes}, so memory stays bounded whatever the command prints. With a
+ * timeout, a command still running after it is killed with its whole process tree
+ * ({@link ProcessHandle#descendants()}, {@code destroyForcibly}). {@link #killAll()} kills every running
+ * command (the end of a shutdown's grace period). Thread-safe: one instance serves every worker thread.
  */
 final class ShellCommand {
     /** The token replaced by the message. */
     static final String PLACEHOLDER = "{}";
+    /** Linux's limit on one argument, terminating NUL included (MAX_ARG_STRLEN = 32 pages of 4 KiB). */
+    static final int MAX_ARGUMENT_BYTES = 131_072;
+    /** Prefix of the script that decodes an escaped message back into its bytes. */
+    static final String DECODE = "set -- \"$(printf '%bx' \"$1\")\"; set -- \"${1%x}\"; ";
+    /** Standard input up to this size is written by the worker thread itself: a new pipe takes it without blocking. */
+    private static final int PIPE_BUF = 4096;
     private static final String SETSID = findSetsid();
+    private static final boolean UTF8_ARGS = Charset.defaultCharset().equals(StandardCharsets.UTF_8);
     private static final ExecutorService IO = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "sqlqueue-exec-io");
         t.setDaemon(true);
@@ -43,16 +71,20 @@ final class ShellCommand {
     private final String script;
     private final Duration timeout;
     private final int tailBytes;
+    private final boolean ownSession;
+    private final Set<Process> running = ConcurrentHashMap.newKeySet();
+    private volatile boolean killedAll;
 
     /**
      * @param command the user's command line, run by {@code /bin/sh -c}
      * @param timeout kill the command after this long; null for no limit
-     * @param tailBytes bytes of standard output and of standard error kept, each
+     * @param tailBytes bytes of standard error kept
      */
     ShellCommand(String command, Duration timeout, int tailBytes) {
         this.script = command.replace(PLACEHOLDER, "\"$1\"");
         this.timeout = timeout;
         this.tailBytes = tailBytes;
+        this.ownSession = SETSID != null && hasControllingTerminal();
     }
 
     /** The script given to {@code sh -c}. */
@@ -61,58 +93,165 @@ final class ShellCommand {
     }
 
     /** What one run did. {@code exitCode} is -1 when the command timed out. */
-    record Result(int exitCode, boolean timedOut, String stdoutTail, String stderrTail, long stdoutBytes,
-                  long stderrBytes) {
+    record Result(int exitCode, boolean timedOut, String stderrTail, long stderrBytes) {
         boolean ok() {
             return !timedOut && exitCode == 0;
+        }
+    }
+
+    /** A message that cannot be run: it contains NUL or is too long for an argument. */
+    static final class Unrunnable extends Exception {
+        final String rule;
+
+        Unrunnable(String rule, String message) {
+            super(message + " [rule: " + rule + "]");
+            this.rule = rule;
+        }
+    }
+
+    /**
+     * The message as the argument string handed to the JVM, or the escaped form (see the class comment).
+     *
+     * @return the argument, and whether the script must decode it
+     */
+    static Argument argument(byte[] payload) {
+        if (passesAsIs(payload)) {
+            return new Argument(new String(payload, UTF8_ARGS ? StandardCharsets.UTF_8 : StandardCharsets.US_ASCII), false);
+        }
+        StringBuilder b = new StringBuilder(payload.length * 2);
+        for (byte x : payload) {
+            int v = x & 0xff;
+            if (v == '\\') {
+                b.append("\\\\");
+            } else if (v >= 0x20 && v < 0x7f) {
+                b.append((char) v);
+            } else {
+                b.append("\\0").append((char) ('0' + (v >> 6))).append((char) ('0' + ((v >> 3) & 7)))
+                        .append((char) ('0' + (v & 7)));
+            }
+        }
+        return new Argument(b.toString(), true);
+    }
+
+    /** The argument string and whether it is escaped; {@code bytes} is its size as the kernel sees it. */
+    record Argument(String text, boolean escaped) {
+        int bytes() {
+            return escaped ? text.length() : text.getBytes(UTF8_ARGS ? StandardCharsets.UTF_8 : StandardCharsets.US_ASCII).length;
+        }
+    }
+
+    /** Bytes the message takes as an argument, terminating NUL included. */
+    static int argumentBytes(byte[] payload) {
+        return argument(payload).bytes() + 1;
+    }
+
+    /**
+     * Check that {@code payload} can be run: no NUL byte (an argument ends at NUL), and an argument
+     * of at most {@link #MAX_ARGUMENT_BYTES} bytes with its NUL (so at most 131,071 bytes of text).
+     */
+    static void checkRunnable(byte[] payload) throws Unrunnable {
+        for (byte x : payload) {
+            if (x == 0) {
+                throw new Unrunnable("exec.nul", "message contains a NUL byte, which cannot be passed to a command");
+            }
+        }
+        int n = argumentBytes(payload);
+        if (n > MAX_ARGUMENT_BYTES) {
+            throw new Unrunnable("exec.argument-max", "message is too long to be passed as an argument: "
+                    + (n - 1) + " bytes as an argument, the limit is " + (MAX_ARGUMENT_BYTES - 1)
+                    + " (Linux MAX_ARG_STRLEN)");
+        }
+    }
+
+    private static boolean passesAsIs(byte[] payload) {
+        boolean ascii = true;
+        for (byte x : payload) {
+            if (x < 0) {
+                ascii = false;
+                break;
+            }
+        }
+        if (ascii) {
+            return true;
+        }
+        if (!UTF8_ARGS) {
+            return false;
+        }
+        try {
+            StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(payload));
+            return true;
+        } catch (CharacterCodingException e) {
+            return false;
         }
     }
 
     /**
      * Run the command for one message and wait for it (or for the timeout).
      *
-     * @param message the message text, passed as {@code $1}; must not contain NUL characters
-     * @param input bytes written to the command's standard input
+     * @param payload the message's bytes: {@code $1} and standard input; see {@link #checkRunnable}
      * @param env variables added to the inherited environment
      * @throws IOException if the shell cannot be started
      * @throws InterruptedException if the thread was interrupted; the command's process tree was killed
      */
-    Result run(String message, byte[] input, Map<String, String> env) throws IOException, InterruptedException {
-        ProcessBuilder pb = new ProcessBuilder(command(message));
+    Result run(byte[] payload, Map<String, String> env) throws IOException, InterruptedException {
+        Argument arg = argument(payload);
+        ProcessBuilder pb = new ProcessBuilder(command(arg));
         pb.environment().remove("SQLQUEUE_PASSWORD");
         pb.environment().putAll(env);
+        pb.redirectOutput(ProcessBuilder.Redirect.DISCARD);
         Process p = pb.start();
-        TailBuffer out = new TailBuffer(tailBytes);
-        TailBuffer err = new TailBuffer(tailBytes);
-        Future<?> outDrain = IO.submit(() -> out.drain(p.getInputStream()));
-        Future<?> errDrain = IO.submit(() -> err.drain(p.getErrorStream()));
-        IO.submit(() -> feed(p.getOutputStream(), input));
-        boolean finished;
+        running.add(p);
         try {
-            if (timeout == null) {
-                p.waitFor();
-                finished = true;
-            } else {
-                finished = p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            if (killedAll) {
+                killTree(p);
             }
-        } catch (InterruptedException e) {
-            killTree(p);
-            throw e;
+            TailBuffer err = new TailBuffer(tailBytes);
+            Future<?> errDrain = IO.submit(() -> err.drain(p.getErrorStream()));
+            if (payload.length <= PIPE_BUF) {
+                feed(p.getOutputStream(), payload);
+            } else {
+                IO.submit(() -> feed(p.getOutputStream(), payload));
+            }
+            boolean finished;
+            try {
+                if (timeout == null) {
+                    p.waitFor();
+                    finished = true;
+                } else {
+                    finished = p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
+                }
+            } catch (InterruptedException e) {
+                killTree(p);
+                throw e;
+            }
+            if (!finished) {
+                killTree(p);
+                p.waitFor(5, TimeUnit.SECONDS);
+            }
+            await(errDrain);
+            return new Result(finished ? p.exitValue() : -1, !finished, err.text(), err.totalBytes());
+        } finally {
+            running.remove(p);
         }
-        if (!finished) {
-            killTree(p);
-            p.waitFor(5, TimeUnit.SECONDS);
-        }
-        await(outDrain);
-        await(errDrain);
-        return new Result(finished ? p.exitValue() : -1, !finished, out.text(), err.text(),
-                out.totalBytes(), err.totalBytes());
     }
 
-    private List<String> command(String message) {
-        return SETSID == null
-                ? List.of("/bin/sh", "-c", script, "sqlqueue", message)
-                : List.of(SETSID, "-w", "/bin/sh", "-c", script, "sqlqueue", message);
+    /** Kill every running command with its process tree, and any started from now on (end of a shutdown's grace). */
+    void killAll() {
+        killedAll = true;
+        running.forEach(ShellCommand::killTree);
+    }
+
+    /** Whether {@link #killAll()} was called. */
+    boolean killedAll() {
+        return killedAll;
+    }
+
+    private List<String> command(Argument arg) {
+        String s = arg.escaped() ? DECODE + script : script;
+        return ownSession
+                ? List.of(SETSID, "-w", "/bin/sh", "-c", s, "sqlqueue", arg.text())
+                : List.of("/bin/sh", "-c", s, "sqlqueue", arg.text());
     }
 
     private static void feed(OutputStream stdin, byte[] input) {
@@ -125,6 +264,11 @@ final class ShellCommand {
 
     /** Kill the process and every descendant (snapshot taken before the parent dies, as orphans are re-parented). */
     static void killTree(Process p) {
+        killTree(p.toHandle());
+    }
+
+    /** Kill a process and every descendant. */
+    static void killTree(ProcessHandle p) {
         List<ProcessHandle> descendants = p.descendants().toList();
         p.destroyForcibly();
         descendants.forEach(ProcessHandle::destroyForcibly);
@@ -150,8 +294,17 @@ final class ShellCommand {
         return null;
     }
 
-    /** The message as the shell receives it: UTF-8 text. */
-    static String text(byte[] payload) {
-        return new String(payload, StandardCharsets.UTF_8);
+    /**
+     * Whether this process has a controlling terminal: field 7 ({@code tty_nr}) of {@code /proc/self/stat}
+     * is not 0 (proc(5)). Where that file cannot be read, assume a terminal (setsid is the safe side).
+     */
+    static boolean hasControllingTerminal() {
+        try {
+            String stat = Files.readString(Path.of("/proc/self/stat"));
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return !"0".equals(f[4]);
+        } catch (IOException | RuntimeException e) {
+            return true;
+        }
     }
 }

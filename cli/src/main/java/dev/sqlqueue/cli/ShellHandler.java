@@ -5,15 +5,20 @@ import dev.sqlqueue.runtime.MessageHandler;
 import dev.sqlqueue.runtime.Outcome;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 /**
  * The {@link MessageHandler} of {@code sqlqueue work}: runs the delivery through a {@link ShellCommand}.
- * Exit 0 acks with detail {@code "exit 0"}; any other exit retries with error
- * {@code "exit N: <stderr tail>"}; a time-out retries with {@code "timed out after D"}; a message the
- * shell cannot take as an argument (it contains NUL) is dead-lettered at once. The command sees
- * {@code SQLQUEUE_QUEUE}, {@code SQLQUEUE_MESSAGE_ID} and {@code SQLQUEUE_ATTEMPT} in its environment.
- * Thread-safe.
+ * Exit 0 acks (without a detail, so that acks can be group-committed; the history's outcome says acked); any other exit retries with error
+ * {@code "exit N: <stderr tail>"}; a time-out retries with {@code "timed out after D"}. A message that can
+ * never run is dead-lettered at once, not retried: one containing NUL, one too long for an argument
+ * ({@link ShellCommand#checkRunnable}), or one the kernel refuses with E2BIG ("Argument list too long").
+ * Before a command starts, the {@link OrphanGuard} kills a copy of the same message still running from a
+ * dead worker. The command sees {@code SQLQUEUE_QUEUE}, {@code SQLQUEUE_MESSAGE_ID} and
+ * {@code SQLQUEUE_ATTEMPT} in its environment. Thread-safe.
  */
 final class ShellHandler implements MessageHandler {
     /** Characters of standard error kept in an error (the database keeps the last error of a message). */
@@ -21,28 +26,74 @@ final class ShellHandler implements MessageHandler {
 
     private final ShellCommand command;
     private final Duration timeout;
+    private final OrphanGuard orphans;
+    private final java.util.function.Consumer<String> log;
+
+    private final java.util.function.LongConsumer ran;
 
     ShellHandler(ShellCommand command, Duration timeout) {
+        this(command, timeout, OrphanGuard.off(), line -> { }, nanos -> { });
+    }
+
+    /**
+     * @param log receives one line per orphan killed
+     * @param ran receives the run time of each command, nanoseconds (the claim size follows it)
+     */
+    ShellHandler(ShellCommand command, Duration timeout, OrphanGuard orphans, java.util.function.Consumer<String> log,
+                 java.util.function.LongConsumer ran) {
         this.command = command;
         this.timeout = timeout;
+        this.orphans = orphans;
+        this.log = log;
+        this.ran = ran;
     }
 
     @Override
-    public Outcome handle(Delivery d) throws IOException, InterruptedException {
-        String text = ShellCommand.text(d.payload());
-        if (text.indexOf('\0') >= 0) {
-            return Outcome.deadLetter("message contains a NUL character, which cannot be passed to a command");
+    public Outcome handle(Delivery d) throws IOException {
+        try {
+            ShellCommand.checkRunnable(d.payload());
+        } catch (ShellCommand.Unrunnable e) {
+            return Outcome.deadLetter(e.getMessage());
         }
-        Map<String, String> env = Map.of(
-                "SQLQUEUE_QUEUE", d.receipt().queue().value(),
-                "SQLQUEUE_MESSAGE_ID", Long.toString(d.id()),
-                "SQLQUEUE_ATTEMPT", Integer.toString(d.attempt()));
-        ShellCommand.Result r = command.run(text, d.payload(), env);
+        Map<String, String> env = new HashMap<>();
+        env.put("SQLQUEUE_QUEUE", d.receipt().queue().value());
+        env.put("SQLQUEUE_MESSAGE_ID", Long.toString(d.id()));
+        env.put("SQLQUEUE_ATTEMPT", Integer.toString(d.attempt()));
+        ShellCommand.Result r;
+        try {
+            List<Long> orphan = orphans.reap(d.id());
+            if (!orphan.isEmpty()) {
+                log.accept("sqlqueue: message " + d.id() + ": killed process" + (orphan.size() == 1 ? " " : "es ")
+                        + orphan.stream().map(String::valueOf).collect(Collectors.joining(", "))
+                        + ", a copy still running from a worker that died");
+            }
+            String run = orphans.begin(d.id());
+            if (run != null) {
+                env.put(OrphanGuard.RUN_VARIABLE, run);
+            }
+            long t0 = System.nanoTime();
+            r = command.run(d.payload(), env);
+            ran.accept(System.nanoTime() - t0);
+        } catch (InterruptedException e) {
+            // the thread's interrupt is not kept: the pool settles this delivery on the database next,
+            // and an interrupted thread cannot (H2's file channel closes, the pool refuses a connection)
+            return Outcome.retry("interrupted by shutdown (killed)");
+        } catch (IOException e) {
+            if (String.valueOf(e.getMessage()).contains("error=7,")) {
+                return Outcome.deadLetter("the command cannot start, its arguments or environment are too large (E2BIG): "
+                        + e.getMessage() + " [rule: exec.argument-max]");
+            }
+            throw e;
+        } finally {
+            orphans.clear(d.id());
+        }
         if (r.ok()) {
-            return Outcome.ack("exit 0");
+            // no detail: the pool then acks through ackAll, which WorkClient group-commits (history: outcome acked)
+            return Outcome.ack();
         }
         String head = r.timedOut()
                 ? "timed out after " + DurationConverter.format(timeout) + " (killed)"
+                : command.killedAll() ? "killed at the end of the shutdown grace period (exit " + r.exitCode() + ")"
                 : "exit " + r.exitCode();
         String tail = r.stderrTail();
         if (tail.length() > ERROR_TAIL_CHARS) {

@@ -41,8 +41,14 @@ public final class StatsCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        if (historyRows != null && (historyRows < 1 || historyRows > 100_000)) {
+            throw new CliException(ExitCodes.USAGE, "--history must be 1..100000, was " + historyRows + " [rule: limit.range]");
+        }
         PrintWriter out = spec.commandLine().getOut();
         try (SqlQueue client = connection.open(true)) {
+            if (queue != null) {
+                Queues.requireExisting(client, queue);
+            }
             List<QueueName> queues = queue != null ? List.of(queue) : client.queues();
             if (queues.isEmpty()) {
                 out.println("no queues");

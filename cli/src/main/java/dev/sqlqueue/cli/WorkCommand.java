@@ -1,6 +1,8 @@
 package dev.sqlqueue.cli;
 
 import dev.sqlqueue.ClaimMode;
+import dev.sqlqueue.HistoryRetention;
+import dev.sqlqueue.QueueConfig;
 import dev.sqlqueue.QueueName;
 import dev.sqlqueue.SqlQueue;
 import dev.sqlqueue.runtime.RetryPolicy;
@@ -9,6 +11,9 @@ import dev.sqlqueue.runtime.WorkerPool;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.concurrent.Callable;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -46,9 +51,14 @@ public final class WorkCommand implements Callable<Integer> {
             description = "Commands run at once (worker threads), 1..1024. Default: ${DEFAULT-VALUE}.")
     int workers;
 
-    @Option(names = "--batch-size", paramLabel = "N", defaultValue = "1",
-            description = "Messages one worker claims at a time, 1..1000. Default: ${DEFAULT-VALUE}.")
-    int batchSize;
+    @Option(names = "--batch-size", paramLabel = "N|auto", defaultValue = "auto",
+            description = "Messages one worker claims at a time, 1..1000, or auto: about 100 ms of work by the "
+                    + "recent run time of a command (1 while commands are slow, up to " + AUTO_MAX_BATCH
+                    + " while they take milliseconds). Default: ${DEFAULT-VALUE}.")
+    String batchSize;
+
+    /** The largest claim of --batch-size auto. */
+    static final int AUTO_MAX_BATCH = 32;
 
     @Option(names = "--drain", description = "Exit once the queue has nothing ready, delayed or in flight.")
     boolean drain;
@@ -85,11 +95,25 @@ public final class WorkCommand implements Callable<Integer> {
             description = "Longest wait of one claim for a new message. Default: ${DEFAULT-VALUE}.")
     Duration poll;
 
+    @Option(names = "--history-max-age", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "Retention: delete history rows of the queue that finished longer ago than this "
+                    + "(at start, every minute, at the end), e.g. 30d.")
+    Duration historyMaxAge;
+
+    @Option(names = "--history-max-rows", paramLabel = "N",
+            description = "Retention: keep at most the newest N history rows of the queue (pruned at start, every minute, at the end).")
+    Long historyMaxRows;
+
     @Mixin
     ConnectionOptions connection;
 
     @Mixin
     HistoryOption history;
+
+    /** Longest claim wait with --drain. */
+    static final Duration DRAIN_POLL = Duration.ofMillis(100);
+
+    private volatile ShellCommand command;
 
     @Override
     public Integer call() throws InterruptedException {
@@ -99,30 +123,70 @@ public final class WorkCommand implements Callable<Integer> {
         if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
             throw new CliException(ExitCodes.USAGE, "--timeout must be positive, was " + DurationConverter.format(timeout));
         }
+        boolean autoBatch = "auto".equalsIgnoreCase(batchSize);
+        int maxBatch;
+        try {
+            maxBatch = autoBatch ? AUTO_MAX_BATCH : Integer.parseInt(batchSize);
+        } catch (NumberFormatException e) {
+            throw new CliException(ExitCodes.USAGE, "--batch-size must be a number 1..1000 or auto, was '" + batchSize + "'");
+        }
+        HistoryRetention retention = historyMaxAge == null && historyMaxRows == null ? null
+                : HistoryPruneCommand.retention(historyMaxAge, historyMaxRows, "--history-max-age", "--history-max-rows");
         RetryPolicy retry = RetryPolicy.defaults().withMaxAttempts(maxAttempts).withBackoff(backoff, maxBackoff);
-        WorkerOptions options = WorkerOptions.defaults().withThreads(workers).withBatchSize(batchSize)
-                .withLease(lease).withMode(mode).withPollWait(poll).withRetry(retry)
+        // --drain: a claim waits at most DRAIN_POLL, so the command ends soon after the last ack (a worker
+        // that finds nothing ready while others still run long-polls before it checks again)
+        Duration claimWait = drain && poll.compareTo(DRAIN_POLL) > 0 ? DRAIN_POLL : poll;
+        WorkerOptions options = WorkerOptions.defaults().withThreads(workers).withBatchSize(maxBatch)
+                .withLease(lease).withMode(mode).withPollWait(claimWait).withRetry(retry)
                 .withShutdownGrace(grace).withStopWhenEmpty(drain);
-        ShellHandler handler = new ShellHandler(new ShellCommand(exec, timeout, 4096), timeout);
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        ShellCommand command = new ShellCommand(exec, timeout, 4096);
+        this.command = command;
+        QueueConfig config = connection.config(connection.effectiveUrl(), history.orDefault(true), workers, 2);
+        OrphanGuard orphans = OrphanGuard.forQueue(config.url(), config.tablePrefix(), queue.value(), err::println);
+        WorkClient[] workClient = new WorkClient[1];
+        ShellHandler handler = new ShellHandler(command, timeout, orphans, err::println, nanos -> workClient[0].ran(nanos));
         WorkCounters counters = new WorkCounters(err);
         long started = System.nanoTime();
         AtomicReference<WorkerPool> running = new AtomicReference<>();
         int code;
         // resources close in reverse order: the pool, then the database, then the guard lets a signal's exit go on
         try (ShutdownGuard guard = new ShutdownGuard(() -> stop(running.get(), err), grace.plusSeconds(15));
-             SqlQueue client = SqlQueue.open(connection.config(connection.effectiveUrl(), history.orDefault(true), workers, 2))) {
+             SqlQueue client = SqlQueue.open(config)) {
+            if (drain) {
+                Queues.requireExisting(client, queue); // nothing to drain: most often a typo
+            } else if (!client.queues().contains(queue)) {
+                // workers may start before the producers; still, a typo must not pass unnoticed
+                err.println("sqlqueue: warning: queue '" + queue + "' did not exist; created it empty, waiting for messages");
+            }
             client.createQueue(queue);
             if (guard.signalled()) {
                 return guard.exitCode(ExitCodes.FAILURE);
             }
-            try (WorkerPool pool = WorkerPool.start(client, queue, handler, options, counters)) {
+            ScheduledExecutorService pruner = retention == null ? null : Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "sqlqueue-history-pruner");
+                t.setDaemon(true);
+                return t;
+            });
+            if (pruner != null) {
+                pruner.scheduleWithFixedDelay(() -> prune(client, retention, err), 0, PRUNE_EVERY.toMillis(), TimeUnit.MILLISECONDS);
+            }
+            workClient[0] = new WorkClient(client, mode == ClaimMode.LEASE, autoBatch);
+            try (WorkerPool pool = WorkerPool.start(workClient[0].client(), queue, handler, options, counters)) {
                 running.set(pool);
                 if (guard.signalled()) {
                     pool.stopClaiming();
                 }
                 pool.awaitTermination();
+            } finally {
+                if (pruner != null) {
+                    pruner.shutdownNow();
+                    pruner.awaitTermination(10, TimeUnit.SECONDS);
+                }
+            }
+            if (retention != null) {
+                prune(client, retention, err);
             }
             summary(out, counters, Duration.ofNanos(System.nanoTime() - started), guard.signalled());
             code = guard.exitCode(counters.deadLettered() > 0 ? ExitCodes.INCOMPLETE : ExitCodes.OK);
@@ -130,10 +194,36 @@ public final class WorkCommand implements Callable<Integer> {
         return code;
     }
 
+    /**
+     * Stop claiming, let running commands finish within the grace period, then kill those still running
+     * (their handlers return and the pool nacks them) before the pool closes. The worker threads are
+     * never interrupted on the way: an interrupted thread cannot settle on H2 (its file channel closes
+     * on an interrupt) nor take a connection from the pool.
+     */
+    /** How often work applies --history-max-age / --history-max-rows while it runs. */
+    static final Duration PRUNE_EVERY = Duration.ofMinutes(1);
+
+    private void prune(SqlQueue client, HistoryRetention retention, PrintWriter err) {
+        try {
+            client.pruneHistory(queue, retention);
+        } catch (RuntimeException e) {
+            err.println("sqlqueue: history pruning failed (it is tried again): " + ErrorHandler.describe(e));
+        }
+    }
+
     private void stop(WorkerPool pool, PrintWriter err) {
         if (pool != null) {
             err.println("sqlqueue: stopping: no new claims; running commands may finish within "
                     + DurationConverter.format(grace) + " (Ctrl-C again to exit at once)");
+            pool.stopClaiming();
+            try {
+                if (!pool.awaitTermination(grace)) {
+                    err.println("sqlqueue: grace period over; killing the commands still running");
+                    command.killAll();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
             pool.close();
         }
     }

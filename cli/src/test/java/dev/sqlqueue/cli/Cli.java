@@ -18,6 +18,36 @@ final class Cli {
         this.url = "jdbc:h2:file:" + dir.resolve("db") + ";AUTO_SERVER=TRUE";
     }
 
+    private Cli(String url) {
+        this.url = url;
+    }
+
+    /**
+     * Commands against {@code db}: {@code h2} (a file database in {@code dir}), {@code postgresql} or
+     * {@code mariadb} (the project's servers, see DEVELOPERS.md).
+     */
+    static Cli on(String db, Path dir) {
+        return switch (db) {
+            case "h2" -> new Cli(dir);
+            case "postgresql" -> new Cli("jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
+            case "mariadb" -> new Cli("jdbc:mariadb://127.0.0.1:3306/test?user=root");
+            default -> throw new IllegalArgumentException(db);
+        };
+    }
+
+    /**
+     * An H2 file database in {@code dir} opened as the default database is ({@code WRITE_DELAY=0}: every
+     * commit is written by the committing thread, as 'sqlqueue' does without --url).
+     */
+    static Cli h2AsDefault(Path dir) {
+        return new Cli("jdbc:h2:file:" + dir.resolve("db") + ";AUTO_SERVER=TRUE;WRITE_DELAY=0");
+    }
+
+    /** A queue name no other run uses, for the shared servers. */
+    static String uniqueQueue(String base) {
+        return base + "_" + Long.toString(System.nanoTime(), 36);
+    }
+
     String url() {
         return url;
     }

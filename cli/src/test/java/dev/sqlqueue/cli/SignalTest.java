@@ -1,17 +1,23 @@
 package dev.sqlqueue.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sqlqueue.ConsumeRequest;
+import dev.sqlqueue.Delivery;
 import dev.sqlqueue.QueueName;
 import dev.sqlqueue.QueueStats;
 import dev.sqlqueue.SqlQueue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -64,6 +70,56 @@ class SignalTest {
             assertEquals(4, s.ready(), "claimed but unstarted messages are released, visible at once");
             assertEquals(0, s.inFlight());
             assertEquals(2, s.processed());
+        }
+    }
+
+    /**
+     * Commands that outlast a short --grace on the default H2 database: they are killed and nacked, the
+     * claimed messages never started are released (attempt not counted), and nothing is left in flight
+     * nor logged as a failed nack or release (H2 closes its file when a thread is interrupted in I/O).
+     */
+    @Test
+    void commandsOutlastingTheGraceAreKilledAndNothingStaysInFlightOnH2() throws Exception {
+        Cli cli = Cli.h2AsDefault(dir);
+        Path input = dir.resolve("in.txt");
+        Files.write(input, List.of("m1", "m2", "m3", "m4", "m5", "m6"));
+        assertEquals(0, cli.run("enqueue", "-q", "slow", input.toString()).code());
+        Path started = dir.resolve("started");
+        Path stderr = dir.resolve("stderr");
+        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), Main.class.getName(),
+                "work", "-q", "slow", "--workers", "2", "--batch-size", "3", "--grace", "2s", "--backoff", "100ms",
+                "--exec", "echo {} >> '" + started + "'; sleep 30",
+                "--url", cli.url());
+        pb.redirectOutput(dir.resolve("stdout").toFile());
+        pb.redirectError(stderr.toFile());
+        Process p = pb.start();
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+            while (lines(started) < 2 && System.nanoTime() < deadline && p.isAlive()) {
+                Thread.sleep(50);
+            }
+            assertEquals(2, lines(started), () -> "two commands should be running; stderr: " + read(stderr));
+            Process kill = new ProcessBuilder("kill", "-TERM", Long.toString(p.pid())).inheritIO().start();
+            assertEquals(0, kill.waitFor());
+            assertTrue(p.waitFor(25, TimeUnit.SECONDS), "sqlqueue work did not stop");
+            assertEquals(143, p.exitValue(), () -> read(stderr));
+        } finally {
+            p.destroyForcibly();
+        }
+        String err = read(stderr);
+        assertFalse(err.contains("settling") || err.contains("nack failed") || err.contains("release failed")
+                || err.contains("Exception") || err.contains("Interrupted"), err);
+        assertTrue(read(dir.resolve("stdout")).contains("ok 0, retried 2, dead-lettered 0"), read(dir.resolve("stdout")) + err);
+        try (SqlQueue q = cli.client()) {
+            QueueStats s = q.stats(QueueName.of("slow"));
+            assertEquals(0, s.inFlight(), "nothing waits for a lease to end");
+            assertEquals(6, s.ready() + s.delayed());
+            Thread.sleep(300); // the back-off of the two killed ones
+            List<Delivery> all = q.consume(QueueName.of("slow"), ConsumeRequest.of(10));
+            assertEquals(6, all.size());
+            Map<Integer, Long> byAttempt = all.stream().collect(Collectors.groupingBy(Delivery::attempt, Collectors.counting()));
+            assertEquals(Map.of(1, 4L, 2, 2L), byAttempt, "the four never started keep attempt 1; the two killed were nacked");
         }
     }
 

@@ -58,6 +58,11 @@ public abstract class ForwardingQueueBackend implements QueueBackend {
     }
 
     @Override
+    public java.util.OptionalInt ownPoolSize() {
+        return delegate.ownPoolSize();
+    }
+
+    @Override
     public boolean waitsInConsume() {
         return delegate.waitsInConsume();
     }

@@ -3,7 +3,8 @@ package dev.sqlqueue.skiplocked;
 import com.zaxxer.hikari.HikariConfig;
 
 /**
- * Provider {@code mariadb}: MariaDB 10.6+ through MariaDB Connector/J, chosen by {@code jdbc:mariadb:}
+ * Provider {@code mariadb}: MariaDB 10.8+ (10.6 and 10.7 ignore descending index parts, see
+ * docs/backends/mariadb.md) through MariaDB Connector/J, chosen by {@code jdbc:mariadb:}
  * URLs, and MySQL 8 by {@code jdbc:mysql:} URLs (the SQL is the same; see docs/backends/mariadb.md
  * for what was run).
  */
@@ -28,6 +29,6 @@ public final class MariaDbProvider extends SkipLockedProvider {
 
     @Override
     public String description() {
-        return "MariaDB 10.6+ (and the MySQL 8 path), FOR UPDATE SKIP LOCKED, lease and transactional modes";
+        return "MariaDB 10.8+ (and the MySQL 8 path), FOR UPDATE SKIP LOCKED, lease and transactional modes";
     }
 }

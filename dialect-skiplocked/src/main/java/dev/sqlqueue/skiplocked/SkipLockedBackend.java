@@ -7,6 +7,7 @@ import dev.sqlqueue.DeadLetter;
 import dev.sqlqueue.Delivery;
 import dev.sqlqueue.HistoryEntry;
 import dev.sqlqueue.InvalidInputException;
+import dev.sqlqueue.HistoryRetention;
 import dev.sqlqueue.LeaseLostException;
 import dev.sqlqueue.Message;
 import dev.sqlqueue.QueueConfig;
@@ -374,6 +375,32 @@ final class SkipLockedBackend implements QueueBackend {
                 }
             }
             return out;
+        });
+    }
+
+    @Override
+    public long pruneHistory(QueueName queue, HistoryRetention retention) {
+        return inTransaction("prune history", c -> {
+            long deleted = 0;
+            if (retention.maxAge() != null) {
+                deleted += update(c, sql.pruneHistoryAge, queue.value(), retention.maxAge().toMillis());
+            }
+            if (retention.maxRows() != null) {
+                long cutoff = -1;
+                try (PreparedStatement ps = c.prepareStatement(sql.historyCutoff)) {
+                    ps.setString(1, queue.value());
+                    ps.setInt(2, (int) Math.min(Integer.MAX_VALUE, retention.maxRows()));
+                    try (ResultSet rs = ps.executeQuery()) {
+                        if (rs.next()) {
+                            cutoff = rs.getLong(1);
+                        }
+                    }
+                }
+                if (cutoff >= 0) {
+                    deleted += update(c, sql.pruneHistoryRows, queue.value(), cutoff);
+                }
+            }
+            return deleted;
         });
     }
 

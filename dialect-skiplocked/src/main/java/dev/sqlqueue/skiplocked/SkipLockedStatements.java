@@ -92,6 +92,17 @@ public final class SkipLockedStatements {
     public final String purgeMessages;
     /** (queue). */
     public final String purgeHistory;
+    /** (queue, age ms): delete history rows that finished that long ago or longer (database clock). */
+    public final String pruneHistoryAge;
+    /**
+     * (queue, keep): the history_id of the newest row beyond the {@code keep} newest of the queue, if any.
+     * Read first, then {@link #pruneHistoryRows} deletes up to it: MariaDB refuses a DELETE whose subquery
+     * reads the same table (error 1093).
+     */
+    public final String historyCutoff;
+    /** (queue, cutoff): delete history rows up to and including history_id cutoff. */
+    public final String pruneHistoryRows;
+
     /** (queue). */
     public final String deleteQueue;
     /** (): names of the queues. */
@@ -293,6 +304,12 @@ public final class SkipLockedStatements {
         purgeDead = sql(dsl.deleteFrom(deadLetter).where(QUEUE.eq(queue)), dsl);
         purgeMessages = sql(dsl.deleteFrom(message).where(QUEUE.eq(queue)), dsl);
         purgeHistory = sql(dsl.deleteFrom(history).where(QUEUE.eq(queue)), dsl);
+        pruneHistoryAge = sql(dsl.deleteFrom(history).where(QUEUE.eq(queue))
+                .and(FINISHED_AT.le(now.minus(param("age", Long.class)))), dsl);
+        historyCutoff = sql(dsl.select(HISTORY_ID).from(history).where(QUEUE.eq(queue)).orderBy(HISTORY_ID.desc())
+                .offset(param("keep", Integer.class)).limit(inline(1)), dsl);
+        pruneHistoryRows = sql(dsl.deleteFrom(history).where(QUEUE.eq(queue))
+                .and(HISTORY_ID.le(param("cutoff", Long.class))), dsl);
         deleteQueue = sql(dsl.deleteFrom(queueTable).where(NAME.eq(queue)), dsl);
         listQueues = sql(dsl.select(NAME).from(queueTable).orderBy(NAME), dsl);
         leaseQueue = sql(dsl.select(QUEUE).from(message).where(ID.eq(id)).and(LEASE_TOKEN.eq(token)), dsl);

@@ -124,6 +124,12 @@ class SkipLockedStatementsTest {
                 "delete from \"sqlq_message\" where queue = ?");
         e.put("purgeHistory",
                 "delete from \"sqlq_history\" where queue = ?");
+        e.put("pruneHistoryAge",
+                "delete from \"sqlq_history\" where (queue = ? and finished_at <= ((CAST(FLOOR(EXTRACT(EPOCH FROM statement_timestamp()) * 1000) AS BIGINT)) - ?))");
+        e.put("historyCutoff",
+                "select history_id from \"sqlq_history\" where queue = ? order by history_id desc offset ? rows fetch next 1 rows only");
+        e.put("pruneHistoryRows",
+                "delete from \"sqlq_history\" where (queue = ? and history_id <= ?)");
         e.put("deleteQueue",
                 "delete from \"sqlq_queue\" where name = ?");
         e.put("listQueues",
@@ -259,6 +265,12 @@ class SkipLockedStatementsTest {
                 "delete from `sqlq_message` where queue = ?");
         e.put("purgeHistory",
                 "delete from `sqlq_history` where queue = ?");
+        e.put("pruneHistoryAge",
+                "delete from `sqlq_history` where (queue = ? and finished_at <= (((TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000)) - ?))");
+        e.put("historyCutoff",
+                "select history_id from `sqlq_history` where queue = ? order by history_id desc offset ? rows fetch next 1 rows only");
+        e.put("pruneHistoryRows",
+                "delete from `sqlq_history` where (queue = ? and history_id <= ?)");
         e.put("deleteQueue",
                 "delete from `sqlq_queue` where name = ?");
         e.put("listQueues",
@@ -410,6 +422,12 @@ class SkipLockedStatementsTest {
                 "delete from \"sqlq_message\" where queue = cast(? as varchar)");
         e.put("purgeHistory",
                 "delete from \"sqlq_history\" where queue = cast(? as varchar)");
+        e.put("pruneHistoryAge",
+                "delete from \"sqlq_history\" where (queue = cast(? as varchar) and finished_at <= ((\"sqlq_now_ms\"()) - cast(? as bigint)))");
+        e.put("historyCutoff",
+                "select history_id from \"sqlq_history\" where queue = cast(? as varchar) order by history_id desc offset ? rows fetch next 1 rows only");
+        e.put("pruneHistoryRows",
+                "delete from \"sqlq_history\" where (queue = cast(? as varchar) and history_id <= cast(? as bigint))");
         e.put("deleteQueue",
                 "delete from \"sqlq_queue\" where name = cast(? as varchar)");
         e.put("listQueues",
@@ -590,6 +608,9 @@ class SkipLockedStatementsTest {
         binds.put("purgeDead", 1);
         binds.put("purgeMessages", 1);
         binds.put("purgeHistory", 1);
+        binds.put("pruneHistoryAge", 2);         // queue, age
+        binds.put("historyCutoff", 2);           // queue, keep
+        binds.put("pruneHistoryRows", 2);        // queue, cutoff
         binds.put("deleteQueue", 1);
         binds.put("listQueues", 0);
         binds.put("leaseQueue", 2);              // id, token

@@ -88,6 +88,9 @@ class StatementsOnServerTest {
         b.put("purgeDead", new Object[] {queue});
         b.put("purgeMessages", new Object[] {queue});
         b.put("purgeHistory", new Object[] {queue});
+        b.put("pruneHistoryAge", new Object[] {queue, 1000L});
+        b.put("historyCutoff", new Object[] {queue, 5});
+        b.put("pruneHistoryRows", new Object[] {queue, 0L});
         b.put("deleteQueue", new Object[] {queue});
         b.put("listQueues", new Object[] {});
         b.put("rawInsert", new Object[] {queue, 0, "", PAYLOAD});
@@ -111,7 +114,7 @@ class StatementsOnServerTest {
             ROWS.put(s, 1);
         }
         for (String s : List.of("ensureQueue", "listHistory", "listDead", "lockDeadIds", "requeueDead", "requeueDeadGrouped", "deleteDead",
-                "purgeDead", "purgeHistory", "listen")) {
+                "purgeDead", "purgeHistory", "pruneHistoryAge", "historyCutoff", "pruneHistoryRows", "listen")) {
             ROWS.put(s, 0);
         }
         ROWS.put("purgeMessages", 2);

@@ -2,6 +2,7 @@ package dev.sqlqueue.sqlserver;
 
 import dev.sqlqueue.DeadLetter;
 import dev.sqlqueue.HistoryEntry;
+import dev.sqlqueue.HistoryRetention;
 import dev.sqlqueue.QueueName;
 import dev.sqlqueue.QueueStats;
 import dev.sqlqueue.spi.HeaderCodec;
@@ -86,12 +87,33 @@ final class SqlServerAdmin {
         return inBatches("purgeDeadLettersBatch", queue);
     }
 
-    /** Runs a {@code DELETE TOP (?) ...} statement until it deletes fewer rows than the batch. */
-    private long inBatches(String statement, QueueName queue) {
+    /** Age first, then rows, each in batches of {@link SqlServerStatements#MAINTENANCE_BATCH}. */
+    long pruneHistory(QueueName queue, HistoryRetention retention) {
+        long total = 0;
+        if (retention.maxAge() != null) {
+            // DATEADD takes an int: an age beyond 2^31 s (68 years) is capped there, older than any row
+            int seconds = (int) Math.min(Integer.MAX_VALUE, retention.maxAge().getSeconds());
+            total += inBatches("pruneHistoryAgeBatch", queue, -seconds, -Jdbc.millisPart(retention.maxAge()));
+        }
+        if (retention.maxRows() != null) {
+            total += inBatches("pruneHistoryRowsBatch", queue, retention.maxRows(), queue.value());
+        }
+        return total;
+    }
+
+    /**
+     * Runs a {@code DELETE TOP (?) ...} statement until it deletes fewer rows than the batch; its binds are
+     * the batch size, the queue, then {@code more}.
+     */
+    private long inBatches(String statement, QueueName queue, Object... more) {
+        Object[] binds = new Object[2 + more.length];
+        binds[0] = SqlServerStatements.MAINTENANCE_BATCH;
+        binds[1] = queue.value();
+        System.arraycopy(more, 0, binds, 2, more.length);
         long total = 0;
         while (true) {
             long n = sessions.inTransaction(statement + " on queue '" + queue + "'",
-                    c -> Jdbc.count(c, sql.get(statement), SqlServerStatements.MAINTENANCE_BATCH, queue.value()));
+                    c -> Jdbc.count(c, sql.get(statement), binds));
             total += n;
             if (n < SqlServerStatements.MAINTENANCE_BATCH) {
                 return total;

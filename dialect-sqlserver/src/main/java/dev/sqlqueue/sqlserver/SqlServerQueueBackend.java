@@ -8,6 +8,7 @@ import dev.sqlqueue.DeadLetter;
 import dev.sqlqueue.Delivery;
 import dev.sqlqueue.EnqueueResult;
 import dev.sqlqueue.HistoryEntry;
+import dev.sqlqueue.HistoryRetention;
 import dev.sqlqueue.InvalidInputException;
 import dev.sqlqueue.LeaseLostException;
 import dev.sqlqueue.Message;
@@ -462,6 +463,11 @@ public final class SqlServerQueueBackend implements QueueBackend {
     @Override
     public long requeueDeadLetters(QueueName queue, List<Long> messageIds) {
         return admin.requeueDeadLetters(queue, messageIds);
+    }
+
+    @Override
+    public long pruneHistory(QueueName queue, HistoryRetention retention) {
+        return admin.pruneHistory(queue, retention);
     }
 
     @Override

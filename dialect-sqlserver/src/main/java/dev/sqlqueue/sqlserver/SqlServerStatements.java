@@ -301,6 +301,13 @@ public final class SqlServerStatements {
                 + " WITH (ROWLOCK) WHERE [queue_name] = ?" + ROWCOUNT + ";");
         all.put("purgeHistoryBatch", PRELUDE + "DELETE TOP (?) FROM " + history
                 + " WITH (ROWLOCK) WHERE [queue_name] = ?" + ROWCOUNT + ";");
+        // History pruning. Binds: 1 batch size, 2 queue, 3 minus the age's seconds, 4 minus its millisecond part.
+        all.put("pruneHistoryAgeBatch", PRELUDE + "DELETE TOP (?) FROM " + history
+                + " WITH (ROWLOCK) WHERE [queue_name] = ? AND [finished_at] <= " + DELAY + ROWCOUNT + ";");
+        // Binds: 1 batch size, 2 queue, 3 rows kept, 4 queue. Newest first as listHistory orders them.
+        all.put("pruneHistoryRowsBatch", PRELUDE + "DELETE TOP (?) FROM " + history
+                + " WITH (ROWLOCK) WHERE [queue_name] = ? AND [id] NOT IN (SELECT TOP (?) [id] FROM " + history
+                + " WHERE [queue_name] = ? ORDER BY [finished_at] DESC, [id] DESC)" + ROWCOUNT + ";");
         // Counts read uncommitted (NOLOCK) so that stats never wait for, nor miss, open transactional claims.
         all.put("stats", PRELUDE + "DECLARE @q nvarchar(48) = ?; DECLARE @now datetime2(7) = SYSUTCDATETIME(); SELECT"
                 + " (SELECT COUNT_BIG(*) FROM " + messages + " WITH (NOLOCK) WHERE [queue_name] = @q AND [visible_at] <= @now) AS [ready],"

@@ -103,6 +103,17 @@ class AdminCallSequenceTest {
         assertTrue(f.jdbc.binds().containsAll(List.of("bind 1=500", "bind 2=jobs")));
     }
 
+    @Test
+    void pruneHistoryDeletesByAgeThenByRowsInBatches() {
+        f.jdbc.count(500).count(2).count(7);
+        assertEquals(509, f.backend.pruneHistory(Q, new dev.sqlqueue.HistoryRetention(java.time.Duration.ofMillis(90_250), 100L)));
+        List<String> prepared = f.jdbc.sequence().stream().filter(s -> s.startsWith("prepare")).toList();
+        assertEquals(List.of("prepare pruneHistoryAgeBatch", "prepare pruneHistoryAgeBatch", "prepare pruneHistoryRowsBatch"), prepared);
+        assertEquals(3, f.jdbc.sequence().stream().filter("commit"::equals).count(), "each batch its own transaction");
+        assertTrue(f.jdbc.binds().containsAll(List.of("bind 1=500", "bind 2=jobs", "bind 3=-90", "bind 4=-250")), f.jdbc.binds().toString());
+        assertTrue(f.jdbc.binds().containsAll(List.of("bind 3=100", "bind 4=jobs")), f.jdbc.binds().toString());
+    }
+
     /**
      * Review finding 4: the queue row is marked dropping first (enqueue and auto-create then refuse the
      * queue, so no message committed during the drop is purged behind its producer's back) and deleted

@@ -119,6 +119,14 @@ class SqlServerStatementsTest {
         expected.put("purgeHistoryBatch",
                 "SET NOCOUNT ON; SET XACT_ABORT ON; DELETE TOP (?) FROM [dbo].[sqlq_history] WITH (ROWLOCK) WHERE "
                 + "[queue_name] = ?; SELECT @@ROWCOUNT AS [n];");
+        expected.put("pruneHistoryAgeBatch",
+                "SET NOCOUNT ON; SET XACT_ABORT ON; DELETE TOP (?) FROM [dbo].[sqlq_history] WITH (ROWLOCK) WHERE "
+                + "[queue_name] = ? AND [finished_at] <= DATEADD(second, ?, DATEADD(millisecond, ?, SYSUTCDATETIME()));"
+                + " SELECT @@ROWCOUNT AS [n];");
+        expected.put("pruneHistoryRowsBatch",
+                "SET NOCOUNT ON; SET XACT_ABORT ON; DELETE TOP (?) FROM [dbo].[sqlq_history] WITH (ROWLOCK) WHERE "
+                + "[queue_name] = ? AND [id] NOT IN (SELECT TOP (?) [id] FROM [dbo].[sqlq_history] WHERE [queue_name] = ? "
+                + "ORDER BY [finished_at] DESC, [id] DESC); SELECT @@ROWCOUNT AS [n];");
         expected.put("stats",
                 "SET NOCOUNT ON; SET XACT_ABORT ON; DECLARE @q nvarchar(48) = ?; DECLARE @now datetime2(7) = "
                 + "SYSUTCDATETIME(); SELECT (SELECT COUNT_BIG(*) FROM [dbo].[sqlq_messages] WITH (NOLOCK) WHERE "

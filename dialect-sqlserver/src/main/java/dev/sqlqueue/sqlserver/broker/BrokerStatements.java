@@ -723,6 +723,21 @@ public final class BrokerStatements {
                 + " FROM " + n.historyTable() + " WHERE queue_name = ? ORDER BY history_id DESC";
     }
 
+    /**
+     * History pruning by age. Parameters: queue name, minus the age's whole seconds, minus its millisecond
+     * part (DATEADD takes an int each). Deletes the rows that finished that long ago or longer.
+     */
+    public String pruneHistoryAge() {
+        return "DELETE FROM " + n.historyTable() + " WHERE queue_name = ?"
+                + " AND finished_at <= DATEADD(second, ?, DATEADD(millisecond, ?, SYSUTCDATETIME()))";
+    }
+
+    /** History pruning by rows. Parameters: queue name, rows kept, queue name. Keeps the newest (history_id). */
+    public String pruneHistoryRows() {
+        return "DELETE FROM " + n.historyTable() + " WHERE queue_name = ? AND history_id NOT IN (SELECT TOP (?) history_id FROM "
+                + n.historyTable() + " WHERE queue_name = ? ORDER BY history_id DESC)";
+    }
+
     /** Parameter: dead_id. */
     public String deleteDeadLetter() {
         return "DELETE FROM " + n.deadTable() + " WHERE dead_id = ?";

@@ -7,6 +7,7 @@ import dev.sqlqueue.ConsumeRequest;
 import dev.sqlqueue.DeadLetter;
 import dev.sqlqueue.Delivery;
 import dev.sqlqueue.HistoryEntry;
+import dev.sqlqueue.HistoryRetention;
 import dev.sqlqueue.InvalidInputException;
 import dev.sqlqueue.LeaseLostException;
 import dev.sqlqueue.Message;
@@ -442,6 +443,22 @@ public final class ServiceBrokerBackend implements QueueBackend {
                         Instant.ofEpochMilli(Sql.asLong(r[2])), Instant.ofEpochMilli(Sql.asLong(r[3])), Sql.asLong(r[4]),
                         (int) Sql.asLong(r[5]), String.valueOf(r[6]), r[7] == null ? null : String.valueOf(r[7])))
                 .toList());
+    }
+
+    /** Age first, then rows; each one statement in auto-commit. */
+    @Override
+    public long pruneHistory(QueueName queue, HistoryRetention retention) {
+        return withConnection("pruning the history of '" + queue + "'", c -> {
+            long n = 0;
+            if (retention.maxAge() != null) {
+                int seconds = (int) Math.min(Integer.MAX_VALUE, retention.maxAge().getSeconds());
+                n += Sql.update(c, sql.pruneHistoryAge(), queue.value(), -seconds, -(retention.maxAge().getNano() / 1_000_000));
+            }
+            if (retention.maxRows() != null) {
+                n += Sql.update(c, sql.pruneHistoryRows(), queue.value(), retention.maxRows(), queue.value());
+            }
+            return n;
+        });
     }
 
     /** Rolls back open claims, gives this process's pooled dialogs back to the table, closes its own pool. */

@@ -643,6 +643,18 @@ class BrokerStatementsTest {
     }
 
     @Test
+    void textPruneHistoryAge() {
+        assertEquals("DELETE FROM [dbo].[sqlq_bk_history] WHERE queue_name = ? AND finished_at <= DATEADD(second, ?, "
+                + "DATEADD(millisecond, ?, SYSUTCDATETIME()))", s.pruneHistoryAge());
+    }
+
+    @Test
+    void textPruneHistoryRows() {
+        assertEquals("DELETE FROM [dbo].[sqlq_bk_history] WHERE queue_name = ? AND history_id NOT IN (SELECT TOP (?) "
+                + "history_id FROM [dbo].[sqlq_bk_history] WHERE queue_name = ? ORDER BY history_id DESC)", s.pruneHistoryRows());
+    }
+
+    @Test
     void textCreateGroupsHandleIndex() {
         assertEquals("IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE object_id = OBJECT_ID(N'dbo.sqlq_bk_groups') AND name"
                 + " = N'ux_handle') CREATE UNIQUE INDEX [ux_handle] ON [dbo].[sqlq_bk_groups] (conversation_handle)",

@@ -179,8 +179,16 @@ public final class SqlServerQueueBackend implements QueueBackend {
         return r;
     }
 
+    /**
+     * The key as stored: followed by {@code .}, because {@code =} ignores trailing spaces even under a BIN2
+     * collation (ANSI padding), which would make {@code k} and {@code k } one key.
+     */
+    static String storedKey(String key) {
+        return key + ".";
+    }
+
     private EnqueueResult tryInsertKeyed(Connection c, String statement, QueueName queue, Message m) throws SQLException {
-        try (PreparedStatement ps = Jdbc.prepare(c, sql.get(statement), queue.value(), m.deduplicationKey(),
+        try (PreparedStatement ps = Jdbc.prepare(c, sql.get(statement), queue.value(), storedKey(m.deduplicationKey()),
                 Jdbc.seconds(dedupeWindow), Jdbc.millisPart(dedupeWindow), m.priority(), Jdbc.seconds(m.delay()),
                 Jdbc.millisPart(m.delay()), m.payloadUnsafe(), HeaderCodec.encode(m.headers()));
              ResultSet rs = ps.executeQuery()) {

@@ -229,8 +229,8 @@ public final class SqlServerStatements {
         // HOLDLOCK = SERIALIZABLE for this table); if it is taken, return its message as a duplicate, else
         // insert the message as "enqueue" does and take the key for it. The primary key of the keys table
         // backs this up. No row back = the queue is missing or being dropped (as "enqueue").
-        // Binds: 1 queue, 2 key, 3 window s, 4 window ms, 5 priority, 6 delay s, 7 delay ms, 8 payload, 9 headers.
-        all.put("enqueueKeyed", PRELUDE + "DECLARE @q nvarchar(48) = ?; DECLARE @k nvarchar(128) = ?;"
+        // Binds: 1 queue, 2 stored key (the key + ".": "=" ignores trailing spaces even under BIN2), 3 window s, 4 window ms, 5 priority, 6 delay s, 7 delay ms, 8 payload, 9 headers.
+        all.put("enqueueKeyed", PRELUDE + "DECLARE @q nvarchar(48) = ?; DECLARE @k nvarchar(129) = ?;"
                 + " DECLARE @ws int = ?; DECLARE @wms int = ?; DECLARE @id bigint;"
                 + " DECLARE @new TABLE ([id] bigint NOT NULL);"
                 + " DELETE FROM " + dedupeKeys + " WITH (ROWLOCK)"

@@ -18,7 +18,7 @@ class SqlServerStatementsTest {
 
     @Test
     void everyStatementTextIsPinned() {
-        final String KEYED = "DECLARE @q nvarchar(48) = ?; DECLARE @k nvarchar(128) = ?; DECLARE @ws int = ?; DECLARE @wms int = ?"
+        final String KEYED = "DECLARE @q nvarchar(48) = ?; DECLARE @k nvarchar(129) = ?; DECLARE @ws int = ?; DECLARE @wms int = ?"
                 + "; DECLARE @id bigint; DECLARE @new TABLE ([id] bigint NOT NULL); DELETE FROM [dbo].[sqlq_dedupe_keys"
                 + "] WITH (ROWLOCK) WHERE [queue_name] = @q AND [dedupe_key] = @k AND [expires_at] <= SYSUTCDATETIME();"
                 + " SELECT @id = [message_id] FROM [dbo].[sqlq_dedupe_keys] WITH (UPDLOCK, HOLDLOCK, ROWLOCK) WHERE [qu"

@@ -51,18 +51,11 @@ class ServiceBrokerProviderTest {
         var caps = new Fixture().backend().capabilities();
         assertEquals(Set.of(ClaimMode.TRANSACTIONAL), caps.claimModes());
         assertEquals(EnumSet.of(Capability.MESSAGE_GROUPS, Capability.TRANSACTIONAL_ENQUEUE, Capability.SERVER_SIDE_WAIT,
-                Capability.DROP_SCHEMA), EnumSet.copyOf(caps.features()));
+                Capability.DROP_SCHEMA, Capability.DEDUPLICATION), EnumSet.copyOf(caps.features()));
         var withHistory = new Fixture();
         assertTrue(new ServiceBrokerBackend(withHistory.jdbc.dataSource(), null,
                 dev.sqlqueue.QueueConfig.builder().url("jdbc:sqlserver://nowhere").backend("sqlserver-broker").history(true).build(),
                 withHistory.options, false).capabilities().has(Capability.HISTORY), "HISTORY only when the config keeps history");
-        assertTrue(caps.whyAbsent(Capability.DEDUPLICATION).contains("not built for Service Broker yet"),
-                "deduplication is declared absent with its reason: " + caps.whyAbsent(Capability.DEDUPLICATION));
-        var keyed = dev.sqlqueue.Message.builder(new byte[0]).deduplicationKey("k").build();
-        var client = dev.sqlqueue.SqlQueue.wrap(new Fixture().backend(),
-                dev.sqlqueue.QueueConfig.builder().url("jdbc:sqlserver://nowhere").backend("sqlserver-broker").build());
-        assertEquals(Capability.DEDUPLICATION, assertThrows(dev.sqlqueue.UnsupportedCapabilityException.class,
-                () -> client.enqueue(dev.sqlqueue.QueueName.of("jobs"), keyed)).capability(), "a keyed enqueue is refused");
         assertEquals(Ordering.PER_GROUP, caps.ordering());
         assertEquals(1 << 20, caps.maxPayloadBytes());
         assertEquals(100, caps.maxClaimBatch());

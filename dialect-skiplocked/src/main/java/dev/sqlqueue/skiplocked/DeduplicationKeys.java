@@ -1,11 +1,15 @@
 package dev.sqlqueue.skiplocked;
 
+import dev.sqlqueue.EnqueueResult;
+import dev.sqlqueue.Message;
 import dev.sqlqueue.QueueName;
 import dev.sqlqueue.TransientBackendException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.OptionalLong;
 
 /**
@@ -33,6 +37,37 @@ final class DeduplicationKeys {
         this.dialect = dialect;
         this.sql = sql;
         this.windowMillis = windowMillis;
+    }
+
+    /** Writes one message on the connection of the transaction and returns its id. */
+    @FunctionalInterface
+    interface Writer {
+        long write(Connection c, Message m) throws SQLException;
+    }
+
+    /**
+     * Enqueue {@code messages} in the transaction of {@code c}, in order: a message with a key takes it
+     * first and is written only when the key was free; a key taken earlier in the same list is a
+     * duplicate too (this transaction holds it).
+     */
+    List<EnqueueResult> enqueue(Connection c, QueueName queue, List<Message> messages, Writer writer) throws SQLException {
+        List<EnqueueResult> out = new ArrayList<>(messages.size());
+        for (Message m : messages) {
+            String key = m.deduplicationKey();
+            if (key == null) {
+                out.add(new EnqueueResult(writer.write(c, m), false));
+                continue;
+            }
+            OptionalLong held = take(c, queue, key);
+            if (held.isPresent()) {
+                out.add(new EnqueueResult(held.getAsLong(), true));
+            } else {
+                long id = writer.write(c, m);
+                bind(c, queue, key, id);
+                out.add(new EnqueueResult(id, false));
+            }
+        }
+        return out;
     }
 
     /**

@@ -58,6 +58,11 @@ public abstract class ForwardingQueueBackend implements QueueBackend {
     }
 
     @Override
+    public long pruneHistory(dev.sqlqueue.QueueName queue, dev.sqlqueue.HistoryRetention retention) {
+        return delegate.pruneHistory(queue, retention);
+    }
+
+    @Override
     public java.util.OptionalInt ownPoolSize() {
         return delegate.ownPoolSize();
     }

@@ -93,11 +93,6 @@ public abstract class ForwardingQueueBackend implements QueueBackend {
     }
 
     @Override
-    public long pruneHistory(QueueName queue, dev.sqlqueue.HistoryRetention retention) {
-        return delegate.pruneHistory(queue, retention);
-    }
-
-    @Override
     public EnqueueResult enqueueDeduplicated(QueueName queue, Message message) {
         return delegate.enqueueDeduplicated(queue, message);
     }

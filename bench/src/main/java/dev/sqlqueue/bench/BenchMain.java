@@ -1,5 +1,7 @@
 package dev.sqlqueue.bench;
 
+import dev.sqlqueue.ClaimMode;
+import dev.sqlqueue.runtime.WorkerOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -20,7 +22,11 @@ import java.util.stream.Stream;
  * arguments (all optional):
  *   --quick                 1 run each, fewer messages, workers 1/4/16 in the scaling matrix
  *   --db=h2,postgresql,mariadb
- *   --scenario=enqueue,claim,e2e,scaling,memory   (default: all but memory)
+ *   --scenario=enqueue,claim,e2e,scaling,drain,memory   (default: all but drain and memory)
+ *                           drain: 8 workers against the minimal raw loops of issue 16 (RawLoops):
+ *                           default WorkerOptions and lease batch 100 against the raw lease loop,
+ *                           transactional batch 100 against the raw transactional loop, and enqueueAll of
+ *                           100 with 4 producers against raw batches of 100 plain inserts
  *   --reps=N                runs of each side per point (default 3; --quick 1)
  *   --messages=N            messages per point (default 20000; batch-1 points use a tenth)
  *   --h2-messages=N         cap of the H2 consume scenarios (default 2000; its claim is O(backlog))
@@ -74,7 +80,7 @@ public final class BenchMain {
             }
         }
         for (String s : scenarios) {
-            if (!List.of("enqueue", "claim", "e2e", "scaling", "memory").contains(s)) {
+            if (!List.of("enqueue", "claim", "e2e", "scaling", "drain", "memory").contains(s)) {
                 throw new IllegalArgumentException("unknown scenario " + s);
             }
         }
@@ -126,6 +132,18 @@ public final class BenchMain {
                                         () -> trials.endToEndLibrary(m, w, batch), () -> trials.endToEndBaseline(m, w, batch));
                             }
                         }
+                    }
+                    if (scenarios.contains("drain")) {
+                        measure(t, results, "enqueue-raw", 4, 100, n, r,
+                                () -> trials.enqueueLibrary(n, 100, 4), () -> trials.enqueueRaw(n, 100, 4));
+                        WorkerOptions defaults = WorkerOptions.defaults().withThreads(8);
+                        measure(t, results, "drain-default", 8, defaults.batchSize(), c, r,
+                                () -> trials.endToEndLibrary(c, defaults), () -> trials.rawLease(c, 8, 100));
+                        measure(t, results, "drain-lease100", 8, 100, c, r,
+                                () -> trials.endToEndLibrary(c, defaults.withBatchSize(100)), () -> trials.rawLease(c, 8, 100));
+                        measure(t, results, "drain-tx100", 8, 100, c, r,
+                                () -> trials.endToEndLibrary(c, defaults.withBatchSize(100).withMode(ClaimMode.TRANSACTIONAL)),
+                                () -> trials.rawTransactional(c, 8, 100));
                     }
                     if (scenarios.contains("memory")) {
                         Path timeline = Path.of(out.toString().replaceAll("\\.csv$", "") + "-memory-" + name + ".csv");

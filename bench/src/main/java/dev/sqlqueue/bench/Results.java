@@ -28,7 +28,7 @@ final class Results implements AutoCloseable {
         this.out = new PrintWriter(Files.newBufferedWriter(path, StandardCharsets.UTF_8));
         out.println(HEADER);
         out.flush();
-        System.out.printf(Locale.ROOT, "%-10s %-9s %7s %5s %8s %12s %12s %6s  %s%n", "db", "scenario", "workers",
+        System.out.printf(Locale.ROOT, "%-10s %-14s %7s %5s %8s %12s %12s %6s  %s%n", "db", "scenario", "workers",
                 "batch", "messages", "library/s", "baseline/s", "ratio", "runs (library | baseline)");
     }
 
@@ -46,7 +46,7 @@ final class Results implements AutoCloseable {
         double l = median(lib);
         double b = median(base);
         double ratio = l / b;
-        System.out.printf(Locale.ROOT, "%-10s %-9s %7d %5d %8d %12.0f %12.0f %6.2f  %s | %s%s%n", db, scenario, workers,
+        System.out.printf(Locale.ROOT, "%-10s %-14s %7d %5d %8d %12.0f %12.0f %6.2f  %s | %s%s%n", db, scenario, workers,
                 batch, messages, l, b, ratio, runs(lib), runs(base), ratio < 0.8 ? "   < 0.8" : "");
         out.printf(Locale.ROOT, "%s,%s,%s,%d,%d,%d,%d,%.0f,%.0f,%.3f,%s,%s,,%n", date, db, scenario, workers, batch,
                 messages, lib.length, l, b, ratio, runs(lib), runs(base));

@@ -31,11 +31,13 @@ final class Trials {
 
     private final Target t;
     private final Baseline base;
+    private final RawLoops raw;
     final byte[] payload;
 
     Trials(Target t, int payloadBytes) {
         this.t = t;
         this.base = new Baseline(t.baseline, t.sql, t.db.dialect());
+        this.raw = new RawLoops(t.baseline, t.db.dialect(), t.prefix);
         this.payload = new byte[payloadBytes];
         for (int i = 0; i < payloadBytes; i++) {
             payload[i] = (byte) ('a' + i % 26);
@@ -116,6 +118,23 @@ final class Trials {
         return r;
     }
 
+    /** {@code threads} producers of the minimal raw enqueue loop (RawLoops.enqueue). */
+    double enqueueRaw(int messages, int batch, int threads) {
+        QueueName q = t.newQueue();
+        AtomicInteger left = new AtomicInteger(messages / batch);
+        long start = System.nanoTime();
+        parallel(threads, () -> {
+            while (left.getAndDecrement() > 0) {
+                if (raw.enqueue(q.value(), batch, payload) != batch) {
+                    throw new IllegalStateException("rows missing");
+                }
+            }
+        });
+        double r = rate(messages / batch * batch, start);
+        t.lib.purge(q);
+        return r;
+    }
+
     // ---- claim + ack, one thread -----------------------------------------------------------------
 
     double claimAckLibrary(int messages, int batch) {
@@ -164,6 +183,14 @@ final class Trials {
 
     /** WorkerPool of {@code workers} threads, claims of {@code batch}; the handler only counts. */
     double endToEndLibrary(int messages, int workers, int batch) throws InterruptedException {
+        return endToEndLibrary(messages, WorkerOptions.defaults().withThreads(workers).withBatchSize(batch).withLease(LEASE)
+                .withMode(ClaimMode.LEASE).withPollWait(Duration.ofMillis(100)).withShutdownGrace(Duration.ofSeconds(5)));
+    }
+
+    /** WorkerPool with these options; the handler only counts. */
+    double endToEndLibrary(int messages, WorkerOptions opts) throws InterruptedException {
+        int workers = opts.threads();
+        int batch = opts.batchSize();
         QueueName q = t.newQueue();
         t.fill(q, messages, payload);
         AtomicLong handled = new AtomicLong();
@@ -185,8 +212,6 @@ final class Trials {
                 lost.incrementAndGet();
             }
         };
-        WorkerOptions opts = WorkerOptions.defaults().withThreads(workers).withBatchSize(batch).withLease(LEASE)
-                .withMode(ClaimMode.LEASE).withPollWait(Duration.ofMillis(100)).withShutdownGrace(Duration.ofSeconds(5));
         long start = System.nanoTime();
         WorkerPool pool = WorkerPool.start(t.lib, q, d -> {
             handled.incrementAndGet();
@@ -230,6 +255,58 @@ final class Trials {
                     throw new IllegalStateException("leases lost");
                 }
                 if (acked.addAndGet(gone) == messages) {
+                    end.set(System.nanoTime());
+                }
+            }
+        });
+        return messages / ((end.get() - start) / 1e9);
+    }
+
+    // ---- the minimal raw loops (RawLoops) --------------------------------------------------------
+
+    /** {@code workers} threads of the minimal lease loop: claim transaction, ack transaction. */
+    double rawLease(int messages, int workers, int batch) {
+        return rawDrain(messages, workers, q -> {
+            long[] ids = raw.leaseClaim(q, batch, LEASE.toMillis());
+            if (ids.length == 0) {
+                return 0;
+            }
+            int gone = raw.ack(ids);
+            if (gone != ids.length) {
+                throw new IllegalStateException("raw ack deleted " + gone + " of " + ids.length);
+            }
+            return gone;
+        });
+    }
+
+    /** {@code workers} threads of the minimal transactional loop: delete-and-return transaction. */
+    double rawTransactional(int messages, int workers, int batch) {
+        return rawDrain(messages, workers, q -> raw.transactionalClaim(q, batch));
+    }
+
+    @FunctionalInterface
+    private interface Step {
+        int run(String queue) throws Exception;
+    }
+
+    private double rawDrain(int messages, int workers, Step step) {
+        QueueName q = t.newQueue();
+        t.fill(q, messages, payload);
+        AtomicInteger done = new AtomicInteger();
+        AtomicLong end = new AtomicLong();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_S);
+        long start = System.nanoTime();
+        parallel(workers, () -> {
+            while (done.get() < messages) {
+                int n = step.run(q.value());
+                if (n == 0) {
+                    if (System.nanoTime() > deadline) {
+                        throw new IllegalStateException("raw drain timed out");
+                    }
+                    Thread.sleep(1);
+                    continue;
+                }
+                if (done.addAndGet(n) == messages) {
                     end.set(System.nanoTime());
                 }
             }

@@ -8,7 +8,8 @@ import java.time.Duration;
  * Settings of a {@link WorkerPool}. Immutable.
  *
  * @param threads consumer threads, 1..1024 (seed 002's MAX_QUEUE_READERS)
- * @param batchSize messages claimed per consume, 1..1000
+ * @param batchSize the most messages one claim takes, 1..1000; a {@link WorkerPool} sizes each claim
+ *     between 1 and this by the backlog and the handlers' time (see {@link WorkerPool} "Claims and acks")
  * @param lease lease per claim (lease mode); renewed every third of it while handlers run
  * @param mode claim mode
  * @param pollWait how long one consume waits for a message (long poll) before the thread checks for
@@ -58,9 +59,12 @@ public record WorkerOptions(int threads, int batchSize, Duration lease, ClaimMod
         this(threads, batchSize, lease, mode, pollWait, retry, shutdownGrace, stopWhenEmpty, 0);
     }
 
-    /** 4 threads, batches of 10, 30 s lease, lease mode, 1 s poll wait, default retry, 30 s grace. */
+    /**
+     * 4 threads, claims of up to 100 (adaptive, see {@link WorkerPool}), 30 s lease, lease mode, 1 s poll
+     * wait, default retry, 30 s grace.
+     */
     public static WorkerOptions defaults() {
-        return new WorkerOptions(4, 10, Duration.ofSeconds(30), ClaimMode.LEASE, Duration.ofSeconds(1),
+        return new WorkerOptions(4, 100, Duration.ofSeconds(30), ClaimMode.LEASE, Duration.ofSeconds(1),
                 RetryPolicy.defaults(), Duration.ofSeconds(30), false, 0);
     }
 

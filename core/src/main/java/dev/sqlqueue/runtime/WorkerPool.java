@@ -35,6 +35,16 @@ import org.slf4j.LoggerFactory;
  * period (then interrupts them), releases claimed deliveries that were not started, and only then stops
  * renewing leases. Thread-safe.
  *
+ * <p><b>Claims and acks.</b> Each thread sizes its claims (at most {@link WorkerOptions#batchSize()}):
+ * it doubles them while claims come back full (a deep backlog) and takes what came back, down to one
+ * message, when they come back short (low load keeps the latency of single claims), and never claims
+ * more than about 100 ms of work by the recent mean handler time (a quarter of the lease if that is
+ * less), so slow handlers are fed one message at a time and no message waits in a thread's batch. In
+ * lease mode the acks of a batch are written when the batch is done (earlier when a handler took more
+ * than a quarter of the lease), in one transaction shared with the acks other threads are writing at
+ * that moment (a group commit); {@code acked} is reported only after that transaction committed, and a
+ * lost lease to the delivery it belongs to.
+ *
  * <p><b>Transactional mode.</b> A claimed batch is one database transaction that commits when its last
  * delivery is settled. While handlers run, the pool renews the claim every third of the lease (where the
  * backend has {@link Capability#LEASE_EXTENSION}), so a backend that rolls back claims older than their
@@ -72,6 +82,7 @@ public final class WorkerPool implements AutoCloseable {
     /** When each in-flight lease was claimed or last renewed (System.nanoTime). */
     private final Map<Receipt, Long> renewedAt = new ConcurrentHashMap<>();
     private final ScheduledExecutorService renewer;
+    private final AckGroupCommit acks;
 
     private WorkerPool(QueueClient client, QueueName queue, MessageHandler handler, WorkerOptions options,
                        WorkerListener listener) {
@@ -81,6 +92,7 @@ public final class WorkerPool implements AutoCloseable {
         this.options = options;
         this.listener = listener == null ? new WorkerListener() { } : listener;
         this.finished = new CountDownLatch(options.threads());
+        this.acks = new AckGroupCommit(client);
         // transactional claims are renewed too: a backend may roll back a claim older than its lease
         boolean renew = client.capabilities().has(Capability.LEASE_EXTENSION);
         this.renewer = renew ? Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "sqlqueue-lease-renewer-" + queue)) : null;
@@ -208,11 +220,13 @@ public final class WorkerPool implements AutoCloseable {
     private void loop() {
         long errorBackoff = 0;
         try {
-            ConsumeRequest request = new ConsumeRequest(options.batchSize(), options.lease(), options.pollWait(), options.mode());
+            ClaimSizer sizer = new ClaimSizer(options.batchSize(), options.lease().toMillis());
             while (running.get()) {
                 List<Delivery> batch;
+                int size = sizer.next();
                 try {
-                    batch = client.consume(queue, request);
+                    batch = client.consume(queue, new ConsumeRequest(size, options.lease(), options.pollWait(), options.mode()));
+                    sizer.claimed(size, batch.size());
                     errorBackoff = 0;
                 } catch (RuntimeException e) {
                     errorBackoff = errorBackoff == 0 ? 100 : Math.min(errorBackoff * 2, MAX_ERROR_BACKOFF_MS);
@@ -228,7 +242,7 @@ public final class WorkerPool implements AutoCloseable {
                     }
                     continue;
                 }
-                processBatch(batch);
+                processBatch(batch, sizer);
             }
         } finally {
             finished.countDown();
@@ -277,7 +291,7 @@ public final class WorkerPool implements AutoCloseable {
         }
     }
 
-    private void processBatch(List<Delivery> batch) {
+    private void processBatch(List<Delivery> batch, ClaimSizer sizer) {
         long claimedAt = System.nanoTime();
         batch.forEach(d -> {
             renewedAt.put(d.receipt(), claimedAt);
@@ -285,13 +299,13 @@ public final class WorkerPool implements AutoCloseable {
         });
         BatchEvents events = new BatchEvents();
         try {
-            processBatch(batch, events);
+            processBatch(batch, events, sizer);
         } finally {
             events.batchDone();
         }
     }
 
-    private void processBatch(List<Delivery> batch, BatchEvents events) {
+    private void processBatch(List<Delivery> batch, BatchEvents events, ClaimSizer sizer) {
         List<Delivery> toAck = new ArrayList<>();
         for (Delivery d : batch) {
             if (!running.get() || Thread.currentThread().isInterrupted()) {
@@ -312,6 +326,7 @@ public final class WorkerPool implements AutoCloseable {
                 outcome = Outcome.retry(e.toString());
             }
             long took = System.nanoTime() - start;
+            sizer.handled(took);
             if (outcome instanceof Outcome.Ack ack) {
                 if (ack.detail() == null && options.mode() == ClaimMode.LEASE) {
                     toAck.add(d);
@@ -346,7 +361,7 @@ public final class WorkerPool implements AutoCloseable {
         // out of the renewer's sight before the ack, so a renewal racing the ack reports no lost lease
         receipts.forEach(this::forget);
         try {
-            Set<Receipt> lost = client.ackAll(receipts);
+            Set<Receipt> lost = acks.ackAll(receipts);
             for (Delivery d : toAck) {
                 if (lost.contains(d.receipt())) {
                     listener.leaseLost(d);

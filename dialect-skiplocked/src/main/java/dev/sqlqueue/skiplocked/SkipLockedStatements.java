@@ -31,6 +31,12 @@ import org.jooq.impl.SQLDataType;
 public final class SkipLockedStatements {
     /** (queue, priority, delay ms, headers, payload, group or null). */
     public final String insert;
+    /**
+     * PostgreSQL only (else null): (channel, queue, queue, priorities int[], delays ms bigint[], headers
+     * text[], payloads bytea[], groups varchar[]): the rows of one {@code enqueueAll} and the wake-up
+     * {@code pg_notify} in one statement; returns the new ids in message order.
+     */
+    public final String insertMany;
     /** (queue): register a queue if it is missing. */
     public final String ensureQueue;
     /**
@@ -48,6 +54,20 @@ public final class SkipLockedStatements {
     public final String deleteLeased;
     /** (id). */
     public final String deleteById;
+    /**
+     * PostgreSQL only (else null): (queue, limit, token, lease ms): a whole lease claim in one statement,
+     * the locking select of {@link #claimSelect} in a CTE and the lease update of its rows; rows id,
+     * priority, enqueued_at, attempts (after the claim), headers, payload, claimed-now, group_key, and the
+     * visible_at before the claim (to order them as the select did).
+     */
+    public final String leaseClaim;
+    /** PostgreSQL and H2 (else null): (ids as a bigint array): delete rows held by a transactional claim. */
+    public final String deleteByIds;
+    /**
+     * PostgreSQL and H2 (else null; MariaDB deletes by single id, see deleteLeased): (queue, token, ids as a
+     * bigint array): acks of the leases of one claim in one statement; its count tells whether all were held.
+     */
+    public final String deleteLeasedByIds;
     /** (outcome, detail, id, token, queue): copy a leased row into the history. */
     public final String historyLeased;
     /** (started ms, outcome, detail, id): copy a row held by a transactional claim into the history. */
@@ -247,6 +267,35 @@ public final class SkipLockedStatements {
                 .set(CLAIMED_AT, now).set(VISIBLE_AT, now.plus(param("lease", Long.class))).where(byId), dsl);
         deleteLeased = sql(dsl.deleteFrom(message).where(leased), dsl);
         deleteById = sql(dsl.deleteFrom(message).where(byId), dsl);
+        Field<Long[]> idArray = DSL.val(new Long[0], SQLDataType.BIGINT.getArrayDataType());
+        boolean arrays = dialect != SkipLockedDialect.MARIADB;
+        deleteByIds = arrays ? dsl.deleteFrom(message).where(DSL.condition("{0} = any({1})", ID, idArray))
+                .getSQL(ParamType.INDEXED) : null;
+        deleteLeasedByIds = arrays ? dsl.deleteFrom(message).where(QUEUE.eq(queue)).and(LEASE_TOKEN.eq(token))
+                .and(DSL.condition("{0} = any({1})", ID, idArray)).getSQL(ParamType.INDEXED) : null;
+        if (dialect == SkipLockedDialect.POSTGRES) {
+            String t = dsl.render(message);
+            String nowMs = "(" + dialect.nowMillis(prefix) + ")";
+            insertMany = "with n as (select pg_notify(?, ?)) insert into " + t
+                    + " (queue, priority, visible_at, enqueued_at, attempts, headers, payload, group_key)"
+                    + " select ?, u.p, " + nowMs + " + u.d, " + nowMs + ", 0, u.h, u.b, u.g from n, unnest(cast(? as int[]),"
+                    + " cast(? as bigint[]), cast(? as text[]), cast(? as bytea[]), cast(? as varchar[]))"
+                    + " with ordinality as u(p, d, h, b, g, o) order by u.o returning id";
+            String pick = dsl.select(ID, VISIBLE_AT.as("was")).from(message)
+                    .where(QUEUE.eq(queue)).and(VISIBLE_AT.le(now)).and(headOfGroup)
+                    .orderBy(PRIORITY.desc(), VISIBLE_AT.asc(), ID.asc())
+                    .limit(param("limit", Integer.class))
+                    .forUpdate().skipLocked()
+                    .getSQL(ParamType.INDEXED);
+            String nowSql = "(" + dialect.nowMillis(prefix) + ")";
+            leaseClaim = "with c as (" + pick + ") update " + t + " m set lease_token = ?, attempts = m.attempts + 1,"
+                    + " claimed_at = " + nowSql + ", visible_at = " + nowSql + " + ? from c where m.id = c.id"
+                    + " returning m.id, m.priority, m.enqueued_at, m.attempts, m.headers, m.payload, " + nowSql
+                    + ", m.group_key, c.was";
+        } else {
+            leaseClaim = null;
+            insertMany = null;
+        }
         Field<String> outcome = param("outcome", String.class);
         Field<String> detail = param("detail", String.class);
         historyLeased = sql(dsl.insertInto(history, ID, QUEUE, ENQUEUED_AT, STARTED_AT, FINISHED_AT, ATTEMPTS, OUTCOME, DETAIL)

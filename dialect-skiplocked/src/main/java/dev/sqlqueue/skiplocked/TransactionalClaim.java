@@ -11,12 +11,20 @@ import java.util.Set;
 /**
  * One open transactional claim: the connection whose transaction holds the claimed rows locked, and
  * which of them are still unsettled. The transaction commits when the last one is settled, or rolls
- * back when every one was released. Thread-safe (every use of the connection is synchronized).
+ * back when every one was released. Acks are not written one by one: they are gathered and written by the
+ * last settle, in one statement for all of them ({@link AckWriter}), just before the commit; nothing of
+ * the claim is durable before that commit in either case. Thread-safe (every use of the connection is
+ * synchronized).
  */
 final class TransactionalClaim {
     /** Statements for one message, run on the claim's connection; {@code claimedAt} is the claim's database time (ms). */
     interface Work {
         void run(Connection c, long claimedAt) throws SQLException;
+    }
+
+    /** Writes the gathered acks of a claim (ids, and each one's detail, in ack order) on its connection. */
+    interface AckWriter {
+        void write(Connection c, long claimedAt, List<Long> ids, List<String> details) throws SQLException;
     }
 
     final long token;
@@ -26,12 +34,16 @@ final class TransactionalClaim {
     private final Connection connection;
     private final ConnectionState state;
     private final Set<Long> open = new HashSet<>();
+    private final AckWriter ackWriter;
+    private final List<Long> acked = new ArrayList<>();
+    private final List<String> ackDetails = new ArrayList<>();
     private boolean changed;
     private boolean closed;
     private volatile long deadlineNanos;
 
     TransactionalClaim(long token, long claimedAt, String queue, Connection connection, ConnectionState state,
-                       Set<Long> ids, long leaseMillis, boolean changedAlready) {
+                       Set<Long> ids, long leaseMillis, boolean changedAlready, AckWriter ackWriter) {
+        this.ackWriter = ackWriter;
         this.token = token;
         this.queue = queue;
         this.claimedAt = claimedAt;
@@ -80,8 +92,37 @@ final class TransactionalClaim {
         return false;
     }
 
+    /**
+     * Ack message {@code id}: gathered, written with the others by the claim's last settle.
+     *
+     * @return true when this settled the last open message (the acks are then written and committed)
+     * @throws LeaseLostException if the claim is over or the id is not open
+     * @throws SQLException if writing the acks or the commit failed: the whole claim is then rolled back
+     */
+    synchronized boolean ack(long id, String detail) throws SQLException {
+        if (closed || !open.contains(id)) {
+            throw new LeaseLostException(id, "message " + id + " is no longer held by transactional claim " + token
+                    + (closed ? " (its transaction has ended)" : ""));
+        }
+        acked.add(id);
+        ackDetails.add(detail);
+        changed = true;
+        open.remove(id);
+        if (open.isEmpty()) {
+            finish();
+            return true;
+        }
+        return false;
+    }
+
+    /** Ids the claim holds locked: unsettled ones and acked ones not yet written. */
     synchronized List<Long> openIds() {
-        return closed ? List.of() : new ArrayList<>(open);
+        if (closed) {
+            return List.of();
+        }
+        List<Long> ids = new ArrayList<>(open);
+        ids.addAll(acked);
+        return ids;
     }
 
     synchronized boolean holds(long id) {
@@ -91,6 +132,9 @@ final class TransactionalClaim {
     private void finish() throws SQLException {
         closed = true;
         try {
+            if (!acked.isEmpty()) {
+                ackWriter.write(connection, claimedAt, acked, ackDetails);
+            }
             if (changed) {
                 connection.commit();
             } else {

@@ -38,6 +38,8 @@ class SkipLockedStatementsTest {
                 + ") + ?), ("
                 + NOW
                 + "), 0, ?, ?, ?)");
+        e.put("insertMany",
+                "with n as (select pg_notify(?, ?)) insert into \"sqlq_message\" (queue, priority, visible_at, enqueued_at, attempts, headers, payload, group_key) select ?, u.p, (" + NOW + ") + u.d, (" + NOW + "), 0, u.h, u.b, u.g from n, unnest(cast(? as int[]), cast(? as bigint[]), cast(? as text[]), cast(? as bytea[]), cast(? as varchar[])) with ordinality as u(p, d, h, b, g, o) order by u.o returning id");
         e.put("ensureQueue",
                 "insert into \"sqlq_queue\" (name, created_at) values (?, (" + NOW + ")) on conflict do nothing");
         e.put("claimSelect",
@@ -55,6 +57,12 @@ class SkipLockedStatementsTest {
                 "delete from \"sqlq_message\" where (id = ? and lease_token = ? and queue = ?)");
         e.put("deleteById",
                 "delete from \"sqlq_message\" where id = ?");
+        e.put("leaseClaim",
+                "with c as (select id, visible_at as was from \"sqlq_message\" where (queue = ? and visible_at <= (" + NOW + ") and ((group_key is null or not exists (select 1 from \"sqlq_message\" g where g.queue = \"sqlq_message\".queue and g.group_key = \"sqlq_message\".group_key and g.id < \"sqlq_message\".id)))) order by priority desc, visible_at asc, id asc fetch next ? rows only for update skip locked) update \"sqlq_message\" m set lease_token = ?, attempts = m.attempts + 1, claimed_at = (" + NOW + "), visible_at = (" + NOW + ") + ? from c where m.id = c.id returning m.id, m.priority, m.enqueued_at, m.attempts, m.headers, m.payload, (" + NOW + "), m.group_key, c.was");
+        e.put("deleteByIds",
+                "delete from \"sqlq_message\" where (id = any(cast(? as bigint[])))");
+        e.put("deleteLeasedByIds",
+                "delete from \"sqlq_message\" where (queue = ? and lease_token = ? and (id = any(cast(? as bigint[]))))");
         e.put("historyLeased",
                 "insert into \"sqlq_history\" (id, queue, enqueued_at, started_at, finished_at, attempts, "
                 + "outcome, detail) select id, queue, enqueued_at, coalesce(claimed_at, (" + NOW + ")), (" + NOW
@@ -344,6 +352,10 @@ class SkipLockedStatementsTest {
                 + "bigint) and queue = cast(? as varchar))");
         e.put("deleteById",
                 "delete from \"sqlq_message\" where id = cast(? as bigint)");
+        e.put("deleteByIds",
+                "delete from \"sqlq_message\" where (id = any(cast(? as bigint array)))");
+        e.put("deleteLeasedByIds",
+                "delete from \"sqlq_message\" where (queue = cast(? as varchar) and lease_token = cast(? as bigint) and (id = any(cast(? as bigint array))))");
         e.put("historyLeased",
                 "insert into \"sqlq_history\" (id, queue, enqueued_at, started_at, finished_at, attempts, "
                 + "outcome, detail) select id, queue, enqueued_at, coalesce(claimed_at, (" + NOW + ")), (" + NOW
@@ -588,6 +600,10 @@ class SkipLockedStatementsTest {
         binds.put("leaseUpdate", 3);             // token, lease, id
         binds.put("deleteLeased", 3);            // id, token, queue
         binds.put("deleteById", 1);              // id
+        if (d != SkipLockedDialect.MARIADB) {
+            binds.put("deleteByIds", 1);         // ids
+            binds.put("deleteLeasedByIds", 3);   // queue, token, ids
+        }
         binds.put("historyLeased", 5);           // outcome, detail, id, token, queue
         binds.put("historyById", 4);             // started, outcome, detail, id
         binds.put("nackLeased", 5);              // delay, error, id, token, queue
@@ -625,6 +641,8 @@ class SkipLockedStatementsTest {
             binds.put("dropSchema[" + i + "]", 0);
         }
         if (d == SkipLockedDialect.POSTGRES) {
+            binds.put("insertMany", 8);          // channel, queue, queue, priorities, delays, headers, payloads, groups
+            binds.put("leaseClaim", 4);          // queue, limit, token, lease
             binds.put("notify", 2);              // channel, queue
             binds.put("listen", 0);
         }

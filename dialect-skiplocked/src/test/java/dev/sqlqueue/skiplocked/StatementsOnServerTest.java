@@ -67,6 +67,10 @@ class StatementsOnServerTest {
         b.put("leaseUpdate", new Object[] {token, 30_000L, id});
         b.put("deleteLeased", new Object[] {id, token, queue});
         b.put("deleteById", new Object[] {id});
+        if (d != SkipLockedDialect.MARIADB) {
+            b.put("deleteByIds", new Object[] {(Object) new Long[] {id}});
+            b.put("deleteLeasedByIds", new Object[] {queue, token, new Long[] {id}});
+        }
         b.put("historyLeased", new Object[] {"acked", "detail", id, token, queue});
         b.put("historyById", new Object[] {1L, "acked", "detail", id});
         b.put("nackLeased", new Object[] {1_000L, "error", id, token, queue});
@@ -97,6 +101,9 @@ class StatementsOnServerTest {
         if (d == SkipLockedDialect.POSTGRES) {
             b.put("notify", new Object[] {channel, queue});
             b.put("listen", new Object[] {});
+            b.put("insertMany", new Object[] {channel, queue, queue, new Integer[] {0}, new Long[] {0L}, new String[] {""},
+                new byte[][] {PAYLOAD}, new String[] {"g"}});
+            b.put("leaseClaim", new Object[] {queue, 10, token, 30_000L});
         }
         return b;
     }
@@ -110,7 +117,8 @@ class StatementsOnServerTest {
     static {
         for (String s : List.of("insert", "leaseUpdate", "deleteLeased", "deleteById", "historyLeased", "historyById",
                 "nackLeased", "nackById", "extend", "releaseLeased", "deadLetterLeased", "deadLetterById", "deleteQueue",
-                "rawInsert", "claimSelect", "claimCandidates", "stats", "countDead", "countHistory", "listQueues", "notify", "leaseQueue")) {
+                "rawInsert", "claimSelect", "claimCandidates", "stats", "countDead", "countHistory", "listQueues", "notify", "leaseQueue",
+                "deleteByIds", "deleteLeasedByIds", "insertMany", "leaseClaim")) {
             ROWS.put(s, 1);
         }
         for (String s : List.of("ensureQueue", "listHistory", "listDead", "lockDeadIds", "requeueDead", "requeueDeadGrouped", "deleteDead",

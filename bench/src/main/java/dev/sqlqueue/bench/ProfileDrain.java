@@ -1,0 +1,43 @@
+package dev.sqlqueue.bench;
+
+import dev.sqlqueue.ClaimMode;
+import dev.sqlqueue.runtime.WorkerOptions;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+
+/**
+ * The library side of the drain scenario alone, for a profiler (JFR): {@code ProfileDrain <db> <options>
+ * [messages] [runs]}, options {@code default} (WorkerOptions.defaults() with 8 threads), {@code lease100},
+ * {@code tx100} or {@code enqueue} (enqueueAll of 100, 4 producers). Run it with {@code -XX:StartFlightRecording=filename=drain.jfr,settings=profile}; see
+ * docs/benchmarks.md.
+ */
+public final class ProfileDrain {
+    private ProfileDrain() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        String db = args.length > 0 ? args[0] : "postgresql";
+        String what = args.length > 1 ? args[1] : "default";
+        int messages = args.length > 2 ? Integer.parseInt(args[2]) : 20_000;
+        int runs = args.length > 3 ? Integer.parseInt(args[3]) : 3;
+        WorkerOptions opts = WorkerOptions.defaults().withThreads(8);
+        opts = switch (what) {
+            case "default" -> opts;
+            case "lease100" -> opts.withBatchSize(100);
+            case "tx100" -> opts.withBatchSize(100).withMode(ClaimMode.TRANSACTIONAL);
+            case "enqueue" -> opts;
+            default -> throw new IllegalArgumentException("options: default, lease100, tx100, enqueue");
+        };
+        Path tmp = Files.createTempDirectory("sqlqueue-profile");
+        try (Target t = new Target(Database.of(db, tmp), 20)) {
+            Trials trials = new Trials(t, 100);
+            for (int i = 0; i < runs; i++) {
+                t.settle();
+                double rate = what.equals("enqueue") ? trials.enqueueLibrary(messages, 100, 4) : trials.endToEndLibrary(messages, opts);
+                System.out.printf(Locale.ROOT, "%s %s run %d: %.0f msg/s%n", db, what, i + 1, rate);
+            }
+        }
+        System.exit(0);
+    }
+}

@@ -1,0 +1,140 @@
+package dev.sqlqueue.skiplocked;
+
+import static dev.sqlqueue.skiplocked.Transactions.update;
+import static dev.sqlqueue.skiplocked.Transactions.clip;
+import static dev.sqlqueue.skiplocked.Transactions.newToken;
+
+import dev.sqlqueue.skiplocked.ClaimRows.Row;
+import dev.sqlqueue.ClaimMode;
+import dev.sqlqueue.ConsumeRequest;
+import dev.sqlqueue.Delivery;
+import dev.sqlqueue.QueueConfig;
+import dev.sqlqueue.QueueName;
+import dev.sqlqueue.Receipt;
+import dev.sqlqueue.spi.HeaderCodec;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Lease-mode claims of the SKIP LOCKED backend: the claim stamps a lease on the rows it locked and commits
+ * (on PostgreSQL in one statement). Thread-safe.
+ */
+final class LeaseClaims {
+    private static final Logger LOG = LoggerFactory.getLogger(SkipLockedBackend.class);
+
+    private final SkipLockedStatements sql;
+    private final QueueConfig config;
+    private final Transactions tx;
+    private final ClaimRows claimRows;
+
+    LeaseClaims(SkipLockedStatements sql, QueueConfig config, Transactions tx, ClaimRows claimRows) {
+        this.sql = sql;
+        this.config = config;
+        this.tx = tx;
+        this.claimRows = claimRows;
+    }
+
+    private <T> T inTransaction(String what, Transactions.SqlWork<T> work) {
+        return tx.inTransaction(what, work);
+    }
+
+    private long selectCandidates(Connection c, QueueName queue, int limit, List<Row> rows) throws SQLException {
+        return claimRows.selectCandidates(c, queue, limit, rows);
+    }
+
+    private List<Map<String, String>> screen(Connection c, List<Row> rows) throws SQLException {
+        return claimRows.screen(c, rows);
+    }
+
+    List<Delivery> consumeLeased(QueueName queue, ConsumeRequest request) {
+        if (sql.leaseClaim != null) {
+            return consumeLeasedInOne(queue, request);
+        }
+        long token = newToken();
+        return inTransaction("consume", c -> {
+            List<Row> rows = new ArrayList<>();
+            selectCandidates(c, queue, request.maxMessages(), rows);
+            if (rows.isEmpty()) {
+                return List.of();
+            }
+            List<Map<String, String>> headers = screen(c, rows);
+            if (!rows.isEmpty()) {
+                try (PreparedStatement ps = c.prepareStatement(sql.leaseUpdate)) {
+                    for (Row r : rows) {
+                        ps.setLong(1, token);
+                        ps.setLong(2, request.lease().toMillis());
+                        ps.setLong(3, r.id());
+                        ps.addBatch();
+                    }
+                    ps.executeBatch();
+                }
+            }
+            List<Delivery> out = new ArrayList<>(rows.size());
+            for (int i = 0; i < rows.size(); i++) {
+                Row r = rows.get(i);
+                out.add(new Delivery(new Receipt(queue, r.id(), token, ClaimMode.LEASE), r.payload(), headers.get(i),
+                        r.attempts() + 1, r.priority(), Instant.ofEpochMilli(r.enqueuedAt()), r.group()));
+            }
+            return out;
+        });
+    }
+
+    /**
+     * PostgreSQL: the lease claim in one statement ({@link SkipLockedStatements#leaseClaim}), rows put back
+     * in claim order (priority, visible_at before the claim, id); rows with malformed headers are
+     * dead-lettered by their new lease in the same transaction.
+     */
+    private List<Delivery> consumeLeasedInOne(QueueName queue, ConsumeRequest request) {
+        long token = newToken();
+        return inTransaction("consume", c -> {
+            record Claimed(Row row, long was) {
+            }
+            List<Claimed> claimed = new ArrayList<>();
+            try (PreparedStatement ps = c.prepareStatement(sql.leaseClaim)) {
+                ps.setString(1, queue.value());
+                ps.setInt(2, request.maxMessages());
+                ps.setLong(3, token);
+                ps.setLong(4, request.lease().toMillis());
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        claimed.add(new Claimed(new Row(rs.getLong(1), rs.getInt(2), rs.getLong(3), rs.getInt(4) - 1,
+                                rs.getString(5), rs.getBytes(6), rs.getString(8)), rs.getLong(9)));
+                    }
+                }
+            }
+            if (claimed.isEmpty()) {
+                return List.of();
+            }
+            claimed.sort(java.util.Comparator.comparingInt((Claimed x) -> -x.row().priority())
+                    .thenComparingLong(Claimed::was).thenComparingLong(x -> x.row().id()));
+            List<Delivery> out = new ArrayList<>(claimed.size());
+            for (Claimed x : claimed) {
+                Row r = x.row();
+                Map<String, String> headers;
+                try {
+                    headers = HeaderCodec.decode(r.headers());
+                } catch (HeaderCodec.MalformedHeadersException e) {
+                    String reason = "malformed headers: " + e.getMessage();
+                    update(c, sql.deadLetterLeased, clip(reason), r.id(), token, queue.value());
+                    if (config.history()) {
+                        update(c, sql.historyLeased, "dead-lettered", clip(reason), r.id(), token, queue.value());
+                    }
+                    update(c, sql.deleteLeased, r.id(), token, queue.value());
+                    LOG.warn("message {} had malformed headers and was dead-lettered: {}", r.id(), e.getMessage());
+                    continue;
+                }
+                out.add(new Delivery(new Receipt(queue, r.id(), token, ClaimMode.LEASE), r.payload(), headers,
+                        r.attempts() + 1, r.priority(), Instant.ofEpochMilli(r.enqueuedAt()), r.group()));
+            }
+            return out;
+        });
+    }
+}

@@ -1,0 +1,272 @@
+package dev.sqlqueue.skiplocked;
+
+import static dev.sqlqueue.skiplocked.Transactions.update;
+import static dev.sqlqueue.skiplocked.Transactions.clip;
+
+import dev.sqlqueue.ClaimMode;
+import dev.sqlqueue.InvalidInputException;
+import dev.sqlqueue.LeaseLostException;
+import dev.sqlqueue.QueueConfig;
+import dev.sqlqueue.Receipt;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Settling claimed messages on the SKIP LOCKED backend: ack, nack, lease extension, dead-letter and
+ * release, of leases (each in its own transaction, matching id, token and queue) and of transactional
+ * claims (inside the claim's transaction, through {@link TransactionalClaims}). Thread-safe.
+ */
+final class SkipLockedAcks {
+    private final SkipLockedStatements sql;
+    private final QueueConfig config;
+    private final Transactions tx;
+    private final TransactionalClaims transactional;
+    private final Map<Long, TransactionalClaim> claims;
+
+    SkipLockedAcks(SkipLockedStatements sql, QueueConfig config, Transactions tx, TransactionalClaims transactional) {
+        this.sql = sql;
+        this.config = config;
+        this.tx = tx;
+        this.transactional = transactional;
+        this.claims = transactional.claims;
+    }
+
+    private <T> T inTransaction(String what, Transactions.SqlWork<T> work) {
+        return tx.inTransaction(what, work);
+    }
+
+    private TransactionalClaim claim(Receipt r) {
+        return transactional.claim(r);
+    }
+
+    private void inClaim(Receipt r, TransactionalClaim.Work work, boolean release) {
+        transactional.inClaim(r, work, release);
+    }
+
+    /**
+     * Throws {@link InvalidInputException} (rule {@code receipt.queue}) when the receipt's row is held
+     * under its token but in another queue than the receipt names. Called after a settle statement
+     * matched no row, inside its transaction, which the exception rolls back.
+     */
+    private void rejectOtherQueue(Connection c, Receipt r) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql.leaseQueue)) {
+            ps.setLong(1, r.messageId());
+            ps.setLong(2, r.token());
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next() && !rs.getString(1).equals(r.queue().value())) {
+                    throw otherQueue(r, rs.getString(1));
+                }
+            }
+        }
+    }
+
+    static InvalidInputException otherQueue(Receipt r, String actual) {
+        return new InvalidInputException("receipt.queue", "the receipt names queue '" + r.queue().value()
+                + "' but message " + r.messageId() + " was claimed from queue '" + actual + "'; nothing was changed");
+    }
+
+    private void expectOne(Connection c, int count, Receipt r, String what) throws SQLException {
+        if (count != 1) {
+            rejectOtherQueue(c, r);
+            throw new LeaseLostException(r.messageId(), what + " of message " + r.messageId()
+                    + " found no row with its lease token: the lease was lost (expired and claimed again, or already settled)");
+        }
+    }
+
+    void ack(Receipt receipt) {
+        ack(receipt, null);
+    }
+
+    void ack(Receipt r, String detail) {
+        if (r.mode() == ClaimMode.TRANSACTIONAL) {
+            TransactionalClaim claim = claim(r);
+            try {
+                if (claim.ack(r.messageId(), detail)) {
+                    claims.remove(claim.token);
+                }
+            } catch (SQLException e) {
+                claims.remove(claim.token);
+                if (JdbcErrors.isConnectionLoss(e)) {
+                    throw new LeaseLostException(r.messageId(), "the connection of transactional claim " + claim.token
+                            + " broke; its messages were rolled back to the queue: " + e.getMessage());
+                }
+                throw JdbcErrors.translate("settle transactional claim", e);
+            }
+            return;
+        }
+        inTransaction("ack", c -> {
+            if (config.history()) {
+                update(c, sql.historyLeased, "acked", clip(detail), r.messageId(), r.token(), r.queue().value());
+            }
+            expectOne(c, update(c, sql.deleteLeased, r.messageId(), r.token(), r.queue().value()), r, "ack");
+            return null;
+        });
+    }
+
+    Set<Receipt> ackAll(Collection<Receipt> receipts) {
+        Set<Receipt> lost = new HashSet<>();
+        List<Receipt> leased = new ArrayList<>();
+        for (Receipt r : receipts) {
+            if (r.mode() == ClaimMode.TRANSACTIONAL) {
+                try {
+                    ack(r);
+                } catch (LeaseLostException e) {
+                    lost.add(r);
+                }
+            } else {
+                leased.add(r);
+            }
+        }
+        if (leased.isEmpty()) {
+            return lost;
+        }
+        if (sql.deleteLeasedByIds != null && !config.history() && ackedByClaim(leased)) {
+            return lost;
+        }
+        inTransaction("ack", c -> {
+            if (config.history()) {
+                batch(c, sql.historyLeased, leased, r -> new Object[] {"acked", null, r.messageId(), r.token(), r.queue().value()});
+            }
+            int[] counts = batch(c, sql.deleteLeased, leased, r -> new Object[] {r.messageId(), r.token(), r.queue().value()});
+            for (int i = 0; i < counts.length; i++) {
+                if (counts[i] == 0) {
+                    rejectOtherQueue(c, leased.get(i)); // rolls the whole batch back
+                    lost.add(leased.get(i));
+                }
+            }
+            return null;
+        });
+        return lost;
+    }
+
+    /** A claim's acks matched fewer rows than receipts: roll back, and ack row by row to learn which. */
+    private static final class NotAllHeld extends RuntimeException {
+        NotAllHeld() {
+            super(null, null, false, false);
+        }
+    }
+
+    /**
+     * PostgreSQL and H2 without history: one {@link SkipLockedStatements#deleteLeasedByIds} per claim (queue
+     * and lease token) of the receipts, in one JDBC batch and one transaction.
+     *
+     * @return true when every receipt's row was deleted (committed); false when one was not held (rolled
+     *     back, nothing changed: the caller then acks row by row, which tells which leases were lost)
+     */
+    private boolean ackedByClaim(List<Receipt> leased) {
+        Map<Map.Entry<String, Long>, List<Long>> byClaim = new java.util.LinkedHashMap<>();
+        for (Receipt r : leased) {
+            byClaim.computeIfAbsent(Map.entry(r.queue().value(), r.token()), k -> new ArrayList<>()).add(r.messageId());
+        }
+        try {
+            inTransaction("ack", c -> {
+                try (PreparedStatement ps = c.prepareStatement(sql.deleteLeasedByIds)) {
+                    List<Integer> sizes = new ArrayList<>();
+                    for (Map.Entry<Map.Entry<String, Long>, List<Long>> e : byClaim.entrySet()) {
+                        ps.setString(1, e.getKey().getKey());
+                        ps.setLong(2, e.getKey().getValue());
+                        ps.setObject(3, e.getValue().toArray(new Long[0]));
+                        ps.addBatch();
+                        sizes.add(e.getValue().size());
+                    }
+                    int[] counts = ps.executeBatch();
+                    for (int i = 0; i < counts.length; i++) {
+                        if (counts[i] != sizes.get(i)) {
+                            throw new NotAllHeld();
+                        }
+                    }
+                }
+                return null;
+            });
+            return true;
+        } catch (NotAllHeld e) {
+            return false;
+        }
+    }
+
+    /** One statement over many receipts in a JDBC batch; exact per-row update counts. */
+    private static int[] batch(Connection c, String statement, List<Receipt> receipts,
+                               java.util.function.Function<Receipt, Object[]> params) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(statement)) {
+            for (Receipt r : receipts) {
+                Object[] p = params.apply(r);
+                for (int i = 0; i < p.length; i++) {
+                    ps.setObject(i + 1, p[i]);
+                }
+                ps.addBatch();
+            }
+            int[] counts = ps.executeBatch();
+            for (int count : counts) {
+                if (count == Statement.SUCCESS_NO_INFO) {
+                    throw new SQLException("the driver did not report per-row update counts for a batch;"
+                            + " with MariaDB Connector/J set useBulkStmts=false");
+                }
+            }
+            return counts;
+        }
+    }
+
+    void nack(Receipt r, Duration delay, String error) {
+        if (r.mode() == ClaimMode.TRANSACTIONAL) {
+            inClaim(r, (c, claimedAt) -> update(c, sql.nackById, delay.toMillis(), clip(error), r.messageId()), false);
+            return;
+        }
+        inTransaction("nack", c -> {
+            expectOne(c, update(c, sql.nackLeased, delay.toMillis(), clip(error), r.messageId(), r.token(), r.queue().value()), r, "nack");
+            return null;
+        });
+    }
+
+    void extend(Receipt r, Duration lease) {
+        if (r.mode() == ClaimMode.TRANSACTIONAL) {
+            claim(r).extend(lease.toMillis());
+            return;
+        }
+        inTransaction("extend lease", c -> {
+            expectOne(c, update(c, sql.extend, lease.toMillis(), r.messageId(), r.token(), r.queue().value()), r, "lease extension");
+            return null;
+        });
+    }
+
+    void deadLetter(Receipt r, String reason) {
+        if (r.mode() == ClaimMode.TRANSACTIONAL) {
+            inClaim(r, (c, claimedAt) -> {
+                update(c, sql.deadLetterById, clip(reason), r.messageId());
+                if (config.history()) {
+                    update(c, sql.historyById, claimedAt, "dead-lettered", clip(reason), r.messageId());
+                }
+                update(c, sql.deleteById, r.messageId());
+            }, false);
+            return;
+        }
+        inTransaction("dead-letter", c -> {
+            expectOne(c, update(c, sql.deadLetterLeased, clip(reason), r.messageId(), r.token(), r.queue().value()), r, "dead-letter");
+            if (config.history()) {
+                update(c, sql.historyLeased, "dead-lettered", clip(reason), r.messageId(), r.token(), r.queue().value());
+            }
+            update(c, sql.deleteLeased, r.messageId(), r.token(), r.queue().value());
+            return null;
+        });
+    }
+
+    void release(Receipt r) {
+        if (r.mode() == ClaimMode.TRANSACTIONAL) {
+            inClaim(r, (c, claimedAt) -> { }, true);
+            return;
+        }
+        inTransaction("release", c -> {
+            expectOne(c, update(c, sql.releaseLeased, r.messageId(), r.token(), r.queue().value()), r, "release");
+            return null;
+        });
+    }
+}

@@ -1,0 +1,264 @@
+package dev.sqlqueue.skiplocked;
+
+import static dev.sqlqueue.skiplocked.Transactions.update;
+
+import dev.sqlqueue.DeadLetter;
+import dev.sqlqueue.HistoryEntry;
+import dev.sqlqueue.HistoryRetention;
+import dev.sqlqueue.QueueConfig;
+import dev.sqlqueue.QueueName;
+import dev.sqlqueue.QueueStats;
+import dev.sqlqueue.spi.HeaderCodec;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+import javax.sql.DataSource;
+
+/**
+ * Administration of the SKIP LOCKED backend: schema, queues, statistics, dead letters and history.
+ * Thread-safe.
+ */
+final class SkipLockedAdmin {
+    private final SkipLockedDialect dialect;
+    private final DataSource ds;
+    private final SkipLockedStatements sql;
+    private final QueueConfig config;
+    private final Transactions tx;
+    private final Set<QueueName> knownQueues = ConcurrentHashMap.newKeySet();
+    private final Map<Long, TransactionalClaim> claims;
+    volatile Consumer<QueueName> wakeupListener;
+
+    SkipLockedAdmin(SkipLockedDialect dialect, DataSource ds, SkipLockedStatements sql, QueueConfig config, Transactions tx,
+                    Map<Long, TransactionalClaim> claims) {
+        this.dialect = dialect;
+        this.ds = ds;
+        this.sql = sql;
+        this.config = config;
+        this.tx = tx;
+        this.claims = claims;
+    }
+
+    private <T> T inTransaction(String what, Transactions.SqlWork<T> work) {
+        return tx.inTransaction(what, work);
+    }
+
+    void migrate() {
+        SchemaMigrator.migrate(ds, dialect, config.tablePrefix());
+    }
+
+    void createQueue(QueueName queue) {
+        inTransaction("create queue", c -> {
+            ensureQueue(c, queue);
+            return null;
+        });
+        knownQueues.add(queue);
+    }
+
+    private void ensureQueue(Connection c, QueueName queue) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql.ensureQueue)) {
+            ps.setString(1, queue.value());
+            if (dialect == SkipLockedDialect.H2) {
+                ps.setString(2, queue.value());
+            }
+            ps.executeUpdate();
+        } catch (SQLException e) {
+            if (e.getSQLState() == null || !e.getSQLState().startsWith("23")) {
+                throw e;
+            }
+            // created concurrently by another process: fine
+        }
+    }
+
+    void ensureKnown(QueueName queue) {
+        if (!knownQueues.contains(queue)) {
+            createQueue(queue);
+        }
+    }
+
+    void dropQueue(QueueName queue) {
+        inTransaction("drop queue", c -> {
+            for (String s : List.of(sql.purgeMessages, sql.purgeDead, sql.purgeHistory, sql.deleteQueue)) {
+                update(c, s, queue.value());
+            }
+            return null;
+        });
+        knownQueues.remove(queue);
+    }
+
+    void dropSchema() {
+        claims.values().forEach(TransactionalClaim::abort);
+        inTransaction("drop schema", c -> {
+            try (Statement st = c.createStatement()) {
+                for (String s : sql.dropSchema) {
+                    st.execute(s);
+                }
+                if (sql.dropFunction != null) {
+                    st.execute(sql.dropFunction);
+                }
+            }
+            return null;
+        });
+        knownQueues.clear();
+    }
+
+    long purge(QueueName queue) {
+        return inTransaction("purge", c -> (long) update(c, sql.purgeMessages, queue.value()));
+    }
+
+    List<QueueName> queues() {
+        return inTransaction("list queues", c -> {
+            List<QueueName> out = new ArrayList<>();
+            try (PreparedStatement ps = c.prepareStatement(sql.listQueues); ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(QueueName.of(rs.getString(1)));
+                }
+            }
+            return out;
+        });
+    }
+
+    QueueStats stats(QueueName queue) {
+        return inTransaction("read statistics", c -> {
+            long ready;
+            long inFlight;
+            long delayed;
+            long oldest;
+            try (PreparedStatement ps = c.prepareStatement(sql.stats)) {
+                ps.setString(1, queue.value());
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    ready = rs.getLong(1);
+                    inFlight = rs.getLong(2);
+                    delayed = rs.getLong(3);
+                    long oldestEnqueue = rs.getLong(4);
+                    boolean none = rs.wasNull();
+                    long now = rs.getLong(5);
+                    oldest = none ? 0 : Math.max(0, now - oldestEnqueue);
+                }
+            }
+            long dead = count(c, sql.countDead, queue);
+            long processed = count(c, sql.countHistory, queue);
+            return new QueueStats(queue, ready, inFlight, delayed, dead, oldest, processed);
+        });
+    }
+
+    private static long count(Connection c, String statement, QueueName queue) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(statement)) {
+            ps.setString(1, queue.value());
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    List<DeadLetter> deadLetters(QueueName queue, int limit) {
+        return inTransaction("list dead letters", c -> {
+            List<DeadLetter> out = new ArrayList<>();
+            try (PreparedStatement ps = c.prepareStatement(sql.listDead)) {
+                ps.setString(1, queue.value());
+                ps.setInt(2, limit);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        String raw = rs.getString(5);
+                        Map<String, String> headers;
+                        try {
+                            headers = HeaderCodec.decode(raw);
+                        } catch (HeaderCodec.MalformedHeadersException e) {
+                            headers = Map.of();
+                        }
+                        out.add(new DeadLetter(rs.getLong(1), queue, rs.getBytes(6), headers, raw, rs.getInt(4),
+                                rs.getString(7), Instant.ofEpochMilli(rs.getLong(3)), Instant.ofEpochMilli(rs.getLong(8)),
+                                rs.getString(9)));
+                    }
+                }
+            }
+            return out;
+        });
+    }
+
+    long requeueDeadLetters(QueueName queue, List<Long> messageIds) {
+        long n = inTransaction("requeue dead letters", c -> {
+            List<Long> ids = new ArrayList<>();
+            try (PreparedStatement ps = c.prepareStatement(sql.lockDeadIds)) {
+                ps.setString(1, queue.value());
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        ids.add(rs.getLong(1));
+                    }
+                }
+            }
+            if (!messageIds.isEmpty()) {
+                ids.retainAll(new HashSet<>(messageIds));
+            }
+            long moved = 0;
+            for (long id : ids) {
+                moved += update(c, sql.requeueDead, queue.value(), id);
+                moved += update(c, sql.requeueDeadGrouped, queue.value(), id);
+                update(c, sql.deleteDead, queue.value(), id);
+            }
+            return moved;
+        });
+        if (n > 0 && wakeupListener != null) {
+            wakeupListener.accept(queue);
+        }
+        return n;
+    }
+
+    long purgeDeadLetters(QueueName queue) {
+        return inTransaction("purge dead letters", c -> (long) update(c, sql.purgeDead, queue.value()));
+    }
+
+    List<HistoryEntry> history(QueueName queue, int limit) {
+        return inTransaction("read history", c -> {
+            List<HistoryEntry> out = new ArrayList<>();
+            try (PreparedStatement ps = c.prepareStatement(sql.listHistory)) {
+                ps.setString(1, queue.value());
+                ps.setInt(2, limit);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        out.add(new HistoryEntry(rs.getLong(1), queue, Instant.ofEpochMilli(rs.getLong(2)),
+                                Instant.ofEpochMilli(rs.getLong(3)), Instant.ofEpochMilli(rs.getLong(4)), rs.getLong(5),
+                                rs.getInt(6), rs.getString(7), rs.getString(8)));
+                    }
+                }
+            }
+            return out;
+        });
+    }
+
+    long pruneHistory(QueueName queue, HistoryRetention retention) {
+        return inTransaction("prune history", c -> {
+            long deleted = 0;
+            if (retention.maxAge() != null) {
+                deleted += update(c, sql.pruneHistoryAge, queue.value(), retention.maxAge().toMillis());
+            }
+            if (retention.maxRows() != null) {
+                long cutoff = -1;
+                try (PreparedStatement ps = c.prepareStatement(sql.historyCutoff)) {
+                    ps.setString(1, queue.value());
+                    ps.setInt(2, (int) Math.min(Integer.MAX_VALUE, retention.maxRows()));
+                    try (ResultSet rs = ps.executeQuery()) {
+                        if (rs.next()) {
+                            cutoff = rs.getLong(1);
+                        }
+                    }
+                }
+                if (cutoff >= 0) {
+                    deleted += update(c, sql.pruneHistoryRows, queue.value(), cutoff);
+                }
+            }
+            return deleted;
+        });
+    }
+}

@@ -14,9 +14,15 @@ import java.util.Set;
  * own receipts at once (no added wait at low load); receipts submitted while one is running are gathered
  * and committed together by the next thread, in one {@link QueueClient#ackAll} transaction, while the
  * others wait for it. Each caller returns only after the transaction holding its receipts has committed,
- * and gets only its own lost leases (or the transaction's error). Thread-safe.
+ * and gets only its own lost leases (or the transaction's error). A set of {@link #DIRECT} receipts or
+ * more is committed by its own thread at once, beside any group: it shares its commit well enough
+ * already, and waiting for a group in progress would only leave the thread idle (measured, see
+ * docs/benchmarks.md). Thread-safe.
  */
 final class AckGroupCommit {
+    /** Receipts from which a thread commits its acks itself instead of joining a group. */
+    static final int DIRECT = 32;
+
     private final QueueClient client;
     private final Object lock = new Object();
     private Group open = new Group();
@@ -41,6 +47,9 @@ final class AckGroupCommit {
      *     {@link IllegalStateException} if the thread was interrupted while another thread committed its group
      */
     Set<Receipt> ackAll(Collection<Receipt> receipts) {
+        if (receipts.size() >= DIRECT) {
+            return client.ackAll(receipts);
+        }
         Group mine;
         synchronized (lock) {
             mine = open;

@@ -41,9 +41,10 @@ import org.slf4j.LoggerFactory;
  * more than about 100 ms of work by the recent mean handler time (a quarter of the lease if that is
  * less), so slow handlers are fed one message at a time and no message waits in a thread's batch. In
  * lease mode the acks of a batch are written when the batch is done (earlier when a handler took more
- * than a quarter of the lease), in one transaction shared with the acks other threads are writing at
- * that moment (a group commit); {@code acked} is reported only after that transaction committed, and a
- * lost lease to the delivery it belongs to.
+ * than a quarter of the lease); a thread with fewer than 32 to write shares one transaction with the
+ * acks other threads are writing at that moment (a group commit), larger sets commit on their own;
+ * {@code acked} is reported only after the transaction holding the delivery committed, and a lost lease
+ * to the delivery it belongs to.
  *
  * <p><b>Transactional mode.</b> A claimed batch is one database transaction that commits when its last
  * delivery is settled. While handlers run, the pool renews the claim every third of the lease (where the

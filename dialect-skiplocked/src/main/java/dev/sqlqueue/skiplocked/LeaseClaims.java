@@ -66,7 +66,15 @@ final class LeaseClaims {
                 return List.of();
             }
             List<Map<String, String>> headers = screen(c, rows);
-            if (!rows.isEmpty()) {
+            if (!rows.isEmpty() && sql.leaseUpdateByIds != null) {
+                // H2: the lease of all the claim's rows in one statement
+                try (PreparedStatement ps = c.prepareStatement(sql.leaseUpdateByIds)) {
+                    ps.setLong(1, token);
+                    ps.setLong(2, request.lease().toMillis());
+                    ps.setObject(3, rows.stream().map(Row::id).toArray(Long[]::new));
+                    ps.executeUpdate();
+                }
+            } else if (!rows.isEmpty()) {
                 try (PreparedStatement ps = c.prepareStatement(sql.leaseUpdate)) {
                     for (Row r : rows) {
                         ps.setLong(1, token);

@@ -61,6 +61,8 @@ public final class SkipLockedStatements {
      * visible_at before the claim (to order them as the select did).
      */
     public final String leaseClaim;
+    /** H2 only (else null): (token, lease ms, ids as a bigint array): {@link #leaseUpdate} of a claim's rows in one statement. */
+    public final String leaseUpdateByIds;
     /** PostgreSQL and H2 (else null): (ids as a bigint array): delete rows held by a transactional claim. */
     public final String deleteByIds;
     /**
@@ -269,10 +271,16 @@ public final class SkipLockedStatements {
         deleteById = sql(dsl.deleteFrom(message).where(byId), dsl);
         Field<Long[]> idArray = DSL.val(new Long[0], SQLDataType.BIGINT.getArrayDataType());
         boolean arrays = dialect != SkipLockedDialect.MARIADB;
+        leaseUpdateByIds = dialect == SkipLockedDialect.H2 ? dsl.update(message).set(LEASE_TOKEN, token)
+                .set(ATTEMPTS, ATTEMPTS.plus(inline(1))).set(CLAIMED_AT, now).set(VISIBLE_AT, now.plus(param("lease", Long.class)))
+                .where(DSL.condition("{0} = any({1})", ID, idArray)).getSQL(ParamType.INDEXED) : null;
         deleteByIds = arrays ? dsl.deleteFrom(message).where(DSL.condition("{0} = any({1})", ID, idArray))
                 .getSQL(ParamType.INDEXED) : null;
-        deleteLeasedByIds = arrays ? dsl.deleteFrom(message).where(QUEUE.eq(queue)).and(LEASE_TOKEN.eq(token))
-                .and(DSL.condition("{0} = any({1})", ID, idArray)).getSQL(ParamType.INDEXED) : null;
+        // the queue is compared in a form no index serves: with "queue = ?" PostgreSQL without statistics
+        // (a new table, autovacuum off) chose the claim index (queue, ...) and read the queue's whole range
+        // for every ack; this way only the primary key serves the ids (EXPLAIN in docs/benchmarks.md)
+        deleteLeasedByIds = arrays ? dsl.deleteFrom(message).where(DSL.condition("({0} = {1}) is not false", QUEUE, queue))
+                .and(LEASE_TOKEN.eq(token)).and(DSL.condition("{0} = any({1})", ID, idArray)).getSQL(ParamType.INDEXED) : null;
         if (dialect == SkipLockedDialect.POSTGRES) {
             String t = dsl.render(message);
             String nowMs = "(" + dialect.nowMillis(prefix) + ")";

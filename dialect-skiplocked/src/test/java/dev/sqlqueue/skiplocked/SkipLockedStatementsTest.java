@@ -62,7 +62,7 @@ class SkipLockedStatementsTest {
         e.put("deleteByIds",
                 "delete from \"sqlq_message\" where (id = any(cast(? as bigint[])))");
         e.put("deleteLeasedByIds",
-                "delete from \"sqlq_message\" where (queue = ? and lease_token = ? and (id = any(cast(? as bigint[]))))");
+                "delete from \"sqlq_message\" where (((queue = ?) is not false) and lease_token = ? and (id = any(cast(? as bigint[]))))");
         e.put("historyLeased",
                 "insert into \"sqlq_history\" (id, queue, enqueued_at, started_at, finished_at, attempts, "
                 + "outcome, detail) select id, queue, enqueued_at, coalesce(claimed_at, (" + NOW + ")), (" + NOW
@@ -352,10 +352,12 @@ class SkipLockedStatementsTest {
                 + "bigint) and queue = cast(? as varchar))");
         e.put("deleteById",
                 "delete from \"sqlq_message\" where id = cast(? as bigint)");
+        e.put("leaseUpdateByIds",
+                "update \"sqlq_message\" set lease_token = ?, attempts = (attempts + 1), claimed_at = (" + NOW + "), visible_at = ((" + NOW + ") + cast(? as bigint)) where (id = any(cast(? as bigint array)))");
         e.put("deleteByIds",
                 "delete from \"sqlq_message\" where (id = any(cast(? as bigint array)))");
         e.put("deleteLeasedByIds",
-                "delete from \"sqlq_message\" where (queue = cast(? as varchar) and lease_token = cast(? as bigint) and (id = any(cast(? as bigint array))))");
+                "delete from \"sqlq_message\" where (((queue = cast(? as varchar)) is not false) and lease_token = cast(? as bigint) and (id = any(cast(? as bigint array))))");
         e.put("historyLeased",
                 "insert into \"sqlq_history\" (id, queue, enqueued_at, started_at, finished_at, attempts, "
                 + "outcome, detail) select id, queue, enqueued_at, coalesce(claimed_at, (" + NOW + ")), (" + NOW
@@ -600,6 +602,9 @@ class SkipLockedStatementsTest {
         binds.put("leaseUpdate", 3);             // token, lease, id
         binds.put("deleteLeased", 3);            // id, token, queue
         binds.put("deleteById", 1);              // id
+        if (h2) {
+            binds.put("leaseUpdateByIds", 3);    // token, lease, ids
+        }
         if (d != SkipLockedDialect.MARIADB) {
             binds.put("deleteByIds", 1);         // ids
             binds.put("deleteLeasedByIds", 3);   // queue, token, ids

@@ -67,6 +67,9 @@ class StatementsOnServerTest {
         b.put("leaseUpdate", new Object[] {token, 30_000L, id});
         b.put("deleteLeased", new Object[] {id, token, queue});
         b.put("deleteById", new Object[] {id});
+        if (h2) {
+            b.put("leaseUpdateByIds", new Object[] {token, 30_000L, new Long[] {id}});
+        }
         if (d != SkipLockedDialect.MARIADB) {
             b.put("deleteByIds", new Object[] {(Object) new Long[] {id}});
             b.put("deleteLeasedByIds", new Object[] {queue, token, new Long[] {id}});
@@ -124,7 +127,7 @@ class StatementsOnServerTest {
         for (String s : List.of("insert", "leaseUpdate", "deleteLeased", "deleteById", "historyLeased", "historyById",
                 "nackLeased", "nackById", "extend", "releaseLeased", "deadLetterLeased", "deadLetterById", "deleteQueue",
                 "rawInsert", "claimSelect", "claimCandidates", "stats", "countDead", "countHistory", "listQueues", "notify", "leaseQueue",
-                "deleteByIds", "deleteLeasedByIds", "insertMany", "leaseClaim", "insertKey")) {
+                "deleteByIds", "deleteLeasedByIds", "insertMany", "leaseClaim", "leaseUpdateByIds", "insertKey")) {
             ROWS.put(s, 1);
         }
         for (String s : List.of("ensureQueue", "listHistory", "listDead", "lockDeadIds", "requeueDead", "requeueDeadGrouped", "deleteDead",

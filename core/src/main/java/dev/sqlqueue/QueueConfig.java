@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 
@@ -30,6 +31,12 @@ import javax.sql.DataSource;
  *       that took it. There is no "forever" or "until processed" setting: the vendor backends keep keys in
  *       a table beside the messages and cannot tie a key's life to a message's.</li>
  *   <li>{@code options}: backend-specific settings, documented on each backend's page.</li>
+ *   <li>{@code dataSourceWrapper}: instrumentation applied to the {@code DataSource} the backend takes its
+ *       connections from (its own pool, or {@code dataSource}): the backend calls it once when it opens
+ *       and uses what it returns for every borrow; the pool itself is still closed by the backend when it
+ *       owns it. The returned {@code DataSource} must hand out working connections of the one it was
+ *       given (for example proxies that record the statement in flight, as the conformance kit does).
+ *       Default: none.</li>
  * </ul>
  */
 public final class QueueConfig {
@@ -51,6 +58,7 @@ public final class QueueConfig {
     private final Duration idlePollMax;
     private final Duration deduplicationWindow;
     private final Map<String, String> options;
+    private final UnaryOperator<DataSource> dataSourceWrapper;
 
     private QueueConfig(Builder b) {
         this.url = b.url;
@@ -65,6 +73,7 @@ public final class QueueConfig {
         this.idlePollMax = b.idlePollMax;
         this.deduplicationWindow = b.deduplicationWindow;
         this.options = Collections.unmodifiableMap(new LinkedHashMap<>(b.options));
+        this.dataSourceWrapper = b.dataSourceWrapper;
     }
 
     public static Builder builder() {
@@ -91,6 +100,16 @@ public final class QueueConfig {
     /** How long a deduplication key stays taken after its first enqueue (database clock). */
     public Duration deduplicationWindow() { return deduplicationWindow; }
     public Map<String, String> options() { return options; }
+    /** The instrumentation wrapper, or null. */
+    public UnaryOperator<DataSource> dataSourceWrapper() { return dataSourceWrapper; }
+
+    /**
+     * {@code ds} passed through {@link #dataSourceWrapper()}, or {@code ds} itself when there is none. For
+     * backends: call once on the pool they use.
+     */
+    public DataSource wrap(DataSource ds) {
+        return dataSourceWrapper == null || ds == null ? ds : dataSourceWrapper.apply(ds);
+    }
 
     /** A backend-specific option, or {@code def}. */
     public String option(String key, String def) {
@@ -111,6 +130,7 @@ public final class QueueConfig {
         b.idlePollMax = idlePollMax;
         b.deduplicationWindow = deduplicationWindow;
         b.options.putAll(options);
+        b.dataSourceWrapper = dataSourceWrapper;
         return b;
     }
 
@@ -134,6 +154,7 @@ public final class QueueConfig {
         private Duration idlePollMax = Duration.ofSeconds(1);
         private Duration deduplicationWindow = DEFAULT_DEDUPLICATION_WINDOW;
         private final Map<String, String> options = new LinkedHashMap<>();
+        private UnaryOperator<DataSource> dataSourceWrapper;
 
         public Builder url(String url) { this.url = url; return this; }
         public Builder user(String user) { this.user = user; return this; }
@@ -142,6 +163,8 @@ public final class QueueConfig {
         public Builder dataSource(DataSource ds) { this.dataSource = ds; return this; }
         public Builder history(boolean on) { this.history = on; return this; }
         public Builder migrate(boolean on) { this.migrate = on; return this; }
+        /** See the class comment; null for none. */
+        public Builder dataSourceWrapper(UnaryOperator<DataSource> wrapper) { this.dataSourceWrapper = wrapper; return this; }
 
         public Builder tablePrefix(String prefix) {
             if (prefix == null || !PREFIX.matcher(prefix).matches()) {

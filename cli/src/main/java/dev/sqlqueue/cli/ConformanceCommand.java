@@ -66,6 +66,11 @@ public final class ConformanceCommand implements Callable<Integer> {
     @Option(names = "--option", paramLabel = "KEY=VALUE", description = "Backend option for every case (repeatable).")
     List<String> options = new ArrayList<>();
 
+    @Option(names = "--case-timeout", paramLabel = "SECONDS", defaultValue = "" + KitOptions.DEFAULT_CASE_TIMEOUT_SECONDS,
+            description = {"Time limit of one case (90, 90s or 10m; default: ${DEFAULT-VALUE} s). A case still running",
+                "then fails with what it was waiting on; its objects are dropped and the run goes on."})
+    String caseTimeout;
+
     @Override
     public Integer call() {
         KitOptions.Builder b = KitOptions.builder().url(url).user(user).password(password).backend(backend)
@@ -74,6 +79,7 @@ public final class ConformanceCommand implements Callable<Integer> {
         options.forEach(b::option);
         KitOptions kit;
         try {
+            b.caseTimeout(caseTimeout);
             kit = b.build();
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());

@@ -39,9 +39,10 @@ final class ClaimRows {
     /** H2: rounds of candidates a claim tries when rows it picked are locked by another backend. */
     private static final int H2_CLAIM_ROUNDS = 4;
 
-    long selectCandidates(Connection c, QueueName queue, int limit, List<Row> rows) throws SQLException {
+    long selectCandidates(Connection c, QueueName queue, int limit, List<Row> rows, int timeoutSeconds)
+            throws SQLException {
         if (sql.claimCandidates == null) {
-            return lockRows(c, rows, ps -> {
+            return lockRows(c, rows, timeoutSeconds, ps -> {
                 ps.setString(1, queue.value());
                 ps.setInt(2, limit);
             });
@@ -58,17 +59,20 @@ final class ClaimRows {
                 ps.setString(1, queue.value());
                 ps.setObject(2, tried.toArray(new Long[0]));
                 ps.setInt(3, limit - rows.size());
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        ids.add(rs.getLong(1));
+                QueryTimeouts.run(ps, "claimCandidates", sql.claimCandidates, timeoutSeconds, () -> {
+                    try (ResultSet rs = ps.executeQuery()) {
+                        while (rs.next()) {
+                            ids.add(rs.getLong(1));
+                        }
                     }
-                }
+                    return null;
+                });
             }
             if (ids.isEmpty()) {
                 break;
             }
             Long[] candidates = ids.toArray(new Long[0]);
-            now = lockRows(c, rows, ps -> ps.setObject(1, candidates));
+            now = lockRows(c, rows, timeoutSeconds, ps -> ps.setObject(1, candidates));
             tried.addAll(ids);
         }
         return now;
@@ -79,19 +83,21 @@ final class ClaimRows {
     }
 
     /** Runs the locking claim select; adds the rows it locked; returns the database clock it read (0 if none). */
-    private long lockRows(Connection c, List<Row> rows, Binder binder) throws SQLException {
-        long now = 0;
+    private long lockRows(Connection c, List<Row> rows, int timeoutSeconds, Binder binder) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql.claimSelect)) {
             binder.bind(ps);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    rows.add(new Row(rs.getLong(1), rs.getInt(2), rs.getLong(3), rs.getInt(4), rs.getString(5), rs.getBytes(6),
-                            rs.getString(8)));
-                    now = rs.getLong(7);
+            return QueryTimeouts.run(ps, "claimSelect", sql.claimSelect, timeoutSeconds, () -> {
+                long now = 0;
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        rows.add(new Row(rs.getLong(1), rs.getInt(2), rs.getLong(3), rs.getInt(4), rs.getString(5),
+                                rs.getBytes(6), rs.getString(8)));
+                        now = rs.getLong(7);
+                    }
                 }
-            }
+                return now;
+            });
         }
-        return now;
     }
 
     /** Dead-letter rows whose headers cannot be decoded; returns the decoded headers of the others, in order. */

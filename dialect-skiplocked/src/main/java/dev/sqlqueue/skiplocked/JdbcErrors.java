@@ -48,6 +48,9 @@ final class JdbcErrors {
     }
 
     static SqlQueueException translate(String what, SQLException e) {
+        if (e instanceof QueryTimeouts.StatementTimeout) {
+            return new TransientBackendException(what + " failed: " + e.getMessage(), e);
+        }
         if (isConnectionLoss(e) || isRetryable(e)) {
             return new TransientBackendException(what + " failed: " + e.getMessage(), e);
         }

@@ -34,8 +34,10 @@ final class LeaseClaims {
     private final QueueConfig config;
     private final Transactions tx;
     private final ClaimRows claimRows;
+    private final QueryTimeouts timeouts;
 
-    LeaseClaims(SkipLockedStatements sql, QueueConfig config, Transactions tx, ClaimRows claimRows) {
+    LeaseClaims(SkipLockedStatements sql, QueueConfig config, Transactions tx, ClaimRows claimRows, QueryTimeouts timeouts) {
+        this.timeouts = timeouts;
         this.sql = sql;
         this.config = config;
         this.tx = tx;
@@ -46,8 +48,9 @@ final class LeaseClaims {
         return tx.inTransaction(what, work);
     }
 
-    private long selectCandidates(Connection c, QueueName queue, int limit, List<Row> rows) throws SQLException {
-        return claimRows.selectCandidates(c, queue, limit, rows);
+    private long selectCandidates(Connection c, QueueName queue, int limit, List<Row> rows, int timeoutSeconds)
+            throws SQLException {
+        return claimRows.selectCandidates(c, queue, limit, rows, timeoutSeconds);
     }
 
     private List<Map<String, String>> screen(Connection c, List<Row> rows) throws SQLException {
@@ -59,9 +62,10 @@ final class LeaseClaims {
             return consumeLeasedInOne(queue, request);
         }
         long token = newToken();
+        int timeout = timeouts.claim(request.lease().toMillis());
         return inTransaction("consume", c -> {
             List<Row> rows = new ArrayList<>();
-            selectCandidates(c, queue, request.maxMessages(), rows);
+            selectCandidates(c, queue, request.maxMessages(), rows, timeout);
             if (rows.isEmpty()) {
                 return List.of();
             }
@@ -72,7 +76,7 @@ final class LeaseClaims {
                     ps.setLong(1, token);
                     ps.setLong(2, request.lease().toMillis());
                     ps.setObject(3, rows.stream().map(Row::id).toArray(Long[]::new));
-                    ps.executeUpdate();
+                    QueryTimeouts.run(ps, "leaseUpdateByIds", sql.leaseUpdateByIds, timeout, ps::executeUpdate);
                 }
             } else if (!rows.isEmpty()) {
                 try (PreparedStatement ps = c.prepareStatement(sql.leaseUpdate)) {
@@ -82,7 +86,7 @@ final class LeaseClaims {
                         ps.setLong(3, r.id());
                         ps.addBatch();
                     }
-                    ps.executeBatch();
+                    QueryTimeouts.run(ps, "leaseUpdate", sql.leaseUpdate, timeout, ps::executeBatch);
                 }
             }
             List<Delivery> out = new ArrayList<>(rows.size());
@@ -102,6 +106,7 @@ final class LeaseClaims {
      */
     private List<Delivery> consumeLeasedInOne(QueueName queue, ConsumeRequest request) {
         long token = newToken();
+        int timeout = timeouts.claim(request.lease().toMillis());
         return inTransaction("consume", c -> {
             record Claimed(Row row, long was) {
             }
@@ -111,12 +116,15 @@ final class LeaseClaims {
                 ps.setInt(2, request.maxMessages());
                 ps.setLong(3, token);
                 ps.setLong(4, request.lease().toMillis());
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        claimed.add(new Claimed(new Row(rs.getLong(1), rs.getInt(2), rs.getLong(3), rs.getInt(4) - 1,
-                                rs.getString(5), rs.getBytes(6), rs.getString(8)), rs.getLong(9)));
+                QueryTimeouts.run(ps, "leaseClaim", sql.leaseClaim, timeout, () -> {
+                    try (ResultSet rs = ps.executeQuery()) {
+                        while (rs.next()) {
+                            claimed.add(new Claimed(new Row(rs.getLong(1), rs.getInt(2), rs.getLong(3), rs.getInt(4) - 1,
+                                    rs.getString(5), rs.getBytes(6), rs.getString(8)), rs.getLong(9)));
+                        }
                     }
-                }
+                    return null;
+                });
             }
             if (claimed.isEmpty()) {
                 return List.of();

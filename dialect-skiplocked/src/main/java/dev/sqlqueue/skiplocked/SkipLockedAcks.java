@@ -1,6 +1,6 @@
 package dev.sqlqueue.skiplocked;
 
-import static dev.sqlqueue.skiplocked.Transactions.update;
+import static dev.sqlqueue.skiplocked.Transactions.timedUpdate;
 import static dev.sqlqueue.skiplocked.Transactions.clip;
 
 import dev.sqlqueue.ClaimMode;
@@ -32,8 +32,11 @@ final class SkipLockedAcks {
     private final Transactions tx;
     private final TransactionalClaims transactional;
     private final Map<Long, TransactionalClaim> claims;
+    private final QueryTimeouts timeouts;
 
-    SkipLockedAcks(SkipLockedStatements sql, QueueConfig config, Transactions tx, TransactionalClaims transactional) {
+    SkipLockedAcks(SkipLockedStatements sql, QueueConfig config, Transactions tx, TransactionalClaims transactional,
+                   QueryTimeouts timeouts) {
+        this.timeouts = timeouts;
         this.sql = sql;
         this.config = config;
         this.tx = tx;
@@ -96,7 +99,7 @@ final class SkipLockedAcks {
                 }
             } catch (SQLException e) {
                 claims.remove(claim.token);
-                if (JdbcErrors.isConnectionLoss(e)) {
+                if (JdbcErrors.isConnectionLoss(e) && !(e instanceof QueryTimeouts.StatementTimeout)) {
                     throw new LeaseLostException(r.messageId(), "the connection of transactional claim " + claim.token
                             + " broke; its messages were rolled back to the queue: " + e.getMessage());
                 }
@@ -104,11 +107,12 @@ final class SkipLockedAcks {
             }
             return;
         }
+        int t = timeouts.settle();
         inTransaction("ack", c -> {
             if (config.history()) {
-                update(c, sql.historyLeased, "acked", clip(detail), r.messageId(), r.token(), r.queue().value());
+                timedUpdate(c, "historyLeased", sql.historyLeased, t, "acked", clip(detail), r.messageId(), r.token(), r.queue().value());
             }
-            expectOne(c, update(c, sql.deleteLeased, r.messageId(), r.token(), r.queue().value()), r, "ack");
+            expectOne(c, timedUpdate(c, "deleteLeased", sql.deleteLeased, t, r.messageId(), r.token(), r.queue().value()), r, "ack");
             return null;
         });
     }
@@ -130,14 +134,17 @@ final class SkipLockedAcks {
         if (leased.isEmpty()) {
             return lost;
         }
-        if (sql.deleteLeasedByIds != null && !config.history() && ackedByClaim(leased)) {
+        int t = timeouts.settle();
+        if (sql.deleteLeasedByIds != null && !config.history() && ackedByClaim(leased, t)) {
             return lost;
         }
         inTransaction("ack", c -> {
             if (config.history()) {
-                batch(c, sql.historyLeased, leased, r -> new Object[] {"acked", null, r.messageId(), r.token(), r.queue().value()});
+                batch(c, "historyLeased", sql.historyLeased, t, leased,
+                        r -> new Object[] {"acked", null, r.messageId(), r.token(), r.queue().value()});
             }
-            int[] counts = batch(c, sql.deleteLeased, leased, r -> new Object[] {r.messageId(), r.token(), r.queue().value()});
+            int[] counts = batch(c, "deleteLeased", sql.deleteLeased, t, leased,
+                    r -> new Object[] {r.messageId(), r.token(), r.queue().value()});
             for (int i = 0; i < counts.length; i++) {
                 if (counts[i] == 0) {
                     rejectOtherQueue(c, leased.get(i)); // rolls the whole batch back
@@ -163,7 +170,7 @@ final class SkipLockedAcks {
      * @return true when every receipt's row was deleted (committed); false when one was not held (rolled
      *     back, nothing changed: the caller then acks row by row, which tells which leases were lost)
      */
-    private boolean ackedByClaim(List<Receipt> leased) {
+    private boolean ackedByClaim(List<Receipt> leased, int timeoutSeconds) {
         Map<Map.Entry<String, Long>, List<Long>> byClaim = new java.util.LinkedHashMap<>();
         for (Receipt r : leased) {
             byClaim.computeIfAbsent(Map.entry(r.queue().value(), r.token()), k -> new ArrayList<>()).add(r.messageId());
@@ -179,7 +186,8 @@ final class SkipLockedAcks {
                         ps.addBatch();
                         sizes.add(e.getValue().size());
                     }
-                    int[] counts = ps.executeBatch();
+                    int[] counts = QueryTimeouts.run(ps, "deleteLeasedByIds", sql.deleteLeasedByIds, timeoutSeconds,
+                            ps::executeBatch);
                     for (int i = 0; i < counts.length; i++) {
                         if (counts[i] != sizes.get(i)) {
                             throw new NotAllHeld();
@@ -195,7 +203,7 @@ final class SkipLockedAcks {
     }
 
     /** One statement over many receipts in a JDBC batch; exact per-row update counts. */
-    private static int[] batch(Connection c, String statement, List<Receipt> receipts,
+    private static int[] batch(Connection c, String name, String statement, int timeoutSeconds, List<Receipt> receipts,
                                java.util.function.Function<Receipt, Object[]> params) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(statement)) {
             for (Receipt r : receipts) {
@@ -205,7 +213,7 @@ final class SkipLockedAcks {
                 }
                 ps.addBatch();
             }
-            int[] counts = ps.executeBatch();
+            int[] counts = QueryTimeouts.run(ps, name, statement, timeoutSeconds, ps::executeBatch);
             for (int count : counts) {
                 if (count == Statement.SUCCESS_NO_INFO) {
                     throw new SQLException("the driver did not report per-row update counts for a batch;"
@@ -218,11 +226,14 @@ final class SkipLockedAcks {
 
     void nack(Receipt r, Duration delay, String error) {
         if (r.mode() == ClaimMode.TRANSACTIONAL) {
-            inClaim(r, (c, claimedAt) -> update(c, sql.nackById, delay.toMillis(), clip(error), r.messageId()), false);
+            inClaim(r, (c, claimedAt, t) -> timedUpdate(c, "nackById", sql.nackById, t, delay.toMillis(), clip(error),
+                    r.messageId()), false);
             return;
         }
+        int t = timeouts.settle();
         inTransaction("nack", c -> {
-            expectOne(c, update(c, sql.nackLeased, delay.toMillis(), clip(error), r.messageId(), r.token(), r.queue().value()), r, "nack");
+            expectOne(c, timedUpdate(c, "nackLeased", sql.nackLeased, t, delay.toMillis(), clip(error), r.messageId(), r.token(),
+                    r.queue().value()), r, "nack");
             return null;
         });
     }
@@ -232,40 +243,47 @@ final class SkipLockedAcks {
             claim(r).extend(lease.toMillis());
             return;
         }
+        int t = timeouts.extend(lease.toMillis());
         inTransaction("extend lease", c -> {
-            expectOne(c, update(c, sql.extend, lease.toMillis(), r.messageId(), r.token(), r.queue().value()), r, "lease extension");
+            expectOne(c, timedUpdate(c, "extend", sql.extend, t, lease.toMillis(), r.messageId(), r.token(), r.queue().value()),
+                    r, "lease extension");
             return null;
         });
     }
 
     void deadLetter(Receipt r, String reason) {
         if (r.mode() == ClaimMode.TRANSACTIONAL) {
-            inClaim(r, (c, claimedAt) -> {
-                update(c, sql.deadLetterById, clip(reason), r.messageId());
+            inClaim(r, (c, claimedAt, t) -> {
+                timedUpdate(c, "deadLetterById", sql.deadLetterById, t, clip(reason), r.messageId());
                 if (config.history()) {
-                    update(c, sql.historyById, claimedAt, "dead-lettered", clip(reason), r.messageId());
+                    timedUpdate(c, "historyById", sql.historyById, t, claimedAt, "dead-lettered", clip(reason), r.messageId());
                 }
-                update(c, sql.deleteById, r.messageId());
+                timedUpdate(c, "deleteById", sql.deleteById, t, r.messageId());
             }, false);
             return;
         }
+        int t = timeouts.settle();
         inTransaction("dead-letter", c -> {
-            expectOne(c, update(c, sql.deadLetterLeased, clip(reason), r.messageId(), r.token(), r.queue().value()), r, "dead-letter");
+            expectOne(c, timedUpdate(c, "deadLetterLeased", sql.deadLetterLeased, t, clip(reason), r.messageId(), r.token(),
+                    r.queue().value()), r, "dead-letter");
             if (config.history()) {
-                update(c, sql.historyLeased, "dead-lettered", clip(reason), r.messageId(), r.token(), r.queue().value());
+                timedUpdate(c, "historyLeased", sql.historyLeased, t, "dead-lettered", clip(reason), r.messageId(), r.token(),
+                        r.queue().value());
             }
-            update(c, sql.deleteLeased, r.messageId(), r.token(), r.queue().value());
+            timedUpdate(c, "deleteLeased", sql.deleteLeased, t, r.messageId(), r.token(), r.queue().value());
             return null;
         });
     }
 
     void release(Receipt r) {
         if (r.mode() == ClaimMode.TRANSACTIONAL) {
-            inClaim(r, (c, claimedAt) -> { }, true);
+            inClaim(r, (c, claimedAt, t) -> { }, true);
             return;
         }
+        int t = timeouts.settle();
         inTransaction("release", c -> {
-            expectOne(c, update(c, sql.releaseLeased, r.messageId(), r.token(), r.queue().value()), r, "release");
+            expectOne(c, timedUpdate(c, "releaseLeased", sql.releaseLeased, t, r.messageId(), r.token(), r.queue().value()),
+                    r, "release");
             return null;
         });
     }

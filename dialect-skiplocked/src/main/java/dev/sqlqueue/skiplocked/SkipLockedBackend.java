@@ -30,7 +30,10 @@ import org.slf4j.LoggerFactory;
  * The SKIP LOCKED backend for H2, PostgreSQL and MariaDB. Claims lock candidate rows with
  * {@code SELECT ... ORDER BY priority DESC, visible_at, id ... FOR UPDATE SKIP LOCKED}; in lease mode
  * the same transaction stamps a lease and commits, in transactional mode the transaction stays open
- * until the claim is settled. Statements are in {@link SkipLockedStatements}. Thread-safe.
+ * until the claim is settled. Statements are in {@link SkipLockedStatements}. Claim and settle
+ * statements carry a query timeout derived from the lease ({@link QueryTimeouts}); a statement stopped
+ * by it raises {@link dev.sqlqueue.TransientBackendException} naming the statement and is not retried.
+ * Thread-safe.
  *
  * <p>This class only dispatches; the work is split by role: {@link SkipLockedProducer} (enqueue),
  * {@link LeaseClaims} and {@link TransactionalClaims} (claims, sharing {@link ClaimRows}),
@@ -63,12 +66,13 @@ final class SkipLockedBackend implements QueueBackend {
         this.caps = SkipLockedCapabilities.of(name, dialect);
         this.tx = new Transactions(ds, ownedPool);
         Map<Long, TransactionalClaim> claims = new ConcurrentHashMap<>();
+        QueryTimeouts timeouts = new QueryTimeouts();
         ClaimRows claimRows = new ClaimRows(sql, config, claims);
         this.admin = new SkipLockedAdmin(dialect, ds, sql, config, tx, claims);
         this.producer = new SkipLockedProducer(dialect, sql, tx, admin, config.deduplicationWindow());
-        this.leases = new LeaseClaims(sql, config, tx, claimRows);
-        this.transactional = new TransactionalClaims(ds, sql, config, tx, claims, claimRows);
-        this.acks = new SkipLockedAcks(sql, config, tx, transactional);
+        this.leases = new LeaseClaims(sql, config, tx, claimRows, timeouts);
+        this.transactional = new TransactionalClaims(ds, sql, config, tx, claims, claimRows, timeouts);
+        this.acks = new SkipLockedAcks(sql, config, tx, transactional, timeouts);
     }
 
     @Override

@@ -11,7 +11,9 @@ import dev.sqlqueue.spi.QueueBackend;
 
 /**
  * Base of the three providers of this module. Opens a HikariCP pool (auto-commit off, READ
- * COMMITTED) unless the config brings a {@code DataSource}, then migrates the schema when asked.
+ * COMMITTED) unless the config brings a {@code DataSource}, passes it through
+ * {@link QueueConfig#wrap} (instrumentation such as the conformance kit's statement tracker), then
+ * migrates the schema when asked.
  */
 abstract class SkipLockedProvider implements BackendProvider {
     private final String name;
@@ -57,7 +59,7 @@ abstract class SkipLockedProvider implements BackendProvider {
         javax.sql.DataSource ds;
         if (config.dataSource() != null) {
             ds = config.dataSource();
-            backend = new SkipLockedBackend(dialect, name, ds, null, config);
+            backend = new SkipLockedBackend(dialect, name, config.wrap(ds), null, config);
         } else {
             HikariConfig hc = new HikariConfig();
             hc.setJdbcUrl(poolUrl(config));
@@ -97,7 +99,7 @@ abstract class SkipLockedProvider implements BackendProvider {
                 }
             }
             ds = pool;
-            backend = new SkipLockedBackend(dialect, name, pool, pool, config);
+            backend = new SkipLockedBackend(dialect, name, config.wrap(pool), pool, config);
         }
         try {
             checkOpened(ds, config);

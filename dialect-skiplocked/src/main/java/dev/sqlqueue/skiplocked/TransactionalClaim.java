@@ -17,14 +17,18 @@ import java.util.Set;
  * synchronized).
  */
 final class TransactionalClaim {
-    /** Statements for one message, run on the claim's connection; {@code claimedAt} is the claim's database time (ms). */
+    /**
+     * Statements for one message, run on the claim's connection; {@code claimedAt} is the claim's database
+     * time (ms); {@code timeoutSeconds} the query timeout of each statement: what is left of the claim's
+     * lease, at least 1 s ({@link QueryTimeouts}).
+     */
     interface Work {
-        void run(Connection c, long claimedAt) throws SQLException;
+        void run(Connection c, long claimedAt, int timeoutSeconds) throws SQLException;
     }
 
     /** Writes the gathered acks of a claim (ids, and each one's detail, in ack order) on its connection. */
     interface AckWriter {
-        void write(Connection c, long claimedAt, List<Long> ids, List<String> details) throws SQLException;
+        void write(Connection c, long claimedAt, List<Long> ids, List<String> details, int timeoutSeconds) throws SQLException;
     }
 
     final long token;
@@ -77,7 +81,7 @@ final class TransactionalClaim {
         }
         if (!release) {
             try {
-                work.run(connection, claimedAt);
+                work.run(connection, claimedAt, QueryTimeouts.seconds((deadlineNanos - System.nanoTime()) / 1_000_000));
             } catch (SQLException | RuntimeException e) {
                 abort();
                 throw e;
@@ -133,7 +137,8 @@ final class TransactionalClaim {
         closed = true;
         try {
             if (!acked.isEmpty()) {
-                ackWriter.write(connection, claimedAt, acked, ackDetails);
+                ackWriter.write(connection, claimedAt, acked, ackDetails,
+                        QueryTimeouts.seconds((deadlineNanos - System.nanoTime()) / 1_000_000));
             }
             if (changed) {
                 connection.commit();

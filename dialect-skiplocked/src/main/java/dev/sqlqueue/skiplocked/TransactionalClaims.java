@@ -46,9 +46,11 @@ final class TransactionalClaims {
     private final ClaimRows claimRows;
     final Map<Long, TransactionalClaim> claims;
     private final ScheduledExecutorService reaper;
+    private final QueryTimeouts timeouts;
 
     TransactionalClaims(DataSource ds, SkipLockedStatements sql, QueueConfig config, Transactions tx,
-                        Map<Long, TransactionalClaim> claims, ClaimRows claimRows) {
+                        Map<Long, TransactionalClaim> claims, ClaimRows claimRows, QueryTimeouts timeouts) {
+        this.timeouts = timeouts;
         this.ds = ds;
         this.sql = sql;
         this.config = config;
@@ -71,8 +73,9 @@ final class TransactionalClaims {
         tx.evictIdleConnections();
     }
 
-    private long selectCandidates(Connection c, QueueName queue, int limit, List<Row> rows) throws SQLException {
-        return claimRows.selectCandidates(c, queue, limit, rows);
+    private long selectCandidates(Connection c, QueueName queue, int limit, List<Row> rows, int timeoutSeconds)
+            throws SQLException {
+        return claimRows.selectCandidates(c, queue, limit, rows, timeoutSeconds);
     }
 
     private List<Map<String, String>> screen(Connection c, List<Row> rows) throws SQLException {
@@ -81,6 +84,7 @@ final class TransactionalClaims {
 
     List<Delivery> consumeTransactional(QueueName queue, ConsumeRequest request) {
         long token = newToken();
+        int timeout = timeouts.claim(request.lease().toMillis());
         for (int attempt = 1; ; attempt++) {
             Connection c = null;
             ConnectionState state = null;
@@ -88,7 +92,7 @@ final class TransactionalClaims {
                 c = ds.getConnection();
                 state = prepare(c);
                 List<Row> rows = new ArrayList<>();
-                long now = selectCandidates(c, queue, request.maxMessages(), rows);
+                long now = selectCandidates(c, queue, request.maxMessages(), rows, timeout);
                 int before = rows.size();
                 List<Map<String, String>> headers = screen(c, rows);
                 if (rows.isEmpty()) {
@@ -123,6 +127,9 @@ final class TransactionalClaims {
                     } catch (SQLException ignored) {
                         // broken
                     }
+                }
+                if (e instanceof QueryTimeouts.StatementTimeout) {
+                    throw JdbcErrors.translate("consume", e);
                 }
                 if (attempt == 1 && JdbcErrors.isConnectionLoss(e)) {
                     evictIdleConnections();
@@ -169,7 +176,7 @@ final class TransactionalClaims {
             }
         } catch (SQLException e) {
             claims.remove(claim.token);
-            if (JdbcErrors.isConnectionLoss(e)) {
+            if (JdbcErrors.isConnectionLoss(e) && !(e instanceof QueryTimeouts.StatementTimeout)) {
                 throw new LeaseLostException(r.messageId(), "the connection of transactional claim " + claim.token
                         + " broke; its messages were rolled back to the queue: " + e.getMessage());
             }
@@ -183,7 +190,8 @@ final class TransactionalClaims {
      * single-id deletes (a multi-id {@code DELETE ... IN (...)} deadlocked between claims there,
      * /work/shared/notes/performance.md).
      */
-    private void writeAcks(Connection c, long claimedAt, List<Long> ids, List<String> details) throws SQLException {
+    private void writeAcks(Connection c, long claimedAt, List<Long> ids, List<String> details, int timeoutSeconds)
+            throws SQLException {
         if (config.history()) {
             try (PreparedStatement ps = c.prepareStatement(sql.historyById)) {
                 for (int i = 0; i < ids.size(); i++) {
@@ -193,13 +201,13 @@ final class TransactionalClaims {
                     ps.setLong(4, ids.get(i));
                     ps.addBatch();
                 }
-                ps.executeBatch();
+                QueryTimeouts.run(ps, "historyById", sql.historyById, timeoutSeconds, ps::executeBatch);
             }
         }
         if (sql.deleteByIds != null) {
             try (PreparedStatement ps = c.prepareStatement(sql.deleteByIds)) {
                 ps.setObject(1, ids.toArray(new Long[0]));
-                ps.executeUpdate();
+                QueryTimeouts.run(ps, "deleteByIds", sql.deleteByIds, timeoutSeconds, ps::executeUpdate);
             }
             return;
         }
@@ -208,7 +216,7 @@ final class TransactionalClaims {
                 ps.setLong(1, id);
                 ps.addBatch();
             }
-            ps.executeBatch();
+            QueryTimeouts.run(ps, "deleteById", sql.deleteById, timeoutSeconds, ps::executeBatch);
         }
     }
 

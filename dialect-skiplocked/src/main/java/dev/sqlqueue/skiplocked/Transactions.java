@@ -46,6 +46,9 @@ final class Transactions {
                     state.restore(c);
                 }
             } catch (SQLException e) {
+                if (e instanceof QueryTimeouts.StatementTimeout) {
+                    throw JdbcErrors.translate(what, e);
+                }
                 if (JdbcErrors.isRetryable(e) && attempt < MAX_DEADLOCK_RETRIES) {
                     sleepJitter(attempt);
                     continue;
@@ -91,6 +94,17 @@ final class Transactions {
 
     static String clip(String s) {
         return s == null ? null : s.length() > MAX_TEXT ? s.substring(0, MAX_TEXT) : s;
+    }
+
+    /** {@link #update} bounded by a query timeout; {@code name} is the statement's field in {@link SkipLockedStatements}. */
+    static int timedUpdate(Connection c, String name, String statement, int timeoutSeconds, Object... params)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(statement)) {
+            for (int i = 0; i < params.length; i++) {
+                ps.setObject(i + 1, params[i]);
+            }
+            return QueryTimeouts.run(ps, name, statement, timeoutSeconds, ps::executeUpdate);
+        }
     }
 
     static int update(Connection c, String statement, Object... params) throws SQLException {

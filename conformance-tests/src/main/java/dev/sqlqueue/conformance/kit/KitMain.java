@@ -14,7 +14,7 @@ public final class KitMain {
     static final String USAGE = """
             usage: KitMain --url URL [--user U] [--password P] [--backend NAME] [--mode lease|transactional|all]
                            [--cases C01,C07] [--report DIR] [--driver-path JARS] [--allow-kill]
-                           [--restart-command CMD --start-command CMD] [--option KEY=VALUE]...""";
+                           [--restart-command CMD --start-command CMD] [--option KEY=VALUE]... [--case-timeout SECONDS]""";
 
     public static void main(String[] args) {
         // the backends' pools and migrations log at INFO; the kit's own lines are what a user reads
@@ -56,6 +56,7 @@ public final class KitMain {
                 case "--restart-command" -> b.restartCommand(v);
                 case "--start-command" -> b.startCommand(v);
                 case "--option" -> b.option(v);
+                case "--case-timeout" -> b.caseTimeout(v);
                 default -> throw new IllegalArgumentException("unknown option " + a);
             }
         }

@@ -3,6 +3,7 @@ package dev.sqlqueue.conformance.kit;
 import dev.sqlqueue.ClaimMode;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -35,6 +36,9 @@ import java.util.regex.Pattern;
  *       database down and bring it back, for C17; both or neither.</li>
  *   <li>{@code options}: backend options passed to every case's {@code QueueConfig.option(key, value)}
  *       (for example {@code teradata.database=queues}, SQL Server's {@code ordering=priority-first}).</li>
+ *   <li>{@code caseTimeout}: the time limit of one case in one claim mode, its set-up included (not its
+ *       clean-up), 1 s to 24 h; default {@link #DEFAULT_CASE_TIMEOUT}. A case still running then is reported
+ *       failed with "timed out after N s" and what it was waiting on.</li>
  *   <li>{@code console}: where progress and the summary table go; default {@code System.out}.</li>
  *   <li>{@code errors}: where errors go (a setup error, an unknown case, a failed clean-up); default
  *       {@code System.err}.</li>
@@ -42,6 +46,16 @@ import java.util.regex.Pattern;
  */
 public final class KitOptions {
     private static final Pattern CASE_ID = Pattern.compile("C\\d\\d");
+    private static final Pattern SECONDS = Pattern.compile("(\\d{1,6})\\s*(s|m|min)?");
+
+    /**
+     * 600 s. The slowest cases on the project's PostgreSQL and MariaDB take about 16 s (C18) and 12 s
+     * (C10); C10 stops itself after 5 minutes, which H2 file databases reached under load
+     * (docs/conformance.md), so the default is twice that.
+     */
+    public static final int DEFAULT_CASE_TIMEOUT_SECONDS = 600;
+    /** {@link #DEFAULT_CASE_TIMEOUT_SECONDS} as a duration. */
+    public static final Duration DEFAULT_CASE_TIMEOUT = Duration.ofSeconds(DEFAULT_CASE_TIMEOUT_SECONDS);
 
     private final String url;
     private final String user;
@@ -57,6 +71,7 @@ public final class KitOptions {
     private final PrintStream console;
     private final PrintStream errors;
     private final java.util.Map<String, String> backendOptions;
+    private final Duration caseTimeout;
 
     private KitOptions(Builder b) {
         this.backendOptions = Collections.unmodifiableMap(new java.util.LinkedHashMap<>(b.backendOptions));
@@ -72,6 +87,7 @@ public final class KitOptions {
         this.restartCommand = b.restartCommand;
         this.startCommand = b.startCommand;
         this.console = b.console;
+        this.caseTimeout = b.caseTimeout;
         this.errors = b.errors;
     }
 
@@ -100,6 +116,8 @@ public final class KitOptions {
     public PrintStream errors() { return errors; }
     /** Backend options ({@code QueueConfig.option}) for every case, in the order given. */
     public java.util.Map<String, String> backendOptions() { return backendOptions; }
+    /** The time limit of one case (set-up and body, not clean-up). */
+    public Duration caseTimeout() { return caseTimeout; }
 
     /** The claim modes asked for; {@code all} is every mode, narrowed later to the backend's. */
     Set<ClaimMode> requestedModes() {
@@ -126,6 +144,7 @@ public final class KitOptions {
         private PrintStream console = System.out;
         private PrintStream errors = System.err;
         private final java.util.Map<String, String> backendOptions = new java.util.LinkedHashMap<>();
+        private Duration caseTimeout = DEFAULT_CASE_TIMEOUT;
 
         public Builder url(String url) {
             if (url == null || !url.startsWith("jdbc:")) {
@@ -209,6 +228,26 @@ public final class KitOptions {
             }
             backendOptions.put(keyEqualsValue.substring(0, eq).trim(), keyEqualsValue.substring(eq + 1));
             return this;
+        }
+
+        /** The time limit of one case, 1 s to 24 h, whole seconds. */
+        public Builder caseTimeout(Duration limit) {
+            if (limit == null || limit.compareTo(Duration.ofSeconds(1)) < 0 || limit.compareTo(Duration.ofHours(24)) > 0
+                    || limit.toNanos() % 1_000_000_000L != 0) {
+                throw new IllegalArgumentException("case-timeout: must be whole seconds from 1 s to 24 h, was " + limit);
+            }
+            this.caseTimeout = limit;
+            return this;
+        }
+
+        /** The time limit as given on the command line: seconds ({@code 90}, {@code 90s}) or minutes ({@code 10m}). */
+        public Builder caseTimeout(String text) {
+            java.util.regex.Matcher m = text == null ? null : SECONDS.matcher(text.trim().toLowerCase(Locale.ROOT));
+            if (m == null || !m.matches()) {
+                throw new IllegalArgumentException("case-timeout: '" + text + "' is not a number of seconds (90, 90s) or minutes (10m)");
+            }
+            long n = Long.parseLong(m.group(1));
+            return caseTimeout(m.group(2) == null || m.group(2).equals("s") ? Duration.ofSeconds(n) : Duration.ofMinutes(n));
         }
 
         public KitOptions build() {

@@ -32,6 +32,7 @@ final class KitReport {
         row(b, "URL", info.url());
         row(b, "claim modes", String.join(", ", info.modes()));
         row(b, "cases", info.cases().isEmpty() ? "all" : String.join(", ", info.cases()));
+        row(b, "case time limit", info.caseTimeout().toSeconds() + " s (--case-timeout)");
         row(b, "duration", String.format("%.1f s", info.duration().toMillis() / 1000.0));
         row(b, "result", totals(results));
         row(b, "objects left behind", info.leftovers().isEmpty()

@@ -138,6 +138,7 @@ public final class KitRunner {
 
         UrlTarget target = new UrlTarget(backend, o.url(), o.user(), o.password(), o.backend(), ledger);
         target.options(o.backendOptions());
+        target.caseTimeout(o.caseTimeout(), out);
         CountDownLatch finished = new CountDownLatch(1);
         Thread runner = Thread.currentThread();
         Thread hook = new Thread(() -> onInterrupt(target, runner, finished, out), "sqlqueue-kit-cleanup");
@@ -183,7 +184,8 @@ public final class KitRunner {
         }
         target.faults(faults(o, backend, base));
         out.println("server: " + server + "; driver: " + driverAndDate[0] + "; claim modes: " + names(modes)
-                + "; cases: " + (o.cases().isEmpty() ? "all" : String.join(",", o.cases())));
+                + "; cases: " + (o.cases().isEmpty() ? "all" : String.join(",", o.cases()))
+                + "; case time limit: " + o.caseTimeout().toSeconds() + " s");
 
         ResultCollector collector = new ResultCollector(out);
         KitSession.begin(target);
@@ -197,7 +199,7 @@ public final class KitRunner {
         }
         List<CaseResult> results = collector.results();
         RunInfo info = new RunInfo(KitBuild.version(), KitBuild.commit(), backend, server, driverAndDate[0], driverAndDate[1], redacted, names(modes), o.cases(),
-                Duration.between(t0, Instant.now()), target.prefixes(), leftovers);
+                Duration.between(t0, Instant.now()), target.prefixes(), leftovers, o.caseTimeout());
         try {
             KitReport.write(dir, info, results);
         } catch (IOException e) {
@@ -262,7 +264,9 @@ public final class KitRunner {
     }
 
     private static void launch(KitOptions o, List<ClaimMode> modes, ResultCollector collector, Path dir, PrintStream out) {
-        LauncherDiscoveryRequestBuilder request = LauncherDiscoveryRequestBuilder.request();
+        // cases in id order (C01, C02, ...) within each claim mode, as the report lists them
+        LauncherDiscoveryRequestBuilder request = LauncherDiscoveryRequestBuilder.request()
+                .configurationParameter("junit.jupiter.testmethod.order.default", "org.junit.jupiter.api.MethodOrderer$DisplayName");
         for (ClaimMode m : modes) {
             request.selectors(selectClass(m == ClaimMode.LEASE ? KitLeaseSuite.class : KitTransactionalSuite.class));
         }

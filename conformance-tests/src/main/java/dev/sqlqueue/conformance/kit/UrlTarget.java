@@ -45,6 +45,10 @@ public final class UrlTarget implements ConformanceTarget {
     private volatile FaultHooks faults = new FaultHooks() { };
     private volatile String stopReason;
     private volatile java.util.Map<String, String> options = java.util.Map.of();
+    private final StatementTracker tracker = new StatementTracker();
+    private final SessionWaits waits;
+    private volatile java.time.Duration caseTimeout;
+    private volatile java.io.PrintStream console = System.out;
 
     /**
      * @param name display name (the backend's provider name)
@@ -58,6 +62,39 @@ public final class UrlTarget implements ConformanceTarget {
         this.password = password;
         this.backend = backend;
         this.ledger = ledger;
+        this.waits = new SessionWaits(url, user, password);
+    }
+
+    /** The time limit of one case, or null for none; progress lines about time-outs go to {@code out}. */
+    void caseTimeout(java.time.Duration limit, java.io.PrintStream out) {
+        this.caseTimeout = limit;
+        this.console = out;
+    }
+
+    java.time.Duration caseTimeout() {
+        return caseTimeout;
+    }
+
+    java.io.PrintStream console() {
+        return console;
+    }
+
+    StatementTracker tracker() {
+        return tracker;
+    }
+
+    SessionWaits waits() {
+        return waits;
+    }
+
+    /** Prefixes handed out from position {@code from} on (those of the running case). */
+    synchronized List<String> prefixesFrom(int from) {
+        List<String> all = new ArrayList<>(used);
+        return new ArrayList<>(all.subList(Math.min(from, all.size()), all.size()));
+    }
+
+    synchronized int prefixCount() {
+        return used.size();
     }
 
     /** Backend options ({@code QueueConfig.option}) for every config this target builds. */
@@ -91,7 +128,9 @@ public final class UrlTarget implements ConformanceTarget {
         }
         record(uniquePrefix);
         QueueConfig.Builder b = QueueConfig.builder().url(KitUrls.tagged(url, uniquePrefix)).user(user).password(password)
-                .tablePrefix(uniquePrefix).poolSize(12);
+                .tablePrefix(uniquePrefix).poolSize(12)
+                // the statement in flight of every connection, for a time-out report (StatementTracker)
+                .dataSourceWrapper(ds -> tracker.wrap(uniquePrefix, ds));
         options.forEach(b::option);
         if (backend != null) {
             b.backend(backend);
@@ -162,6 +201,7 @@ public final class UrlTarget implements ConformanceTarget {
         synchronized (this) {
             cleaned.add(uniquePrefix);
         }
+        tracker.forget(uniquePrefix);
     }
 
     /** Prefixes handed out and not yet cleaned up. */

@@ -17,7 +17,7 @@ class KitOptionsTest {
                 "--backend", "h2", "--mode", "Lease", "--cases", "c01, C07", "--report", "out",
                 "--driver-path", "a.jar" + java.io.File.pathSeparator + "lib", "--allow-kill",
                 "--restart-command", "systemctl stop db", "--start-command", "systemctl start db",
-                "--option", "teradata.database=queues", "--option", "ordering=a=b"});
+                "--option", "teradata.database=queues", "--option", "ordering=a=b", "--case-timeout", "90"});
         assertEquals("jdbc:h2:mem:x", o.url());
         assertEquals("sa", o.user());
         assertEquals("h2", o.backend());
@@ -28,6 +28,8 @@ class KitOptionsTest {
         assertTrue(o.allowKill());
         assertEquals("systemctl stop db", o.restartCommand());
         assertEquals(java.util.Map.of("teradata.database", "queues", "ordering", "a=b"), o.backendOptions());
+        assertEquals(java.time.Duration.ofSeconds(90), o.caseTimeout());
+        assertEquals(java.time.Duration.ofMinutes(10), KitOptions.builder().url("jdbc:h2:mem:x").caseTimeout("10m").build().caseTimeout());
     }
 
     @Test
@@ -36,6 +38,7 @@ class KitOptionsTest {
         assertEquals(EnumSet.allOf(ClaimMode.class), o.requestedModes());
         assertTrue(o.cases().isEmpty());
         assertEquals(Path.of("conformance-report"), o.reportDir());
+        assertEquals(java.time.Duration.ofSeconds(600), o.caseTimeout());
     }
 
     @Test
@@ -50,6 +53,10 @@ class KitOptionsTest {
                 .restartCommand("stop").build()).getMessage().startsWith("restart:"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> KitOptions.builder().option("=x"))
                 .getMessage().startsWith("option:"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> KitOptions.builder().caseTimeout("0"))
+                .getMessage().startsWith("case-timeout:"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> KitOptions.builder().caseTimeout("5 hours"))
+                .getMessage().startsWith("case-timeout:"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> KitOptions.builder().build())
                 .getMessage().startsWith("url:"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> KitMain.parse(new String[] {"--url"}))

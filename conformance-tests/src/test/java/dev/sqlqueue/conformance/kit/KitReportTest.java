@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Test;
 class KitReportTest {
     private final RunInfo info = new RunInfo("0.1.0-SNAPSHOT", "abc1234", "postgresql", "PostgreSQL 15.20", "PostgreSQL JDBC Driver 42.7.14",
             "2026-11-29 21:00:00 (database clock)", "jdbc:postgresql://h/db?password=***", List.of("lease", "transactional"),
-            List.of(), Duration.ofSeconds(75), List.of("kta_", "ktb_"), List.of());
+            List.of(), Duration.ofSeconds(75), List.of("kta_", "ktb_"), List.of(),
+            Duration.ofSeconds(600));
     private final List<CaseResult> results = List.of(
             new CaseResult("C13", "crash in lease mode", "transactional", "skipped", "lease mode only", 900),
             new CaseResult("C01", "round trip", "lease", "passed", "", 2100),
@@ -27,6 +28,7 @@ class KitReportTest {
         assertTrue(md.contains("| lease mode only | a consumer killed mid-handler loses the message"), "each row says what its case checks: " + md);
         assertTrue(md.contains("| JDBC driver | PostgreSQL JDBC Driver 42.7.14 |"), md);
         assertTrue(md.contains("| duration | 75.0 s |"), md);
+        assertTrue(md.contains("| case time limit | 600 s (--case-timeout) |"), md);
         assertTrue(md.contains("| result | 1 passed, 1 failed, 1 skipped |"), md);
         assertTrue(md.contains("| objects left behind | none (2 table prefixes used, all dropped) |"), md);
         int c01lease = md.indexOf("| C01 round trip | lease | passed | 2.1 |  |");

@@ -14,6 +14,9 @@ import java.util.Set;
  * errors").
  *
  * <ul>
+ *   <li>A claim or settle statement stopped by its lease-derived query timeout
+ *       ({@link QueryTimeouts.StatementTimeout}): {@link TransientBackendException} naming the statement,
+ *       never retried.</li>
  *   <li>1205 (transaction chosen as deadlock victim) and 1222 (lock request time-out period exceeded):
  *       {@link #isRetryable}; retried inside the library, then {@link TransientBackendException}.</li>
  *   <li>650 (READPAST only in READ COMMITTED or REPEATABLE READ): {@link SqlQueueException} naming the
@@ -48,6 +51,9 @@ public final class SqlServerErrors {
 
     /** True when the chain holds error 1205 or 1222. */
     public static boolean isRetryable(SQLException e) {
+        if (e instanceof QueryTimeouts.StatementTimeout) {
+            return false; // the lease-derived bound: retrying would only wait as long again
+        }
         for (SQLException x = e; x != null; x = x.getNextException()) {
             if (x.getErrorCode() == DEADLOCK_VICTIM || x.getErrorCode() == LOCK_TIMEOUT) {
                 return true;
@@ -90,6 +96,9 @@ public final class SqlServerErrors {
 
     /** The sqlqueue exception for a failed operation; {@code what} names it ("claim from queue 'jobs'"). */
     public static SqlQueueException map(String what, SQLException e) {
+        if (e instanceof QueryTimeouts.StatementTimeout) {
+            return new TransientBackendException(what + " failed: " + e.getMessage(), e);
+        }
         if (e.getErrorCode() == READPAST_ISOLATION) {
             return new SqlQueueException(what + " failed with SQL Server error 650: READPAST needs the READ COMMITTED"
                     + " or REPEATABLE READ isolation level, but the session ran under SNAPSHOT or SERIALIZABLE."

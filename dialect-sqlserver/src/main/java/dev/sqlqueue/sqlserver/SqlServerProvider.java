@@ -61,7 +61,8 @@ public final class SqlServerProvider implements BackendProvider {
     public QueueBackend open(QueueConfig config) {
         SqlServerOptions options = SqlServerOptions.from(config);
         HikariDataSource pool = config.dataSource() == null ? pool(config) : null;
-        DataSource ds = pool != null ? pool : config.dataSource();
+        // wrapped once (the kit's statement tracking, metrics): every statement of the backend goes through it
+        DataSource ds = config.wrap(pool != null ? pool : config.dataSource());
         try {
             Sessions sessions = new Sessions(ds, options.deadlockRetries(), Backoff.JITTERED);
             SqlServerStatements sql = new SqlServerStatements(config.tablePrefix(), options.schema(), options.ordering());

@@ -40,7 +40,9 @@ import java.util.Set;
  *
  * <p>Lease mode: the claim commits at once; ack, nack, extend, dead-letter and release each run in
  * their own transaction and match id, queue and lease token, expecting exactly one row, else
- * {@link LeaseLostException}. Transactional mode: see {@link TransactionalClaims}. Deadlock victims
+ * {@link LeaseLostException}, or {@link InvalidInputException} (rule {@code receipt.queue}) when the row
+ * is held under the receipt's token in another queue than the receipt names (read in the same
+ * transaction, which the exception rolls back). Transactional mode: see {@link TransactionalClaims}. Deadlock victims
  * (1205) and lock time-outs (1222) are retried inside the library except inside an open transactional
  * claim, whose transaction the error has already rolled back.
  *
@@ -55,6 +57,7 @@ public final class SqlServerQueueBackend implements QueueBackend {
     private final SqlServerStatements sql;
     private final Sessions sessions;
     private final TransactionalClaims claims = new TransactionalClaims();
+    private final QueryTimeouts timeouts = new QueryTimeouts();
     private final SqlServerAdmin admin;
     private final Capabilities caps;
     private final boolean history;
@@ -266,7 +269,7 @@ public final class SqlServerQueueBackend implements QueueBackend {
                     s.restoreAndClose();
                     return List.of();
                 }
-                handle = claims.register(s, rows);
+                handle = claims.register(s, queue, rows, leaseMs);
                 return deliveries(queue, rows, ClaimMode.TRANSACTIONAL, handle);
             } catch (SQLException e) {
                 if (s != null && handle == 0) {
@@ -289,10 +292,20 @@ public final class SqlServerQueueBackend implements QueueBackend {
         }
     }
 
+    /** The claim, bounded by its own lease ({@link QueryTimeouts}: READPAST does not skip a table lock). */
     private List<ClaimedRow> claim(Connection c, QueueName queue, int n, long leaseMs) throws SQLException {
-        try (PreparedStatement ps = Jdbc.prepare(c, sql.get("claim"), n, queue.value(), (int) leaseMs);
-             ResultSet rs = ps.executeQuery()) {
-            return ClaimedRow.readAll(rs);
+        int seconds = timeouts.claim(leaseMs);
+        try (PreparedStatement ps = Jdbc.prepare(c, sql.get("claim"), n, queue.value(), (int) leaseMs)) {
+            ps.setQueryTimeout(seconds);
+            ResultSet rs;
+            try {
+                rs = ps.executeQuery();
+            } catch (java.sql.SQLTimeoutException e) {
+                throw new QueryTimeouts.StatementTimeout("claim", sql.get("claim"), seconds, e);
+            }
+            try (rs) {
+                return ClaimedRow.readAll(rs);
+            }
         }
     }
 
@@ -331,14 +344,14 @@ public final class SqlServerQueueBackend implements QueueBackend {
 
     @Override
     public void ack(Receipt receipt, String detail) {
-        settle(receipt, Kind.ACK, "ack", (c, token, row) -> doAck(c, receipt, token, detail));
+        settle(receipt, Kind.ACK, "ack", (c, token, row, seconds) -> doAck(c, receipt, token, detail, seconds));
     }
 
-    private boolean doAck(Connection c, Receipt r, long token, String detail) throws SQLException {
+    private boolean doAck(Connection c, Receipt r, long token, String detail, int seconds) throws SQLException {
         if (history) {
-            return Jdbc.count(c, sql.get("ackToHistory"), detail, r.messageId(), r.queue().value(), token) == 1;
+            return QueryTimeouts.count(c, sql, "ackToHistory", seconds, detail, r.messageId(), r.queue().value(), token) == 1;
         }
-        return Jdbc.count(c, sql.get("ack"), r.messageId(), r.queue().value(), token) == 1;
+        return QueryTimeouts.count(c, sql, "ack", seconds, r.messageId(), r.queue().value(), token) == 1;
     }
 
     /**
@@ -362,10 +375,12 @@ public final class SqlServerQueueBackend implements QueueBackend {
         }
         for (int from = 0; from < leased.size(); from += SqlServerStatements.MAINTENANCE_BATCH) {
             List<Receipt> chunk = leased.subList(from, Math.min(leased.size(), from + SqlServerStatements.MAINTENANCE_BATCH));
+            int seconds = timeouts.settle();
             lost.addAll(sessions.inTransaction("ack of " + chunk.size() + " messages", c -> {
                 Set<Receipt> missed = new LinkedHashSet<>();
                 for (Receipt r : chunk) {
-                    if (!doAck(c, r, r.token(), "")) {
+                    if (!doAck(c, r, r.token(), "", seconds)) {
+                        rejectOtherQueue(c, r, seconds);
                         missed.add(r);
                     }
                 }
@@ -380,25 +395,23 @@ public final class SqlServerQueueBackend implements QueueBackend {
         if (delay.getSeconds() >= Integer.MAX_VALUE) {
             throw new InvalidInputException("delay.max", "nack delay must be below " + Integer.MAX_VALUE + " s, was " + delay);
         }
-        settle(receipt, Kind.NACK, "nack", (c, token, row) -> Jdbc.count(c, sql.get("nack"), Jdbc.seconds(delay),
+        settle(receipt, Kind.NACK, "nack", (c, token, row, seconds) -> QueryTimeouts.count(c, sql, "nack", seconds, Jdbc.seconds(delay),
                 Jdbc.millisPart(delay), error, receipt.messageId(), receipt.queue().value(), token) == 1);
     }
 
     @Override
     public void extend(Receipt receipt, Duration lease) {
-        settle(receipt, Kind.EXTEND, "extend", (c, token, row) -> Jdbc.count(c, sql.get("extend"), (int) lease.toMillis(),
+        settle(receipt, Kind.EXTEND, "extend", lease.toMillis(), (c, token, row, seconds) -> QueryTimeouts.count(c, sql, "extend", seconds, (int) lease.toMillis(),
                 receipt.messageId(), receipt.queue().value(), token) == 1);
     }
 
     @Override
     public void deadLetter(Receipt receipt, String reason) {
-        settle(receipt, Kind.DEAD_LETTER, "dead-letter", (c, token, row) -> {
-            boolean one = Jdbc.count(c, sql.get("deadLetter"), reason, receipt.messageId(), receipt.queue().value(), token) == 1;
+        settle(receipt, Kind.DEAD_LETTER, "dead-letter", (c, token, row, seconds) -> {
+            boolean one = QueryTimeouts.count(c, sql, "deadLetter", seconds, reason, receipt.messageId(),
+                    receipt.queue().value(), token) == 1;
             if (one && history) {
-                try (PreparedStatement ps = Jdbc.prepare(c, sql.get("historyFromDeadLetter"), receipt.messageId(),
-                        receipt.queue().value())) {
-                    ps.execute();
-                }
+                QueryTimeouts.execute(c, sql, "historyFromDeadLetter", seconds, receipt.messageId(), receipt.queue().value());
             }
             return one;
         });
@@ -406,29 +419,72 @@ public final class SqlServerQueueBackend implements QueueBackend {
 
     @Override
     public void release(Receipt receipt) {
-        settle(receipt, Kind.RELEASE, "release", (c, token, row) -> row == null
-                ? Jdbc.count(c, sql.get("release"), receipt.messageId(), receipt.queue().value(), token) == 1
-                : Jdbc.count(c, sql.get("releaseRestore"), row.priorVisibleAt(), receipt.messageId(),
+        settle(receipt, Kind.RELEASE, "release", (c, token, row, seconds) -> row == null
+                ? QueryTimeouts.count(c, sql, "release", seconds, receipt.messageId(), receipt.queue().value(), token) == 1
+                : QueryTimeouts.count(c, sql, "releaseRestore", seconds, row.priorVisibleAt(), receipt.messageId(),
                         receipt.queue().value(), token) == 1);
     }
 
-    /** A settle statement: {@code row} is the claimed row in transactional mode, null in lease mode. */
+    /**
+     * A settle statement: {@code row} is the claimed row in transactional mode, null in lease mode;
+     * {@code seconds} its query timeout ({@link QueryTimeouts}).
+     */
     private interface Settle {
-        boolean run(Connection c, long token, ClaimedRow row) throws SQLException;
+        boolean run(Connection c, long token, ClaimedRow row, int seconds) throws SQLException;
     }
 
     private void settle(Receipt receipt, Kind kind, String verb, Settle work) {
+        settle(receipt, kind, verb, 0, work);
+    }
+
+    /** {@code extendMs}: the new lease of an extension (its bound is at least that), else 0. */
+    private void settle(Receipt receipt, Kind kind, String verb, long extendMs, Settle work) {
         if (receipt.mode() == ClaimMode.TRANSACTIONAL) {
-            claims.settle(receipt, kind, (c, row) -> work.run(c, row.token(), row));
+            claims.settle(receipt, kind, (c, row, left) -> work.run(c, row.token(), row,
+                    Math.max(left, extendMs > 0 ? QueryTimeouts.seconds(extendMs) : 0)));
             return;
         }
-        boolean one = sessions.inTransaction(verb + " of message " + receipt.messageId(),
-                c -> work.run(c, receipt.token(), null));
+        int seconds = extendMs > 0 ? timeouts.extend(extendMs) : timeouts.settle();
+        boolean one = sessions.inTransaction(verb + " of message " + receipt.messageId(), c -> {
+            boolean matched = work.run(c, receipt.token(), null, seconds);
+            if (!matched) {
+                rejectOtherQueue(c, receipt, seconds); // throws, which rolls the transaction back
+            }
+            return matched;
+        });
         if (!one) {
             throw new LeaseLostException(receipt.messageId(), "message " + receipt.messageId() + " of queue '"
                     + receipt.queue() + "': lease lost (expired and claimed again, or already settled); " + verb
                     + " changed nothing");
         }
+    }
+
+    /**
+     * After a lease-mode settle statement matched no row, in its transaction: throws
+     * {@link InvalidInputException} (rule {@code receipt.queue}) when the receipt's row is held under its
+     * token in another queue than the receipt names (issue 14); the exception rolls the transaction back,
+     * so the store is unchanged. Returns when the row is gone or held under another token (a lost lease).
+     */
+    private void rejectOtherQueue(Connection c, Receipt r, int seconds) throws SQLException {
+        try (PreparedStatement ps = Jdbc.prepare(c, sql.get("leaseQueue"), r.messageId(), r.token())) {
+            ps.setQueryTimeout(seconds);
+            ResultSet rs;
+            try {
+                rs = ps.executeQuery();
+            } catch (java.sql.SQLTimeoutException e) {
+                throw new QueryTimeouts.StatementTimeout("leaseQueue", sql.get("leaseQueue"), seconds, e);
+            }
+            try (rs) {
+                if (rs.next() && !rs.getString(1).equals(r.queue().value())) {
+                    throw otherQueue(r, rs.getString(1));
+                }
+            }
+        }
+    }
+
+    static InvalidInputException otherQueue(Receipt r, String actual) {
+        return new InvalidInputException("receipt.queue", "the receipt names queue '" + r.queue().value()
+                + "' but message " + r.messageId() + " was claimed from queue '" + actual + "'; nothing was changed");
     }
 
     // ---- admin -------------------------------------------------------------------------------

@@ -285,6 +285,10 @@ public final class SqlServerStatements {
                 + " ([message_id], [queue_name], [enqueued_at], [started_at], [finished_at], [attempts], [outcome], [detail])"
                 + " SELECT [message_id], [queue_name], [enqueued_at], [started_at], [dead_at], [attempts], N'dead-lettered', [reason]"
                 + " FROM " + deadLetters + " WITH (ROWLOCK) WHERE [message_id] = ? AND [queue_name] = ?;");
+        // After a lease-mode settle matched no row, in its transaction: the queue the row is held in under
+        // this token (issue 14: a receipt naming another queue is bad input, not a lost lease). Binds: 1 id, 2 token.
+        all.put("leaseQueue", PRELUDE + "SELECT [queue_name] FROM " + messages + " WITH (ROWLOCK)"
+                + " WHERE [id] = ? AND [lease_token] = ?;");
         // Binds: 1 queue name, 2 queue name.
         all.put("createQueue", PRELUDE + "INSERT INTO " + queues + " ([name], [created_at])"
                 + " SELECT ?, SYSUTCDATETIME() WHERE NOT EXISTS (SELECT 1 FROM " + queues

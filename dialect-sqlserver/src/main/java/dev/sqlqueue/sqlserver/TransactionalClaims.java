@@ -19,6 +19,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link Receipt#token()} of such a delivery is the claim's handle (a number of this JVM); the row's own
  * lease token is kept here and matched by every settle statement.
  *
+ * <p>Each settle statement's query timeout is what is left of the claim's lease ({@link QueryTimeouts});
+ * a settle stopped by it ends the claim like any failed statement: the transaction is rolled back
+ * explicitly, since the attention the driver sends need not roll it back.
+ *
  * <p>When the last delivery is settled the transaction commits, unless every delivery was released:
  * then it rolls back. A failed settle statement (with {@code XACT_ABORT ON} any error has rolled the
  * transaction back) ends the claim: its messages are back on the queue with their attempt counts
@@ -30,18 +34,21 @@ final class TransactionalClaims {
     /** What a settle call does to its row. */
     enum Kind { ACK, NACK, DEAD_LETTER, RELEASE, EXTEND }
 
-    /** A settle statement on the claim's connection; true when it changed exactly one row. */
+    /**
+     * A settle statement on the claim's connection; true when it changed exactly one row.
+     * {@code secondsLeft}: what is left of the claim's lease, its query timeout ({@link QueryTimeouts}).
+     */
     interface SettleWork {
-        boolean run(Connection c, ClaimedRow row) throws SQLException;
+        boolean run(Connection c, ClaimedRow row, int secondsLeft) throws SQLException;
     }
 
     private final Map<Long, OpenClaim> open = new ConcurrentHashMap<>();
     private final AtomicLong handles = new AtomicLong();
 
     /** Register a claim whose session ran the claim statement and returned rows. Returns its handle. */
-    long register(Sessions.Session session, List<ClaimedRow> rows) {
+    long register(Sessions.Session session, dev.sqlqueue.QueueName queue, List<ClaimedRow> rows, long leaseMs) {
         long handle = handles.incrementAndGet();
-        open.put(handle, new OpenClaim(handle, session, rows));
+        open.put(handle, new OpenClaim(handle, session, queue, rows, System.nanoTime() + leaseMs * 1_000_000L));
         return handle;
     }
 
@@ -53,6 +60,8 @@ final class TransactionalClaims {
     /**
      * Run one settle statement of {@code receipt} in its claim's transaction.
      *
+     * @throws dev.sqlqueue.InvalidInputException (rule {@code receipt.queue}) if the receipt names another
+     *     queue than the claim's; nothing is run and the claim stays open
      * @throws LeaseLostException if the claim has ended, the delivery was already settled, or the
      *     statement changed no row
      * @throws TransientBackendException if the connection broke (the claim rolled back: messages back) or
@@ -67,6 +76,10 @@ final class TransactionalClaims {
             if (claim.ended) {
                 throw lost(receipt, "its transactional claim has ended");
             }
+            if (!claim.queue.equals(receipt.queue())) {
+                // bad input (issue 14): nothing runs, the claim stays open and unchanged
+                throw SqlServerQueueBackend.otherQueue(receipt, claim.queue.value());
+            }
             ClaimedRow row = claim.unsettled.get(receipt.messageId());
             if (row == null) {
                 throw lost(receipt, "it was already settled in this claim or is not part of it");
@@ -76,7 +89,7 @@ final class TransactionalClaims {
             if (!skip) {
                 boolean one;
                 try {
-                    one = work.run(claim.session.connection, row);
+                    one = work.run(claim.session.connection, row, QueryTimeouts.remaining(claim.deadlineNanos));
                 } catch (SQLException e) {
                     end(claim, false);
                     throw SqlServerErrors.map("settling message " + receipt.messageId() + " of a transactional claim"
@@ -151,13 +164,19 @@ final class TransactionalClaims {
     private static final class OpenClaim {
         final long handle;
         final Sessions.Session session;
+        final dev.sqlqueue.QueueName queue;
+        /** When the claim's lease ends ({@link System#nanoTime}): bounds its settle statements. */
+        final long deadlineNanos;
         final Map<Long, ClaimedRow> unsettled = new HashMap<>();
         boolean anyKept;
         boolean ended;
 
-        OpenClaim(long handle, Sessions.Session session, List<ClaimedRow> rows) {
+        OpenClaim(long handle, Sessions.Session session, dev.sqlqueue.QueueName queue, List<ClaimedRow> rows,
+                  long deadlineNanos) {
             this.handle = handle;
             this.session = session;
+            this.queue = queue;
+            this.deadlineNanos = deadlineNanos;
             rows.forEach(r -> unsettled.put(r.id(), r));
         }
     }

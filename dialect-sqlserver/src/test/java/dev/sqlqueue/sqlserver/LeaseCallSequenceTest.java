@@ -162,8 +162,11 @@ class LeaseCallSequenceTest {
         f.jdbc.count(1).count(0);
         assertEquals(Set.of(b), f.backend.ackAll(List.of(a, b)));
         assertEquals(List.of("getConnection", "getTransactionIsolation", "getAutoCommit", "setAutoCommit(false)",
-                "prepare ack", "executeQuery", "prepare ack", "executeQuery", "commit", "setAutoCommit(true)", "close"),
+                "prepare ack", "executeQuery", "prepare ack", "executeQuery",
+                // the missed one: is it held in another queue (receipt.queue)? No row: a lost lease
+                "prepare leaseQueue", "executeQuery", "commit", "setAutoCommit(true)", "close"),
                 f.jdbc.sequence());
+        assertEquals(List.of(30, 30, 30), f.jdbc.queryTimeouts, "every settle statement bounded, 30 s before any claim");
     }
 
     @Test

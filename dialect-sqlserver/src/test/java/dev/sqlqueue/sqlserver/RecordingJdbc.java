@@ -167,6 +167,9 @@ final class RecordingJdbc {
         });
     }
 
+    /** Every {@code setQueryTimeout} value, in order. */
+    final List<Integer> queryTimeouts = java.util.Collections.synchronizedList(new ArrayList<>());
+
     private PreparedStatement statement() {
         openStatements++;
         return proxy(PreparedStatement.class, (p, m, a) -> {
@@ -177,6 +180,10 @@ final class RecordingJdbc {
                 return null;
             }
             switch (n) {
+                case "setQueryTimeout" -> {
+                    queryTimeouts.add((Integer) a[0]); // kept apart from calls: the sequences stay as pinned
+                    return null;
+                }
                 case "executeQuery" -> {
                     record("executeQuery");
                     return resultSet(results.isEmpty() ? List.of() : results.poll());

@@ -76,4 +76,34 @@ class SqlServerProviderTest {
                 .option("ordering", "lifo").build();
         assertEquals(Ordering.NONE, provider.open(config).capabilities().ordering());
     }
+
+    @Test
+    void everyConnectionGoesThroughTheConfigsWrapper() {
+        SqlServerStatements sql = new SqlServerStatements("sqlq_", "dbo", ClaimOrder.FIFO);
+        RecordingJdbc jdbc = new RecordingJdbc(sql);
+        jdbc.rows(RecordingJdbc.row("name", "ordering", "value", "fifo"));
+        java.util.concurrent.atomic.AtomicInteger borrowed = new java.util.concurrent.atomic.AtomicInteger();
+        QueueConfig config = QueueConfig.builder().backend("sqlserver").dataSource(jdbc.dataSource()).migrate(false)
+                .dataSourceWrapper(counting(borrowed)).build();
+        QueueBackend b = provider.open(config);
+        b.close();
+        assertEquals(jdbc.connections.size(), borrowed.get(), "the settings read borrowed through the wrapper");
+        assertTrue(borrowed.get() >= 1);
+    }
+
+    /** A wrapper, as the kit installs one, that counts the connections borrowed through it. */
+    private static java.util.function.UnaryOperator<javax.sql.DataSource> counting(java.util.concurrent.atomic.AtomicInteger n) {
+        return ds -> (javax.sql.DataSource) java.lang.reflect.Proxy.newProxyInstance(ds.getClass().getClassLoader() == null
+                        ? ClassLoader.getSystemClassLoader() : ds.getClass().getClassLoader(),
+                new Class<?>[] {javax.sql.DataSource.class}, (p, m, a) -> {
+                    if (m.getName().equals("getConnection")) {
+                        n.incrementAndGet();
+                    }
+                    try {
+                        return m.invoke(ds, a);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+    }
 }

@@ -164,6 +164,9 @@ class SqlServerStatementsTest {
                 + "DROP TABLE IF EXISTS [dbo].[sqlq_dead_letters]; DROP TABLE IF EXISTS [dbo].[sqlq_history]; "
                 + "DROP TABLE IF EXISTS [dbo].[sqlq_queues]; DROP TABLE IF EXISTS [dbo].[sqlq_settings]; "
                 + "DROP TABLE IF EXISTS [dbo].[sqlq_schema_history];");
+        expected.put("leaseQueue",
+                "SET NOCOUNT ON; SET XACT_ABORT ON; SELECT [queue_name] FROM [dbo].[sqlq_messages] WITH (ROWLOCK) "
+                + "WHERE [id] = ? AND [lease_token] = ?;");
         expected.put("readSettings",
                 "SET NOCOUNT ON; SET XACT_ABORT ON; SELECT [name], [value] FROM [dbo].[sqlq_settings];");
         expected.put("serverVersion",

@@ -28,7 +28,12 @@ final class Claim {
     /** Set once the transaction was committed, rolled back or abandoned; guarded by this. */
     boolean ended;
 
-    Claim(long token, TeradataNames names, Sessions.Session session, List<Consumed> rows, List<Consumed> malformed) {
+    /** When the claim's lease ends ({@link System#nanoTime}): bounds its outcome writes (issue 20). */
+    final long deadlineNanos;
+
+    Claim(long token, TeradataNames names, Sessions.Session session, List<Consumed> rows, List<Consumed> malformed,
+          long deadlineNanos) {
+        this.deadlineNanos = deadlineNanos;
         this.token = token;
         this.names = names;
         this.session = session;

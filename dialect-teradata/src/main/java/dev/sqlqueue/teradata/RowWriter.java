@@ -17,21 +17,24 @@ final class RowWriter {
     }
 
     /** Nack: back to the tail with a new QITS and {@code attempts}. */
-    static void reinsert(Connection c, TeradataNames n, Consumed row, int attempts, String error) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(TeradataStatements.reinsert(n))) {
+    static void reinsert(Connection c, TeradataNames n, Consumed row, int attempts, String error, int seconds)
+            throws SQLException {
+        String sql = TeradataStatements.reinsert(n);
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setLong(1, row.id());
             ps.setInt(2, attempts);
             JdbcTime.set(ps, 3, row.enqueuedAt());
             text(ps, 4, storableText(error));
             ps.setString(5, row.headers());
             ps.setBytes(6, row.payload());
-            ps.executeUpdate();
+            QueryTimeouts.run(ps, "reinsert", sql, seconds, ps::executeUpdate);
         }
     }
 
     /** Release inside a claim that commits: back with the original QITS and attempt count. */
-    static void restore(Connection c, TeradataNames n, Consumed row) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(TeradataStatements.restore(n))) {
+    static void restore(Connection c, TeradataNames n, Consumed row, int seconds) throws SQLException {
+        String sql = TeradataStatements.restore(n);
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
             JdbcTime.set(ps, 1, row.qits());
             ps.setLong(2, row.id());
             ps.setInt(3, row.attempts());
@@ -39,20 +42,22 @@ final class RowWriter {
             text(ps, 5, row.lastError());
             ps.setString(6, row.headers());
             ps.setBytes(7, row.payload());
-            ps.executeUpdate();
+            QueryTimeouts.run(ps, "restore", sql, seconds, ps::executeUpdate);
         }
     }
 
     /** Into the dead-letter table, bytes and raw headers intact. */
-    static void deadLetter(Connection c, TeradataNames n, Consumed row, int attempts, String reason) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(TeradataStatements.insertDeadLetter(n))) {
+    static void deadLetter(Connection c, TeradataNames n, Consumed row, int attempts, String reason, int seconds)
+            throws SQLException {
+        String sql = TeradataStatements.insertDeadLetter(n);
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setLong(1, row.id());
             ps.setInt(2, attempts);
             ps.setString(3, storableText(reason == null ? "" : reason));
             JdbcTime.set(ps, 4, row.enqueuedAt());
             ps.setString(5, row.headers());
             ps.setBytes(6, row.payload());
-            ps.executeUpdate();
+            QueryTimeouts.run(ps, "insertDeadLetter", sql, seconds, ps::executeUpdate);
         }
     }
 

@@ -155,7 +155,7 @@ public final class TeradataBackend implements QueueBackend {
             throw new InvalidInputException("consume.max-messages", "a claim may take at most " + MAX_CLAIM_BATCH
                     + " messages on backend 'teradata', asked " + request.maxMessages());
         }
-        return claims.consume(names(queue), request.maxMessages());
+        return claims.consume(names(queue), request.maxMessages(), request.lease().toMillis());
     }
 
     @Override

@@ -56,7 +56,9 @@ final class TeradataClaims {
     }
 
     /** Up to {@code max} deliveries, in consume order; empty when the queue looked empty or no permit was free. */
-    List<Delivery> consume(TeradataNames n, int max) {
+    List<Delivery> consume(TeradataNames n, int max, long leaseMs) {
+        long deadline = System.nanoTime() + leaseMs * 1_000_000L;
+        int peekSeconds = QueryTimeouts.seconds(leaseMs);
         if (closed) {
             throw new SqlQueueException("the teradata backend is closed");
         }
@@ -65,7 +67,7 @@ final class TeradataClaims {
             List<Consumed> rows = new ArrayList<>();
             List<Consumed> bad = new ArrayList<>();
             try (Statement st = c.createStatement()) {
-                while (rows.size() < max && bad.size() < MAX_MALFORMED && peek(st, n)) {
+                while (rows.size() < max && bad.size() < MAX_MALFORMED && peek(st, n, peekSeconds)) {
                     long cancelMillis = rows.isEmpty() && bad.isEmpty() ? cancelFirst : cancelLater;
                     Consumed row = gate.consume(c, TeradataStatements.consume(n),
                             rs -> rs.next() ? Consumed.read(rs) : null, cancelMillis);
@@ -95,7 +97,7 @@ final class TeradataClaims {
                 }
                 return List.of();
             }
-            Claim claim = new Claim(tokens.incrementAndGet(), n, s, rows, bad);
+            Claim claim = new Claim(tokens.incrementAndGet(), n, s, rows, bad, deadline);
             open.put(claim.token, claim);
             if (closed) {
                 // close() ran while this claim was being consumed: do not leave its transaction open
@@ -114,15 +116,19 @@ final class TeradataClaims {
         });
     }
 
-    private static boolean peek(Statement st, TeradataNames n) throws SQLException {
-        try (ResultSet rs = st.executeQuery(TeradataStatements.peek(n))) {
-            return rs.next();
-        }
+    /** The peek, bounded by the claim's lease ({@link QueryTimeouts}). */
+    private static boolean peek(Statement st, TeradataNames n, int seconds) throws SQLException {
+        String sql = TeradataStatements.peek(n);
+        return QueryTimeouts.run(st, "peek", sql, seconds, () -> {
+            try (ResultSet rs = st.executeQuery(sql)) {
+                return rs.next();
+            }
+        });
     }
 
     private static void writeMalformed(Connection c, TeradataNames n, List<Consumed> bad) throws SQLException {
         for (Consumed m : bad) {
-            write(c, n, Claim.Kind.DEAD_LETTER, m, RowWriter.malformedReason(m));
+            write(c, n, Claim.Kind.DEAD_LETTER, m, RowWriter.malformedReason(m), 0);
         }
     }
 
@@ -179,10 +185,10 @@ final class TeradataClaims {
             }
             try {
                 for (Claim.Outcome o : claim.outcomes()) {
-                    write(c, n, o.kind(), o.row(), o.text());
+                    write(c, n, o.kind(), o.row(), o.text(), QueryTimeouts.remaining(claim.deadlineNanos));
                 }
                 for (Consumed m : claim.malformed()) {
-                    write(c, n, Claim.Kind.DEAD_LETTER, m, RowWriter.malformedReason(m));
+                    write(c, n, Claim.Kind.DEAD_LETTER, m, RowWriter.malformedReason(m), QueryTimeouts.remaining(claim.deadlineNanos));
                 }
             } catch (SQLException e) {
                 boolean lost = !claim.session.rollbackQuietly() || !Sessions.valid(c);
@@ -204,22 +210,26 @@ final class TeradataClaims {
         }
     }
 
-    private static void write(Connection c, TeradataNames n, Claim.Kind kind, Consumed row, String text) throws SQLException {
+    /** {@code seconds}: the write's query timeout, what is left of the claim's lease (0: none). */
+    private static void write(Connection c, TeradataNames n, Claim.Kind kind, Consumed row, String text, int seconds)
+            throws SQLException {
         try {
-            writeOnce(c, n, kind, row, text);
+            writeOnce(c, n, kind, row, text, seconds);
         } catch (SQLException e) {
-            if (kind == Claim.Kind.RELEASE || kind == Claim.Kind.ACK || TeradataErrors.endsTransaction(e) || !Sessions.valid(c)) {
+            if (kind == Claim.Kind.RELEASE || kind == Claim.Kind.ACK || e instanceof java.sql.SQLTimeoutException
+                    || TeradataErrors.endsTransaction(e) || !Sessions.valid(c)) {
                 throw e;
             }
-            writeOnce(c, n, kind, row, RowWriter.asciiText(text));
+            writeOnce(c, n, kind, row, RowWriter.asciiText(text), seconds);
         }
     }
 
-    private static void writeOnce(Connection c, TeradataNames n, Claim.Kind kind, Consumed row, String text) throws SQLException {
+    private static void writeOnce(Connection c, TeradataNames n, Claim.Kind kind, Consumed row, String text, int seconds)
+            throws SQLException {
         switch (kind) {
-            case NACK -> RowWriter.reinsert(c, n, row, row.attempts() + 1, text);
-            case RELEASE -> RowWriter.restore(c, n, row);
-            case DEAD_LETTER -> RowWriter.deadLetter(c, n, row, row.attempts() + 1, text);
+            case NACK -> RowWriter.reinsert(c, n, row, row.attempts() + 1, text, seconds);
+            case RELEASE -> RowWriter.restore(c, n, row, seconds);
+            case DEAD_LETTER -> RowWriter.deadLetter(c, n, row, row.attempts() + 1, text, seconds);
             case ACK -> { }
         }
     }

@@ -44,6 +44,9 @@ public final class TeradataErrors {
 
     /** True for the error numbers that retrying after a pause may cure (the transaction was rolled back). */
     public static boolean retryable(SQLException e) {
+        if (e instanceof QueryTimeouts.StatementTimeout) {
+            return false; // the lease-derived bound: retrying would only wait as long again
+        }
         for (SQLException x = e; x != null; x = x.getNextException()) {
             if (RETRYABLE.contains(x.getErrorCode())) {
                 return true;
@@ -114,6 +117,10 @@ public final class TeradataErrors {
      *     retries ran out); {@link SqlQueueException} otherwise, with a note for 2826, 3807 and 3933
      */
     public static SqlQueueException translate(String what, SQLException e, boolean lost) {
+        if (e instanceof QueryTimeouts.StatementTimeout) {
+            // the lease-derived bound (issue 20): transient, never retried
+            return new dev.sqlqueue.TransientBackendException(what + " failed: " + e.getMessage(), e);
+        }
         String base = what + " failed: [" + e.getErrorCode() + "/" + e.getSQLState() + "] " + e.getMessage();
         if (lost || connectionLost(e)) {
             return new TransientBackendException(base + " (connection lost; an open transaction is rolled back by"

@@ -52,11 +52,11 @@ public final class TeradataProvider implements BackendProvider {
             SessionMode.checkUrl(config.url());
         }
         if (config.dataSource() != null) {
-            return TeradataBackend.open(config, options, config.dataSource(), null);
+            return TeradataBackend.open(config, options, config.wrap(config.dataSource()), null);
         }
         HikariDataSource pool = pool(config);
         try {
-            return TeradataBackend.open(config, options, pool, pool);
+            return TeradataBackend.open(config, options, config.wrap(pool), pool); // the wrapper for statements, the pool to close
         } catch (RuntimeException e) {
             pool.close();
             throw e;

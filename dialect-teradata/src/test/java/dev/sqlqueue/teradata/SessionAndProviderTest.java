@@ -119,4 +119,32 @@ class SessionAndProviderTest {
         }
         return SqlQueue.open(b.build());
     }
+
+    @Test
+    void everyConnectionGoesThroughTheConfigsWrapper() {
+        RecordingJdbc jdbc = new RecordingJdbc();
+        jdbc.on("HELP SESSION", labelled(List.of("Transaction Semantics", "Character Set"), row("ANSI", "UTF8")));
+        jdbc.on(TeradataStatements.currentDatabase(), rows(row("d")));
+        java.util.concurrent.atomic.AtomicInteger borrowed = new java.util.concurrent.atomic.AtomicInteger();
+        QueueConfig config = QueueConfig.builder().backend("teradata").dataSource(jdbc.dataSource())
+                .dataSourceWrapper(counting(borrowed)).build();
+        new TeradataProvider().open(config).close();
+        assertTrue(borrowed.get() >= 1, "the session check borrowed through the wrapper");
+    }
+
+    /** A wrapper, as the kit installs one, that counts the connections borrowed through it. */
+    private static java.util.function.UnaryOperator<javax.sql.DataSource> counting(java.util.concurrent.atomic.AtomicInteger n) {
+        return ds -> (javax.sql.DataSource) java.lang.reflect.Proxy.newProxyInstance(ds.getClass().getClassLoader() == null
+                        ? ClassLoader.getSystemClassLoader() : ds.getClass().getClassLoader(),
+                new Class<?>[] {javax.sql.DataSource.class}, (p, m, a) -> {
+                    if (m.getName().equals("getConnection")) {
+                        n.incrementAndGet();
+                    }
+                    try {
+                        return m.invoke(ds, a);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+    }
 }

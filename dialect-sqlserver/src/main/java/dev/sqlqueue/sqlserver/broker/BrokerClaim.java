@@ -85,6 +85,13 @@ final class BrokerClaim {
         return token;
     }
 
+    QueueName queue() {
+        return queue;
+    }
+
+    /** The query timeout of this claim's settle statements: its lease in whole seconds (issue 20). */
+    int boundSeconds = 30;
+
     /** The receive wrote something that a rollback to the savepoint must not undo. */
     void wroteOnReceive() {
         wroteOnReceive = true;
@@ -101,6 +108,12 @@ final class BrokerClaim {
      * @throws LeaseLostException if the message is not pending in this claim (already settled)
      */
     synchronized void settle(long messageId, State outcome, String text) {
+        try (Sql.Scope bound = Sql.bound("settle of claim " + token, boundSeconds)) {
+            settleBounded(messageId, outcome, text);
+        }
+    }
+
+    private void settleBounded(long messageId, State outcome, String text) {
         Item it = items.get(messageId);
         if (closed || it == null || it.state != State.PENDING) {
             throw new LeaseLostException(messageId, "message " + messageId + " is not held by claim " + token

@@ -49,6 +49,9 @@ public final class BrokerErrors {
 
     /** The exception to throw for {@code e} while doing {@code what}. */
     public static SqlQueueException translate(SQLException e, String what) {
+        if (e instanceof Sql.StatementTimeout) {
+            return new TransientBackendException(what + " failed: " + e.getMessage(), e); // not retried
+        }
         String msg = what + " failed: " + e.getMessage() + " (error " + e.getErrorCode() + ", SQLState " + e.getSQLState() + ")";
         if (isTransient(e)) {
             return new TransientBackendException(msg, e);

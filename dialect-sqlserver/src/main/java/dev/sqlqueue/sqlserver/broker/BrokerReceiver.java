@@ -105,7 +105,8 @@ public final class BrokerReceiver {
                 long waitMs = Math.max(0, (deadline - System.nanoTime()) / 1_000_000);
                 open = true;
                 Savepoint beforeReceive = c.setSavepoint(SAVEPOINT);
-                List<Object[]> rows = receiveClaim(c, q, request.maxMessages(), waitMs);
+                long leaseMs = request.lease().toMillis();
+                List<Object[]> rows = receiveClaim(c, q, request.maxMessages(), waitMs, leaseMs);
                 if (rows.isEmpty()) {
                     c.commit();
                     open = false;
@@ -113,7 +114,11 @@ public final class BrokerReceiver {
                 }
                 long token = tokens.incrementAndGet();
                 BrokerClaim claim = new BrokerClaim(token, q, c, beforeReceive, auto, sql, sender, history, () -> claims.remove(token));
-                List<Delivery> out = handle(c, q, rows, claim);
+                claim.boundSeconds = Sql.seconds(leaseMs);
+                List<Delivery> out;
+                try (Sql.Scope bound = Sql.bound("receiveHandling", Sql.seconds(leaseMs))) {
+                    out = handle(c, q, rows, claim);
+                }
                 if (!out.isEmpty()) {
                     claims.put(token, claim);
                     handedOver = true;
@@ -159,13 +164,20 @@ public final class BrokerReceiver {
      * message without a group (on a pooled dialog, which carries no grouped message) is followed by a
      * second RECEIVE for up to n - 1 more of the same conversation group, which the transaction holds.
      */
-    private List<Object[]> receiveClaim(Connection c, QueueName q, int max, long waitMs) throws SQLException {
-        List<Object[]> first = Sql.query(c, sql.receive(q), 1, (int) Math.min(waitMs, Integer.MAX_VALUE));
+    private List<Object[]> receiveClaim(Connection c, QueueName q, int max, long waitMs, long leaseMs) throws SQLException {
+        // issue 20: the WAITFOR ends by itself after waitMs, but a RECEIVE can wait on a lock past it; the
+        // bound is the wait plus the lease
+        List<Object[]> first;
+        try (Sql.Scope bound = Sql.bound("receive", Sql.seconds(waitMs + leaseMs))) {
+            first = Sql.query(c, sql.receive(q), 1, (int) Math.min(waitMs, Integer.MAX_VALUE));
+        }
         if (first.isEmpty() || max == 1 || !isUngroupedData(q, first.get(0))) {
             return first;
         }
         List<Object[]> rows = new ArrayList<>(first);
-        rows.addAll(Sql.query(c, sql.receiveMore(q), max - 1, String.valueOf(first.get(0)[0])));
+        try (Sql.Scope bound = Sql.bound("receiveMore", Sql.seconds(leaseMs))) {
+            rows.addAll(Sql.query(c, sql.receiveMore(q), max - 1, String.valueOf(first.get(0)[0])));
+        }
         return rows;
     }
 
@@ -307,6 +319,12 @@ public final class BrokerReceiver {
         BrokerClaim c = claims.get(r.token());
         if (c == null) {
             throw BrokerClaim.gone(r.messageId(), r.token());
+        }
+        if (!c.queue().equals(r.queue())) {
+            // issue 14: bad input, refused before anything runs; the claim stays open
+            throw new dev.sqlqueue.InvalidInputException("receipt.queue", "the receipt names queue '" + r.queue().value()
+                    + "' but message " + r.messageId() + " was claimed from queue '" + c.queue().value()
+                    + "'; nothing was changed");
         }
         return c;
     }

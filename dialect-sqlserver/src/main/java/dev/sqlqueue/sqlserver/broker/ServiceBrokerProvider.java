@@ -65,6 +65,7 @@ public final class ServiceBrokerProvider implements BackendProvider {
             }
             ds = own;
         }
+        ds = config.wrap(ds); // once, on the pool used (the kit's statement tracking, metrics)
         ServiceBrokerBackend backend = new ServiceBrokerBackend(ds, own, config, options, true);
         try {
             if (config.migrate()) {

@@ -17,6 +17,61 @@ final class Sql {
     private Sql() {
     }
 
+    /**
+     * The query timeout of the statements this thread runs through {@link #update} and {@link #query}
+     * inside a {@link #bound} scope (issue 20): {@code name} names them in a time-out's message. Outside a
+     * scope no timeout is set.
+     */
+    private record Bound(String name, int seconds) {
+    }
+
+    private static final ThreadLocal<Bound> BOUND = new ThreadLocal<>();
+
+    /** A {@link #bound} scope; closing it restores the enclosing one. */
+    interface Scope extends AutoCloseable {
+        @Override
+        void close();
+    }
+
+    /** Statements of this thread get a query timeout of {@code seconds} until the scope is closed. */
+    static Scope bound(String name, int seconds) {
+        Bound before = BOUND.get();
+        BOUND.set(new Bound(name, seconds));
+        return () -> {
+            if (before == null) {
+                BOUND.remove();
+            } else {
+                BOUND.set(before);
+            }
+        };
+    }
+
+    /** Whole seconds, rounded up, at least 1. */
+    static int seconds(long millis) {
+        return (int) Math.min(Integer.MAX_VALUE, Math.max(1, (millis + 999) / 1000));
+    }
+
+    /** A statement stopped by its query timeout (mssql-jdbc throws {@link java.sql.SQLTimeoutException}). */
+    static final class StatementTimeout extends java.sql.SQLTimeoutException {
+        StatementTimeout(String name, String sql, int seconds, SQLException cause) {
+            super("statement " + name + " timed out after " + seconds + " s (its query timeout, derived from the lease): "
+                    + (sql.length() > 300 ? sql.substring(0, 300) + "…" : sql), cause.getSQLState(), cause.getErrorCode(), cause);
+        }
+    }
+
+    private static void limit(PreparedStatement ps) throws SQLException {
+        Bound b = BOUND.get();
+        if (b != null) {
+            ps.setQueryTimeout(b.seconds());
+        }
+    }
+
+    private static SQLException timedOut(SQLException e, String sql) {
+        Bound b = BOUND.get();
+        return b != null && e instanceof java.sql.SQLTimeoutException && !(e instanceof StatementTimeout)
+                ? new StatementTimeout(b.name(), sql, b.seconds(), e) : e;
+    }
+
     /** A null of a {@link java.sql.Types} type. */
     record Null(int sqlType) {
     }
@@ -41,11 +96,14 @@ final class Sql {
     static int update(Connection c, String sql, Object... params) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             bind(ps, params);
+            limit(ps);
             int first = ps.executeUpdate();
             while (ps.getMoreResults() || ps.getUpdateCount() != -1) {
                 // drain: errors of later statements surface while reading their results
             }
             return first;
+        } catch (SQLException e) {
+            throw timedOut(e, sql);
         }
     }
 
@@ -53,7 +111,13 @@ final class Sql {
     static List<Object[]> query(Connection c, String sql, Object... params) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             bind(ps, params);
-            boolean isResult = ps.execute();
+            limit(ps);
+            boolean isResult;
+            try {
+                isResult = ps.execute();
+            } catch (SQLException e) {
+                throw timedOut(e, sql);
+            }
             while (!isResult) {
                 if (ps.getUpdateCount() == -1) {
                     return List.of();

@@ -61,4 +61,35 @@ class ServiceBrokerProviderTest {
         assertEquals(100, caps.maxClaimBatch());
         assertTrue(new Fixture().backend().waitsInConsume());
     }
+
+    @Test
+    void everyConnectionGoesThroughTheConfigsWrapper() {
+        dev.sqlqueue.sqlserver.model.SqlServerModel model = new dev.sqlqueue.sqlserver.model.SqlServerModel();
+        java.util.concurrent.atomic.AtomicInteger borrowed = new java.util.concurrent.atomic.AtomicInteger();
+        QueueConfig c = QueueConfig.builder().backend("sqlserver-broker").dataSource(model.dataSource()).migrate(false)
+                .dataSourceWrapper(counting(borrowed)).build();
+        try {
+            provider.open(c).close();
+        } catch (RuntimeException unscripted) {
+            // the model has no script for the broker check; what matters is where its connection came from
+        }
+        assertTrue(model.sessionsOpened() >= 1, "the broker check borrowed a connection");
+        assertEquals(model.sessionsOpened(), borrowed.get(), "every connection was borrowed through the wrapper");
+    }
+
+    /** A wrapper, as the kit installs one, that counts the connections borrowed through it. */
+    private static java.util.function.UnaryOperator<javax.sql.DataSource> counting(java.util.concurrent.atomic.AtomicInteger n) {
+        return ds -> (javax.sql.DataSource) java.lang.reflect.Proxy.newProxyInstance(ds.getClass().getClassLoader() == null
+                        ? ClassLoader.getSystemClassLoader() : ds.getClass().getClassLoader(),
+                new Class<?>[] {javax.sql.DataSource.class}, (p, m, a) -> {
+                    if (m.getName().equals("getConnection")) {
+                        n.incrementAndGet();
+                    }
+                    try {
+                        return m.invoke(ds, a);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+    }
 }

@@ -128,6 +128,7 @@ final class ModelJdbc {
         Map<Integer, Object> params = new HashMap<>();
         Object[] result = {null};
         int[] updateReads = {0};
+        int[] queryTimeout = {0}; // JDBC: 0 means no limit
         return proxy(PreparedStatement.class, (p, m, a) -> {
             String name = m.getName();
             if (name.startsWith("set") && a != null && a.length >= 2 && a[0] instanceof Integer i && !name.equals("setFetchSize")
@@ -142,7 +143,7 @@ final class ModelJdbc {
                     for (int i = 1; i <= params.size(); i++) {
                         bound.add(params.get(i));
                     }
-                    SqlServerModel.Outcome o = model.execute(s, sql, bound, rpc && preparedSql != null);
+                    SqlServerModel.Outcome o = model.execute(s, sql, bound, rpc && preparedSql != null, queryTimeout[0]);
                     result[0] = o;
                     updateReads[0] = 0;
                     List<Object[]> rows = o.rows() == null ? List.of() : o.rows();
@@ -168,7 +169,17 @@ final class ModelJdbc {
                     params.clear();
                     return null;
                 }
-                case "setQueryTimeout", "setFetchSize", "setMaxRows", "setEscapeProcessing", "setPoolable", "close" -> {
+                case "setQueryTimeout" -> {
+                    if ((Integer) a[0] < 0) {
+                        throw new SQLException("The query timeout value " + a[0] + " is not valid.");
+                    }
+                    queryTimeout[0] = (Integer) a[0];
+                    return null;
+                }
+                case "getQueryTimeout" -> {
+                    return queryTimeout[0];
+                }
+                case "setFetchSize", "setMaxRows", "setEscapeProcessing", "setPoolable", "close" -> {
                     return null;
                 }
                 case "getWarnings" -> {

@@ -63,6 +63,22 @@ import javax.sql.DataSource;
  *   <li>"SET XACT_ABORT (Transact-SQL)": with ON, a run-time error rolls back the whole transaction.
  *       Error 1205 (deadlock victim) always rolls back the victim's transaction ("Deadlocks guide").</li>
  *   <li>"THROW (Transact-SQL)": ends the batch with the given error number.</li>
+ *   <li>Query timeout ({@link #blocks}): a statement that waits on a lock held elsewhere (READPAST skips
+ *       row locks only; "SET LOCK_TIMEOUT (Transact-SQL)": the default -1 waits for ever) returns only
+ *       when its query timeout ({@code Statement.setQueryTimeout}, 0 = none) runs out. mssql-jdbc then
+ *       sends a TDS attention ("MS-TDS" 2.2.1.7 / 3.2.5.x, Attention: the only way to interrupt a request
+ *       already sent; the client reads until the attention acknowledgement) and throws
+ *       {@link java.sql.SQLTimeoutException} "The query has timed out." (13.2.1: {@code SQLServerStatement}
+ *       rethrows driver error 9 as {@code SQLTimeoutException}, read from the jar with {@code javap};
+ *       SQLState HY008 as its resource string). The interrupted statement's work is undone; the open
+ *       transaction is <em>not</em> ended by the model. Microsoft Learn does not document what an
+ *       attention does to an open transaction ("SET XACT_ABORT (Transact-SQL)" speaks of run-time
+ *       errors only; the "Attention Event Class" page says only that driver time-outs appear as
+ *       attentions). Third-party sources say it stays open, blocking others ("Attention events can cause
+ *       open transactions and blocking in SQL Server", MSDN blog, 2010; dba.stackexchange.com questions
+ *       10912 and 338852), and the same answers say {@code XACT_ABORT ON} rolls it back. The model keeps
+ *       it open whatever XACT_ABORT is: the case code must survive by rolling back itself. Without a
+ *       query timeout the statement would wait for ever: the model throws {@link WouldHangError}.</li>
  * </ul>
  * Conditions the model cannot evaluate (anything but {@code @@TRANCOUNT} and {@code XACT_STATE()}
  * comparisons) run neither branch, and a WHILE body never runs: the model does not claim work the
@@ -123,6 +139,33 @@ public final class SqlServerModel {
         scripts.computeIfAbsent(sql, k -> new ArrayDeque<>()).add(new SQLException("scripted failure " + errorCode, sqlState, errorCode));
         return this;
     }
+
+    /**
+     * Every later execution of {@code sql} waits on a lock another session holds (a table lock, an
+     * escalated lock): it ends only by its query timeout (the driver's attention and
+     * {@link java.sql.SQLTimeoutException}; the open transaction stays open), or, with none, it would
+     * hang: {@link WouldHangError}.
+     */
+    public synchronized SqlServerModel blocks(String sql) {
+        blocked.add(sql);
+        return this;
+    }
+
+    /** The query timeout (seconds, 0 = none) of the last execution of {@code sql}, or null if it never ran. */
+    public synchronized Integer queryTimeoutOf(String sql) {
+        return queryTimeouts.get(sql);
+    }
+
+    /** A statement that would wait for ever: no query timeout while it waits on a lock held elsewhere. */
+    public static final class WouldHangError extends AssertionError {
+        WouldHangError(String sql) {
+            super("this statement waits on a lock held by another session and has no query timeout: it would hang"
+                    + " (LOCK_TIMEOUT -1 by default): " + sql);
+        }
+    }
+
+    private final java.util.Set<String> blocked = new java.util.HashSet<>();
+    private final Map<String, Integer> queryTimeouts = new HashMap<>();
 
     /** Every later sp_getapplock that would be granted returns this instead (-1 time-out, -2 cancelled, -3 deadlock). */
     public synchronized SqlServerModel refuseApplocks(int result) {
@@ -362,10 +405,26 @@ public final class SqlServerModel {
      * @param rpc true if sent through sp_executesql/sp_prepexec (SET options are restored after it)
      */
     synchronized Outcome execute(Session s, String sql, List<Object> params, boolean rpc) throws SQLException {
+        return execute(s, sql, params, rpc, 0);
+    }
+
+    /** As above, with the statement's query timeout in seconds (0: none). */
+    synchronized Outcome execute(Session s, String sql, List<Object> params, boolean rpc, int queryTimeout) throws SQLException {
         if (s.closed) {
             throw new SQLException("The connection is closed.", "08S01", 0);
         }
         log.add("c" + s.id + " exec " + sql + " <-- " + render(params));
+        queryTimeouts.put(sql, queryTimeout);
+        if (blocked.contains(sql)) {
+            if (queryTimeout == 0) {
+                throw new WouldHangError(sql);
+            }
+            // the attention: the batch stops, its statement's work is undone (nothing ran yet here), the
+            // open transaction stays as it was (see the class comment)
+            note(s, "  (blocked on a lock; query timeout " + queryTimeout + " s ran out: attention sent, the batch"
+                    + " stopped, the open transaction is left open at @@TRANCOUNT = " + s.tranCount + ")");
+            throw new java.sql.SQLTimeoutException("The query has timed out.", "HY008", 0);
+        }
         Object script = next(sql);
         if (script instanceof SQLException e) {
             failed(s, e);

@@ -103,6 +103,7 @@ public final class ModelJdbc {
         TreeMap<Integer, Object> params = new TreeMap<>();
         List<List<Object>> batch = new ArrayList<>();
         TeradataModel.Answer[] last = {null};
+        int[] queryTimeout = {0}; // JDBC: 0 = no limit
         Class<? extends Statement> type = prepared == null ? Statement.class : PreparedStatement.class;
         return proxy(type, (p, m, a) -> {
             String name = m.getName();
@@ -116,6 +117,7 @@ public final class ModelJdbc {
                 case "executeUpdate":
                 case "execute": {
                     model.log.add("s" + s.id + " " + sql);
+                    model.queryTimeout(s, sql, queryTimeout[0]);
                     last[0] = model.execute(s, sql, List.of(new ArrayList<>(params.values())));
                     if (name.equals("executeQuery")) {
                         if (last[0].labels() == null) {
@@ -157,8 +159,10 @@ public final class ModelJdbc {
                 case "clearBatch":
                     batch.clear();
                     return null;
-                case "close":
                 case "setQueryTimeout":
+                    queryTimeout[0] = (Integer) a[0];
+                    return null;
+                case "close":
                     return null;
                 default:
                     return defaults(m);

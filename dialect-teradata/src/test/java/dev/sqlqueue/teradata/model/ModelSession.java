@@ -17,6 +17,8 @@ final class ModelSession {
     boolean cancelRequested;
     /** A cancel that arrived while no request ran, kept for the next request (only when the model says so). */
     boolean cancelPending;
+    /** The query timeout of the running request, seconds (0 = none). */
+    int queryTimeoutSeconds;
     boolean running;
     boolean delayed;
     int consumes;

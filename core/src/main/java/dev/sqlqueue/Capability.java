@@ -17,6 +17,12 @@ public enum Capability {
     NACK_DELAY("nack with delay"),
     /** {@link Producer#enqueue(java.sql.Connection, QueueName, Message)} joins the caller's transaction. */
     TRANSACTIONAL_ENQUEUE("enqueue in the caller's transaction"),
+    /**
+     * {@link Message.Builder#deduplicationKey}: an enqueue whose key was seen on the same queue within
+     * {@link QueueConfig#deduplicationWindow()} enqueues nothing and returns the first message's id,
+     * enforced by the database (a unique key), also across processes and in the caller's transaction.
+     */
+    DEDUPLICATION("deduplication keys"),
     /** The database itself wakes a waiting consumer (LISTEN/NOTIFY, WAITFOR RECEIVE...). */
     SERVER_SIDE_WAIT("server-side wait"),
     /** Processed messages can be kept in a history table (start, end, duration, attempts, outcome). */

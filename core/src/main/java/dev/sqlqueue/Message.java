@@ -24,12 +24,19 @@ import java.util.Objects;
  *       where the backend has {@link Capability#PRIORITY}. Default 0.</li>
  *   <li>{@code group}: optional message group (strict order within a group where the backend has
  *       {@link Capability#MESSAGE_GROUPS}); 1 to 128 UTF-16 code units, no U+0000, no lone surrogate.</li>
+ *   <li>{@code deduplicationKey}: optional; where the backend has {@link Capability#DEDUPLICATION}, an
+ *       enqueue whose key was seen on the same queue within {@link QueueConfig#deduplicationWindow()}
+ *       enqueues nothing and returns the first message's id ({@link Producer#enqueueDeduplicated}).
+ *       1 to {@value #MAX_DEDUPLICATION_KEY_LENGTH} UTF-16 code units, no U+0000, no lone surrogate;
+ *       compared exactly (case, trailing spaces and Unicode normal form all count).</li>
  * </ul>
  */
 public final class Message {
     public static final int MIN_PRIORITY = -1000;
     public static final int MAX_PRIORITY = 1000;
     public static final int MAX_HEADER_KEY_LENGTH = 128;
+    /** The longest deduplication key, in UTF-16 code units. */
+    public static final int MAX_DEDUPLICATION_KEY_LENGTH = 128;
     /** The longest delay of an enqueue or a nack: 365 days (rule {@code delay.max}). */
     public static final Duration MAX_DELAY = Duration.ofDays(365);
 
@@ -80,6 +87,7 @@ public final class Message {
     private final Duration delay;
     private final int priority;
     private final String group;
+    private final String deduplicationKey;
 
     private Message(Builder b) {
         this.payload = b.payload;
@@ -87,6 +95,7 @@ public final class Message {
         this.delay = b.delay;
         this.priority = b.priority;
         this.group = b.group;
+        this.deduplicationKey = b.deduplicationKey;
     }
 
     /** A message with this payload and default options. @throws InvalidInputException if payload is null */
@@ -150,6 +159,11 @@ public final class Message {
         return group;
     }
 
+    /** The deduplication key, or null. */
+    public String deduplicationKey() {
+        return deduplicationKey;
+    }
+
     /** Builder for {@link Message}; every setter validates at once and throws {@link InvalidInputException}. */
     public static final class Builder {
         private final byte[] payload;
@@ -157,6 +171,7 @@ public final class Message {
         private Duration delay = Duration.ZERO;
         private int priority;
         private String group;
+        private String deduplicationKey;
 
         private Builder(byte[] payload) {
             if (payload == null) {
@@ -228,6 +243,27 @@ public final class Message {
                 checkStorableText("group.text", "the message group", group);
             }
             this.group = group;
+            return this;
+        }
+
+        /**
+         * A key that makes a repeated enqueue a no-op within the queue's window (null for none). Keys are
+         * compared exactly, as stored: {@code "A"}, {@code "a"} and {@code "a "} are three keys.
+         *
+         * @throws InvalidInputException (rule {@code dedupe.length}) if the key is empty or longer than
+         *     {@value #MAX_DEDUPLICATION_KEY_LENGTH} UTF-16 code units (an emoji counts as 2); (rule
+         *     {@code dedupe.text}) if it contains U+0000 or a lone surrogate
+         */
+        public Builder deduplicationKey(String key) {
+            if (key != null && (key.isEmpty() || key.length() > MAX_DEDUPLICATION_KEY_LENGTH)) {
+                throw new InvalidInputException("dedupe.length", "deduplication key must be 1 to "
+                        + MAX_DEDUPLICATION_KEY_LENGTH + " UTF-16 code units (a character outside the Basic Multilingual"
+                        + " Plane, such as an emoji, counts as 2), was " + key.length());
+            }
+            if (key != null) {
+                checkStorableText("dedupe.text", "the deduplication key", key);
+            }
+            this.deduplicationKey = key;
             return this;
         }
 

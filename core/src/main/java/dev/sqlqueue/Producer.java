@@ -10,7 +10,9 @@ public interface Producer {
     /**
      * Enqueue one message and commit.
      *
-     * @return the message id (64-bit, assigned by the database)
+     * @return the message id (64-bit, assigned by the database); for a message whose
+     *     {@link Message#deduplicationKey()} was seen within the window, the first message's id (nothing is
+     *     enqueued; {@link #enqueueDeduplicated(QueueName, Message)} tells the two apart)
      * @throws InvalidInputException if the payload is larger than {@link Capabilities#maxPayloadBytes()}
      *     or an option is not supported; nothing is written
      * @throws TransientBackendException if the database cannot be reached
@@ -20,7 +22,8 @@ public interface Producer {
     /**
      * Enqueue a batch in one transaction: all are written or none.
      *
-     * @return the ids, in the order of {@code messages}
+     * @return the ids, in the order of {@code messages}; a message whose deduplication key was seen
+     *     within the window (also earlier in the same batch) gets the first message's id and is not enqueued
      */
     List<Long> enqueueAll(QueueName queue, List<Message> messages);
 
@@ -32,4 +35,37 @@ public interface Producer {
      * @throws UnsupportedCapabilityException unless the backend has {@link Capability#TRANSACTIONAL_ENQUEUE}
      */
     long enqueue(Connection connection, QueueName queue, Message message);
+
+    /**
+     * Enqueue one message and commit, saying whether its {@link Message#deduplicationKey()} made it a
+     * duplicate: the key was enqueued on {@code queue} within {@link QueueConfig#deduplicationWindow()}
+     * (counted on the database clock from the first enqueue), so nothing was written and the first
+     * message's id is returned. A message without a key is never a duplicate. The check is the database's
+     * (a unique key): concurrent enqueues of one key, from any process, leave one message.
+     *
+     * @throws UnsupportedCapabilityException if the message has a key and the backend lacks
+     *     {@link Capability#DEDUPLICATION}
+     */
+    default EnqueueResult enqueueDeduplicated(QueueName queue, Message message) {
+        if (message != null && message.deduplicationKey() != null) {
+            throw new UnsupportedCapabilityException(Capability.DEDUPLICATION, getClass().getSimpleName());
+        }
+        return new EnqueueResult(enqueue(queue, message), false);
+    }
+
+    /**
+     * {@link #enqueueDeduplicated(QueueName, Message)} inside the caller's open transaction, as
+     * {@link #enqueue(Connection, QueueName, Message)}. The key is taken when the caller commits: a
+     * concurrent transaction enqueuing the same key waits for this one, then returns this message's id
+     * as a duplicate if this one commits, or enqueues its own message if this one rolls back.
+     *
+     * @throws UnsupportedCapabilityException as {@link #enqueue(Connection, QueueName, Message)}, or if the
+     *     message has a key and the backend lacks {@link Capability#DEDUPLICATION}
+     */
+    default EnqueueResult enqueueDeduplicated(Connection connection, QueueName queue, Message message) {
+        if (message != null && message.deduplicationKey() != null) {
+            throw new UnsupportedCapabilityException(Capability.DEDUPLICATION, getClass().getSimpleName());
+        }
+        return new EnqueueResult(enqueue(connection, queue, message), false);
+    }
 }

@@ -24,6 +24,12 @@ import javax.sql.DataSource;
  *   <li>{@code migrate}: create or upgrade the schema when opening, default true.</li>
  *   <li>{@code idlePollMax}: the longest pause between two polls of an idle consumer, default 1 s; the
  *       idle statement budget of a polling consumer is one claim statement per {@code idlePollMax}.</li>
+ *   <li>{@code deduplicationWindow}: how long a {@link Message#deduplicationKey() deduplication key}
+ *       stays taken after its first enqueue, measured on the database clock; default
+ *       {@link #DEFAULT_DEDUPLICATION_WINDOW} (5 minutes, as Amazon SQS FIFO queues), 1 ms to 365 days.
+ *       It applies to every queue this client enqueues on; the window of a key is fixed by the enqueue
+ *       that took it. There is no "forever" or "until processed" setting: the vendor backends keep keys in
+ *       a table beside the messages and cannot tie a key's life to a message's.</li>
  *   <li>{@code options}: backend-specific settings, documented on each backend's page.</li>
  *   <li>{@code dataSourceWrapper}: instrumentation applied to the {@code DataSource} the backend takes its
  *       connections from (its own pool, or {@code dataSource}): the backend calls it once when it opens
@@ -34,6 +40,10 @@ import javax.sql.DataSource;
  * </ul>
  */
 public final class QueueConfig {
+    /** The default deduplication window: 5 minutes. */
+    public static final Duration DEFAULT_DEDUPLICATION_WINDOW = Duration.ofMinutes(5);
+    /** The longest deduplication window: 365 days. */
+    public static final Duration MAX_DEDUPLICATION_WINDOW = Duration.ofDays(365);
     private static final Pattern PREFIX = Pattern.compile("[a-z][a-z0-9_]{0,23}");
 
     private final String url;
@@ -46,6 +56,7 @@ public final class QueueConfig {
     private final int poolSize;
     private final boolean migrate;
     private final Duration idlePollMax;
+    private final Duration deduplicationWindow;
     private final Map<String, String> options;
     private final UnaryOperator<DataSource> dataSourceWrapper;
 
@@ -60,6 +71,7 @@ public final class QueueConfig {
         this.poolSize = b.poolSize;
         this.migrate = b.migrate;
         this.idlePollMax = b.idlePollMax;
+        this.deduplicationWindow = b.deduplicationWindow;
         this.options = Collections.unmodifiableMap(new LinkedHashMap<>(b.options));
         this.dataSourceWrapper = b.dataSourceWrapper;
     }
@@ -85,6 +97,8 @@ public final class QueueConfig {
     public int poolSize() { return poolSize; }
     public boolean migrate() { return migrate; }
     public Duration idlePollMax() { return idlePollMax; }
+    /** How long a deduplication key stays taken after its first enqueue (database clock). */
+    public Duration deduplicationWindow() { return deduplicationWindow; }
     public Map<String, String> options() { return options; }
     /** The instrumentation wrapper, or null. */
     public UnaryOperator<DataSource> dataSourceWrapper() { return dataSourceWrapper; }
@@ -114,6 +128,7 @@ public final class QueueConfig {
         b.poolSize = poolSize;
         b.migrate = migrate;
         b.idlePollMax = idlePollMax;
+        b.deduplicationWindow = deduplicationWindow;
         b.options.putAll(options);
         b.dataSourceWrapper = dataSourceWrapper;
         return b;
@@ -137,6 +152,7 @@ public final class QueueConfig {
         private int poolSize = 10;
         private boolean migrate = true;
         private Duration idlePollMax = Duration.ofSeconds(1);
+        private Duration deduplicationWindow = DEFAULT_DEDUPLICATION_WINDOW;
         private final Map<String, String> options = new LinkedHashMap<>();
         private UnaryOperator<DataSource> dataSourceWrapper;
 
@@ -172,6 +188,15 @@ public final class QueueConfig {
                 throw new InvalidInputException("idle-poll.range", "idle poll interval must be 1 ms..10 min, was " + d);
             }
             this.idlePollMax = d;
+            return this;
+        }
+
+        /** @throws InvalidInputException (rule {@code dedupe.window}) unless 1 ms to 365 days */
+        public Builder deduplicationWindow(Duration d) {
+            if (d == null || d.toMillis() < 1 || d.compareTo(MAX_DEDUPLICATION_WINDOW) > 0) {
+                throw new InvalidInputException("dedupe.window", "deduplication window must be 1 ms..365 days, was " + d);
+            }
+            this.deduplicationWindow = d;
             return this;
         }
 

@@ -119,6 +119,9 @@ public final class SqlQueue implements QueueClient {
         if (m.group() != null && !caps.has(Capability.MESSAGE_GROUPS)) {
             throw new UnsupportedCapabilityException(Capability.MESSAGE_GROUPS, caps.backend());
         }
+        if (m.deduplicationKey() != null && !caps.has(Capability.DEDUPLICATION)) {
+            throw new UnsupportedCapabilityException(Capability.DEDUPLICATION, caps.backend());
+        }
     }
 
     private static QueueName q(QueueName queue) {
@@ -169,9 +172,38 @@ public final class SqlQueue implements QueueClient {
     @Override
     public long enqueue(QueueName queue, Message message) {
         check(message);
+        if (message.deduplicationKey() != null) {
+            return enqueueDeduplicated(queue, message).id();
+        }
         long id = backend.enqueue(q(queue), message);
         hub.signal(queue);
         return id;
+    }
+
+    @Override
+    public EnqueueResult enqueueDeduplicated(QueueName queue, Message message) {
+        check(message);
+        if (message.deduplicationKey() == null) {
+            return new EnqueueResult(enqueue(queue, message), false);
+        }
+        EnqueueResult r = backend.enqueueDeduplicated(q(queue), message);
+        if (!r.duplicate()) {
+            hub.signal(queue);
+        }
+        return r;
+    }
+
+    @Override
+    public EnqueueResult enqueueDeduplicated(Connection connection, QueueName queue, Message message) {
+        if (!caps.has(Capability.TRANSACTIONAL_ENQUEUE)) {
+            throw new UnsupportedCapabilityException(Capability.TRANSACTIONAL_ENQUEUE, caps.backend());
+        }
+        Objects.requireNonNull(connection, "connection");
+        check(message);
+        if (message.deduplicationKey() == null) {
+            return new EnqueueResult(backend.enqueue(connection, q(queue), message), false);
+        }
+        return backend.enqueueDeduplicated(connection, q(queue), message);
     }
 
     @Override
@@ -196,6 +228,9 @@ public final class SqlQueue implements QueueClient {
         }
         Objects.requireNonNull(connection, "connection");
         check(message);
+        if (message.deduplicationKey() != null) {
+            return backend.enqueueDeduplicated(connection, q(queue), message).id();
+        }
         return backend.enqueue(connection, q(queue), message);
     }
 

@@ -4,16 +4,21 @@ import dev.sqlqueue.Capabilities;
 import dev.sqlqueue.Capability;
 import dev.sqlqueue.InvalidInputException;
 import dev.sqlqueue.Message;
+import dev.sqlqueue.QueueConfig;
 import dev.sqlqueue.QueueName;
 import dev.sqlqueue.SqlQueue;
 import dev.sqlqueue.UnsupportedCapabilityException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -63,6 +68,21 @@ public final class EnqueueCommand implements Callable<Integer> {
             description = "A header on every message (repeatable).")
     Map<String, String> headers = new LinkedHashMap<>();
 
+    @Option(names = "--dedupe",
+            description = "Give every message a deduplication key made from its line's bytes (sha256:HEX), so a line "
+                    + "enqueued again within the window is not queued twice: enqueuing the same file twice queues "
+                    + "each line once.")
+    boolean dedupe;
+
+    @Option(names = "--dedupe-column", paramLabel = "N",
+            description = "Use the N-th tab-separated field of each line (1 = first) as its deduplication key, "
+                    + "exactly as written (1..128 characters); implies --dedupe.")
+    Integer dedupeColumn;
+
+    @Option(names = "--dedupe-window", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "How long a key stays taken after its first enqueue (database clock), 1ms..365d. Default: 5m.")
+    Duration dedupeWindow;
+
     @Option(names = "--batch", paramLabel = "N", defaultValue = "500",
             description = "Messages per transaction, 1..10000. Default: ${DEFAULT-VALUE}.")
     int batch;
@@ -81,7 +101,15 @@ public final class EnqueueCommand implements Callable<Integer> {
         if (batch < 1 || batch > 10_000) {
             throw new InvalidInputException("batch.range", "--batch must be 1..10000, was " + batch);
         }
-        Message template = template(new byte[0]);
+        if (dedupeColumn != null && dedupeColumn < 1) {
+            throw new InvalidInputException("dedupe.column", "--dedupe-column must be 1 or more, was " + dedupeColumn);
+        }
+        boolean keyed = dedupe || dedupeColumn != null;
+        QueueConfig.Builder config = connection.config(history.orDefault(false)).toBuilder();
+        if (dedupeWindow != null) {
+            config.deduplicationWindow(dedupeWindow);
+        }
+        Message template = template(new byte[0], null);
         String source = file != null ? file : fileArgument;
         List<LineReader.Line> lines = read(source);
         if (lines.isEmpty()) {
@@ -90,27 +118,74 @@ public final class EnqueueCommand implements Callable<Integer> {
             spec.commandLine().getOut().flush();
             return ExitCodes.OK;
         }
-        try (SqlQueue client = connection.open(history.orDefault(false))) {
+        // every key is built (and so validated) before anything is written
+        List<String> keys = new ArrayList<>(lines.size());
+        for (LineReader.Line line : lines) {
+            keys.add(keyed ? key(line) : null);
+        }
+        try (SqlQueue client = SqlQueue.open(config.build())) {
             check(client.capabilities(), template, lines);
             checkArguments(lines);
+            if (keyed && !client.capabilities().has(Capability.DEDUPLICATION)) {
+                throw new UnsupportedCapabilityException(Capability.DEDUPLICATION, client.capabilities().backend());
+            }
             client.createQueue(queue);
             long done = 0;
+            long duplicates = 0;
             List<Message> chunk = new ArrayList<>(Math.min(batch, lines.size()));
-            for (LineReader.Line line : lines) {
-                chunk.add(template(line.bytes()));
+            for (int i = 0; i < lines.size(); i++) {
+                chunk.add(template(lines.get(i).bytes(), keys.get(i)));
                 if (chunk.size() == batch) {
-                    done += write(client, chunk, done, lines);
+                    duplicates += keyed ? writeKeyed(client, chunk) : 0;
+                    done += keyed ? chunk.size() : write(client, chunk, done, lines);
+                    chunk.clear();
                 }
             }
-            done += write(client, chunk, done, lines);
-            spec.commandLine().getOut().printf("enqueued %d message%s to '%s'%n", done, done == 1 ? "" : "s", queue);
+            duplicates += keyed ? writeKeyed(client, chunk) : 0;
+            done += keyed ? chunk.size() : write(client, chunk, done, lines);
+            long queued = done - duplicates;
+            spec.commandLine().getOut().printf("enqueued %d message%s to '%s'%s%n", queued, queued == 1 ? "" : "s", queue,
+                    keyed ? " (" + duplicates + " duplicate" + (duplicates == 1 ? "" : "s") + " skipped)" : "");
             spec.commandLine().getOut().flush();
         }
         return ExitCodes.OK;
     }
 
-    private Message template(byte[] payload) {
-        Message.Builder b = Message.builder(payload).priority(priority).headers(headers);
+    /** The deduplication key of a line: its {@code --dedupe-column} field, else {@code sha256:} and the hex of its bytes. */
+    private String key(LineReader.Line line) {
+        if (dedupeColumn == null) {
+            try {
+                return "sha256:" + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(line.bytes()));
+            } catch (NoSuchAlgorithmException e) {
+                throw new IllegalStateException("every Java runtime has SHA-256", e);
+            }
+        }
+        String[] fields = new String(line.bytes(), StandardCharsets.UTF_8).split("\t", -1);
+        if (fields.length < dedupeColumn) {
+            throw new InvalidInputException("dedupe.column", "line " + line.number() + " has " + fields.length
+                    + " tab-separated field" + (fields.length == 1 ? "" : "s") + ", --dedupe-column is " + dedupeColumn
+                    + "; nothing was enqueued");
+        }
+        try {
+            return Message.builder(new byte[0]).deduplicationKey(fields[dedupeColumn - 1]).build().deduplicationKey();
+        } catch (InvalidInputException e) {
+            throw new InvalidInputException(e.rule(), "line " + line.number() + ": " + e.getMessage() + "; nothing was enqueued");
+        }
+    }
+
+    /** Enqueue a chunk with keys, one message per transaction (a failure leaves the rest unwritten); returns the duplicates. */
+    private int writeKeyed(SqlQueue client, List<Message> chunk) {
+        int duplicates = 0;
+        for (Message m : chunk) {
+            if (client.enqueueDeduplicated(queue, m).duplicate()) {
+                duplicates++;
+            }
+        }
+        return duplicates;
+    }
+
+    private Message template(byte[] payload, String key) {
+        Message.Builder b = Message.builder(payload).priority(priority).headers(headers).deduplicationKey(key);
         if (delay != null) {
             b.delay(delay);
         }

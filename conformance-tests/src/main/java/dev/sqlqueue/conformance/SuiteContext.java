@@ -50,7 +50,7 @@ public interface SuiteContext {
 
     /** Skip the case unless the backend has {@code c}. */
     default void requires(Capability c) {
-        assumeTrue(queue().capabilities().has(c), () -> "missing capability: " + c.describe());
+        assumeTrue(queue().capabilities().has(c), () -> queue().capabilities().whyAbsent(c));
     }
 
     /** Skip the case unless this class runs {@code m}. */

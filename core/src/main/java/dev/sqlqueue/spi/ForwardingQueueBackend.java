@@ -4,6 +4,7 @@ import dev.sqlqueue.Capabilities;
 import dev.sqlqueue.ConsumeRequest;
 import dev.sqlqueue.DeadLetter;
 import dev.sqlqueue.Delivery;
+import dev.sqlqueue.EnqueueResult;
 import dev.sqlqueue.HistoryEntry;
 import dev.sqlqueue.Message;
 import dev.sqlqueue.QueueName;
@@ -89,6 +90,16 @@ public abstract class ForwardingQueueBackend implements QueueBackend {
     @Override
     public long enqueue(Connection connection, QueueName queue, Message message) {
         return delegate.enqueue(connection, queue, message);
+    }
+
+    @Override
+    public EnqueueResult enqueueDeduplicated(QueueName queue, Message message) {
+        return delegate.enqueueDeduplicated(queue, message);
+    }
+
+    @Override
+    public EnqueueResult enqueueDeduplicated(Connection connection, QueueName queue, Message message) {
+        return delegate.enqueueDeduplicated(connection, queue, message);
     }
 
     @Override

@@ -87,7 +87,7 @@ final class SkipLockedAdmin {
 
     void dropQueue(QueueName queue) {
         inTransaction("drop queue", c -> {
-            for (String s : List.of(sql.purgeMessages, sql.purgeDead, sql.purgeHistory, sql.deleteQueue)) {
+            for (String s : List.of(sql.purgeMessages, sql.purgeDead, sql.purgeHistory, sql.deleteKeys, sql.deleteQueue)) {
                 update(c, s, queue.value());
             }
             return null;

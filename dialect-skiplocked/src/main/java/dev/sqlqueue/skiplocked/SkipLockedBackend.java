@@ -5,6 +5,7 @@ import dev.sqlqueue.ClaimMode;
 import dev.sqlqueue.ConsumeRequest;
 import dev.sqlqueue.DeadLetter;
 import dev.sqlqueue.Delivery;
+import dev.sqlqueue.EnqueueResult;
 import dev.sqlqueue.HistoryEntry;
 import dev.sqlqueue.HistoryRetention;
 import dev.sqlqueue.Message;
@@ -68,7 +69,7 @@ final class SkipLockedBackend implements QueueBackend {
         QueryTimeouts timeouts = new QueryTimeouts();
         ClaimRows claimRows = new ClaimRows(sql, config, claims);
         this.admin = new SkipLockedAdmin(dialect, ds, sql, config, tx, claims);
-        this.producer = new SkipLockedProducer(dialect, sql, tx, admin);
+        this.producer = new SkipLockedProducer(dialect, sql, tx, admin, config.deduplicationWindow());
         this.leases = new LeaseClaims(sql, config, tx, claimRows, timeouts);
         this.transactional = new TransactionalClaims(ds, sql, config, tx, claims, claimRows, timeouts);
         this.acks = new SkipLockedAcks(sql, config, tx, transactional, timeouts);
@@ -173,6 +174,16 @@ final class SkipLockedBackend implements QueueBackend {
         return producer.enqueue(connection, queue, message);
     }
 
+    @Override
+    public EnqueueResult enqueueDeduplicated(QueueName queue, Message message) {
+        return producer.enqueueDeduplicated(queue, message);
+    }
+
+    @Override
+    public EnqueueResult enqueueDeduplicated(Connection connection, QueueName queue, Message message) {
+        return producer.enqueueDeduplicated(connection, queue, message);
+    }
+
     // ---- consumer ----------------------------------------------------------------------------
 
     @Override
@@ -231,6 +242,7 @@ final class SkipLockedBackend implements QueueBackend {
 
     @Override
     public void close() {
+        producer.close();
         transactional.close();
         if (wakeups != null) {
             wakeups.close();

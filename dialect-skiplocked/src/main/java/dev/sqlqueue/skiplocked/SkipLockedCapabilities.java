@@ -19,7 +19,8 @@ final class SkipLockedCapabilities {
     static Capabilities of(String name, SkipLockedDialect dialect) {
         EnumSet<Capability> features = EnumSet.of(Capability.DELAYED_DELIVERY, Capability.PRIORITY,
                 Capability.LEASE_EXTENSION, Capability.NACK_DELAY, Capability.TRANSACTIONAL_ENQUEUE,
-                Capability.HISTORY, Capability.DROP_SCHEMA, Capability.RAW_ROW_INSERT, Capability.MESSAGE_GROUPS);
+                Capability.HISTORY, Capability.DROP_SCHEMA, Capability.RAW_ROW_INSERT, Capability.MESSAGE_GROUPS,
+                Capability.DEDUPLICATION);
         if (dialect == SkipLockedDialect.POSTGRES) {
             features.add(Capability.SERVER_SIDE_WAIT);
         }

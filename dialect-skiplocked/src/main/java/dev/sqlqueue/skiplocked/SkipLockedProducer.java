@@ -1,5 +1,6 @@
 package dev.sqlqueue.skiplocked;
 
+import dev.sqlqueue.EnqueueResult;
 import dev.sqlqueue.Message;
 import dev.sqlqueue.QueueName;
 import dev.sqlqueue.SqlQueueException;
@@ -9,21 +10,104 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
-/** Enqueue on the SKIP LOCKED backend: on its pool or in a caller's transaction. Thread-safe. */
-final class SkipLockedProducer {
+/**
+ * Enqueue on the SKIP LOCKED backend: on its pool or in a caller's transaction. Messages with a
+ * deduplication key go through {@link DeduplicationKeys}; the first keyed enqueue starts a daemon thread
+ * that deletes expired keys every {@link #CLEANUP_SECONDS} s, in bounded batches. Thread-safe.
+ */
+final class SkipLockedProducer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(SkipLockedProducer.class);
+    /** Seconds between two clean-ups of expired deduplication keys. */
+    static final int CLEANUP_SECONDS = 30;
+    /** Batches of {@link DeduplicationKeys#CLEANUP_BATCH} one clean-up deletes at most. */
+    static final int CLEANUP_MAX_BATCHES = 20;
+
     private final SkipLockedDialect dialect;
     private final SkipLockedStatements sql;
     private final Transactions tx;
     private final SkipLockedAdmin admin;
+    private final DeduplicationKeys keys;
+    private ScheduledExecutorService cleaner;
+    private boolean closed;
 
-    SkipLockedProducer(SkipLockedDialect dialect, SkipLockedStatements sql, Transactions tx, SkipLockedAdmin admin) {
+    SkipLockedProducer(SkipLockedDialect dialect, SkipLockedStatements sql, Transactions tx, SkipLockedAdmin admin,
+                       Duration deduplicationWindow) {
         this.dialect = dialect;
         this.sql = sql;
         this.tx = tx;
         this.admin = admin;
+        this.keys = new DeduplicationKeys(dialect, sql, deduplicationWindow.toMillis());
+    }
+
+    /** Starts the clean-up thread on the first keyed enqueue. */
+    private synchronized void startCleaner() {
+        if (cleaner != null || closed) {
+            return;
+        }
+        cleaner = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "sqlqueue-dedupe-key-cleanup");
+            t.setDaemon(true);
+            return t;
+        });
+        cleaner.scheduleWithFixedDelay(this::deleteExpiredKeys, CLEANUP_SECONDS, CLEANUP_SECONDS, TimeUnit.SECONDS);
+    }
+
+    /** Deletes expired keys of every queue, batch by batch (each its own transaction), up to a bound. */
+    void deleteExpiredKeys() {
+        try {
+            for (int i = 0; i < CLEANUP_MAX_BATCHES; i++) {
+                if (inTransaction("delete expired deduplication keys", keys::deleteExpired) < DeduplicationKeys.CLEANUP_BATCH) {
+                    return;
+                }
+            }
+        } catch (RuntimeException e) {
+            // expired keys are harmless meanwhile: each enqueue deletes its own key's expired row
+            LOG.debug("deleting expired deduplication keys failed; the next run tries again", e);
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        closed = true;
+        if (cleaner != null) {
+            cleaner.shutdownNow();
+        }
+    }
+
+    EnqueueResult enqueueDeduplicated(QueueName queue, Message message) {
+        if (message.deduplicationKey() == null) {
+            return new EnqueueResult(enqueue(queue, message), false);
+        }
+        ensureKnown(queue);
+        startCleaner();
+        return inTransaction("enqueue", c -> keyed(c, queue, List.of(message))).get(0);
+    }
+
+    EnqueueResult enqueueDeduplicated(Connection connection, QueueName queue, Message message) {
+        if (message.deduplicationKey() == null) {
+            return new EnqueueResult(enqueue(connection, queue, message), false);
+        }
+        ensureKnown(queue);
+        startCleaner();
+        try {
+            return keyed(connection, queue, List.of(message)).get(0);
+        } catch (SQLException e) {
+            throw JdbcErrors.translate("enqueue in the caller's transaction", e);
+        }
+    }
+
+    /** Keyed and plain messages in order, one row per statement, in the transaction of {@code c}. */
+    private List<EnqueueResult> keyed(Connection c, QueueName queue, List<Message> messages) throws SQLException {
+        return keys.enqueue(c, queue, messages, (conn, m) -> insert(conn, queue, List.of(m)).get(0));
     }
 
     private <T> T inTransaction(String what, Transactions.SqlWork<T> work) {
@@ -40,10 +124,17 @@ final class SkipLockedProducer {
 
     List<Long> enqueueAll(QueueName queue, List<Message> messages) {
         ensureKnown(queue);
+        if (messages.stream().anyMatch(m -> m.deduplicationKey() != null)) {
+            startCleaner();
+            return inTransaction("enqueue", c -> keyed(c, queue, messages)).stream().map(EnqueueResult::id).toList();
+        }
         return inTransaction("enqueue", c -> insert(c, queue, messages));
     }
 
     long enqueue(Connection connection, QueueName queue, Message message) {
+        if (message.deduplicationKey() != null) {
+            return enqueueDeduplicated(connection, queue, message).id();
+        }
         ensureKnown(queue);
         try {
             return insert(connection, queue, List.of(message)).get(0);

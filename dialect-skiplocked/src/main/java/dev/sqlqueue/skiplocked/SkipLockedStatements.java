@@ -133,6 +133,28 @@ public final class SkipLockedStatements {
     public final String rawInsert;
     /** (id, token): the queue of a leased row, to tell a receipt of another queue from a lost lease. */
     public final String leaseQueue;
+    /** (queue, key): delete this key's row if its window has passed (by primary key, no scan). */
+    public final String deleteExpiredKey;
+    /**
+     * (queue, key, window ms): take a deduplication key, message id still null. Waits for a transaction
+     * holding the same uncommitted key. PostgreSQL ({@code on conflict do nothing}) and MariaDB
+     * ({@code insert ignore}) count 0 rows for a key taken; H2 has no such form outside its compatibility
+     * modes, so there a taken key is a unique-key violation (SQLState 23505) the caller catches.
+     */
+    public final String insertKey;
+    /** (message id, queue, key): the message a freshly taken key stands for. */
+    public final String setKeyMessage;
+    /**
+     * (queue, key): message_id of a taken key, read with a shared lock on PostgreSQL and MariaDB so it sees
+     * the latest committed row at any isolation (a shared lock, not FOR UPDATE: on MariaDB the waiters of
+     * one key all hold its shared lock from the duplicate check, and upgrading would deadlock them). H2
+     * has no FOR SHARE; its READ COMMITTED read sees the committed row.
+     */
+    public final String keyMessage;
+    /** (limit): delete at most limit expired keys of any queue, through the expiry index. */
+    public final String deleteExpiredKeys;
+    /** (queue): the queue's deduplication keys (drop queue). */
+    public final String deleteKeys;
     /** Drop every table of the prefix, children first; the Flyway history table last. */
     public final List<String> dropSchema;
     /** PostgreSQL only (else null): (channel, queue) wake listeners when the transaction commits. */
@@ -148,6 +170,7 @@ public final class SkipLockedStatements {
     private final Table<?> deadLetter;
     private final Table<?> history;
     private final Table<?> queueTable;
+    private final Table<?> dedupe;
 
     static final Field<Long> ID = field(unquotedName("id"), SQLDataType.BIGINT);
     static final Field<String> QUEUE = field(unquotedName("queue"), SQLDataType.VARCHAR);
@@ -172,6 +195,9 @@ public final class SkipLockedStatements {
     static final Field<Long> NULL_TOKEN = inline(null, SQLDataType.BIGINT);
     static final Field<String> NAME = field(unquotedName("name"), SQLDataType.VARCHAR);
     static final Field<Long> CREATED_AT = field(unquotedName("created_at"), SQLDataType.BIGINT);
+    static final Field<String> DEDUPE_KEY = field(unquotedName("dedupe_key"), SQLDataType.VARCHAR);
+    static final Field<Long> MESSAGE_ID = field(unquotedName("message_id"), SQLDataType.BIGINT);
+    static final Field<Long> EXPIRES_AT = field(unquotedName("expires_at"), SQLDataType.BIGINT);
 
     /**
      * @param dialect the database
@@ -188,6 +214,7 @@ public final class SkipLockedStatements {
         deadLetter = table(quotedName(prefix + "dead_letter"));
         history = table(quotedName(prefix + "history"));
         queueTable = table(quotedName(prefix + "queue"));
+        dedupe = table(quotedName(prefix + "dedupe_key"));
         Field<Long> token = param("token", Long.class);
         Field<Long> id = param("id", Long.class);
         Field<String> queue = param("queue", String.class);
@@ -346,7 +373,27 @@ public final class SkipLockedStatements {
         rawInsert = sql(dsl.insertInto(message, QUEUE, PRIORITY, VISIBLE_AT, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD)
                 .values(queue, param("priority", Integer.class), now, now, zero, param("headers", String.class),
                         param("payload", byte[].class)), dsl);
+        Field<String> key = param("key", String.class);
+        Condition thisKey = QUEUE.eq(queue).and(DEDUPE_KEY.eq(key));
+        deleteExpiredKey = sql(dsl.deleteFrom(dedupe).where(thisKey).and(EXPIRES_AT.le(now)), dsl);
+        var takeKey = dsl.insertInto(dedupe, QUEUE, DEDUPE_KEY, EXPIRES_AT).values(queue, key, now.plus(param("window", Long.class)));
+        insertKey = sql(dialect == SkipLockedDialect.H2 ? takeKey : takeKey.onDuplicateKeyIgnore(), dsl);
+        setKeyMessage = sql(dsl.update(dedupe).set(MESSAGE_ID, id).where(thisKey), dsl);
+        keyMessage = dialect == SkipLockedDialect.H2
+                ? dsl.select(MESSAGE_ID).from(dedupe).where(thisKey).getSQL(ParamType.INDEXED)
+                : dsl.select(MESSAGE_ID).from(dedupe).where(thisKey).forShare().getSQL(ParamType.INDEXED);
+        Field<Integer> limit = param("limit", Integer.class);
+        deleteExpiredKeys = switch (dialect) {
+            // MariaDB refuses LIMIT in an IN subquery, but has DELETE ... ORDER BY ... LIMIT
+            case MARIADB -> "delete from " + quote(dialect, prefix + "dedupe_key") + " where expires_at <= (" + dialect.nowMillis(prefix)
+                    + ") order by expires_at limit ?";
+            // H2 and PostgreSQL: the rows of a bounded read of the expiry index
+            default -> sql(dsl.deleteFrom(dedupe).where(DSL.row(QUEUE, DEDUPE_KEY).in(
+                    dsl.select(QUEUE, DEDUPE_KEY).from(dedupe).where(EXPIRES_AT.le(now)).orderBy(EXPIRES_AT).limit(limit))), dsl);
+        };
+        deleteKeys = sql(dsl.deleteFrom(dedupe).where(QUEUE.eq(queue)), dsl);
         dropSchema = List.of(
+                sql(dsl.dropTableIfExists(dedupe), dsl),
                 sql(dsl.dropTableIfExists(history), dsl),
                 sql(dsl.dropTableIfExists(deadLetter), dsl),
                 sql(dsl.dropTableIfExists(message), dsl),
@@ -356,6 +403,10 @@ public final class SkipLockedStatements {
         notify = dialect == SkipLockedDialect.POSTGRES ? "select pg_notify(?, ?)" : null;
         listen = dialect == SkipLockedDialect.POSTGRES ? "listen \"" + channel + "\"" : null;
         dropFunction = dialect == SkipLockedDialect.H2 ? "DROP ALIAS IF EXISTS \"" + prefix + "now_ms\"" : null;
+    }
+
+    private static String quote(SkipLockedDialect dialect, String name) {
+        return dialect == SkipLockedDialect.MARIADB ? "`" + name + "`" : "\"" + name + "\"";
     }
 
     private static String sql(Query q, DSLContext dsl) {

@@ -146,15 +146,29 @@ class SkipLockedStatementsTest {
                 "insert into \"sqlq_message\" (queue, priority, visible_at, enqueued_at, attempts, headers, "
                 + "payload) values (?, ?, (" + NOW + "), (" + NOW + "), 0, ?, ?)");
         e.put("leaseQueue", "select queue from \"sqlq_message\" where (id = ? and lease_token = ?)");
+        e.put("deleteExpiredKey",
+                "delete from \"sqlq_dedupe_key\" where (queue = ? and dedupe_key = ? and expires_at <= (" + NOW + "))");
+        e.put("insertKey",
+                "insert into \"sqlq_dedupe_key\" (queue, dedupe_key, expires_at) values (?, ?, ((" + NOW + ") + ?)) on conflict do nothing");
+        e.put("setKeyMessage",
+                "update \"sqlq_dedupe_key\" set message_id = ? where (queue = ? and dedupe_key = ?)");
+        e.put("keyMessage",
+                "select message_id from \"sqlq_dedupe_key\" where (queue = ? and dedupe_key = ?) for share");
+        e.put("deleteExpiredKeys",
+                "delete from \"sqlq_dedupe_key\" where (queue, dedupe_key) in (select queue, dedupe_key from \"sqlq_dedupe_key\" where expires_at <= (" + NOW + ") order by expires_at fetch next ? rows only)");
+        e.put("deleteKeys",
+                "delete from \"sqlq_dedupe_key\" where queue = ?");
         e.put("dropSchema[0]",
-                "drop table if exists \"sqlq_history\"");
+                "drop table if exists \"sqlq_dedupe_key\"");
         e.put("dropSchema[1]",
-                "drop table if exists \"sqlq_dead_letter\"");
+                "drop table if exists \"sqlq_history\"");
         e.put("dropSchema[2]",
-                "drop table if exists \"sqlq_message\"");
+                "drop table if exists \"sqlq_dead_letter\"");
         e.put("dropSchema[3]",
-                "drop table if exists \"sqlq_queue\"");
+                "drop table if exists \"sqlq_message\"");
         e.put("dropSchema[4]",
+                "drop table if exists \"sqlq_queue\"");
+        e.put("dropSchema[5]",
                 "drop table if exists \"sqlq_schema_history\"");
         e.put("notify",
                 "select pg_notify(?, ?)");
@@ -273,15 +287,29 @@ class SkipLockedStatementsTest {
                 "insert into `sqlq_message` (queue, priority, visible_at, enqueued_at, attempts, headers, "
                 + "payload) values (?, ?, (" + NOW + "), (" + NOW + "), 0, ?, ?)");
         e.put("leaseQueue", "select queue from `sqlq_message` where (id = ? and lease_token = ?)");
+        e.put("deleteExpiredKey",
+                "delete from `sqlq_dedupe_key` where (queue = ? and dedupe_key = ? and expires_at <= (" + NOW + "))");
+        e.put("insertKey",
+                "insert ignore into `sqlq_dedupe_key` (queue, dedupe_key, expires_at) values (?, ?, ((" + NOW + ") + ?))");
+        e.put("setKeyMessage",
+                "update `sqlq_dedupe_key` set message_id = ? where (queue = ? and dedupe_key = ?)");
+        e.put("keyMessage",
+                "select message_id from `sqlq_dedupe_key` where (queue = ? and dedupe_key = ?) lock in share mode");
+        e.put("deleteExpiredKeys",
+                "delete from `sqlq_dedupe_key` where expires_at <= (" + NOW + ") order by expires_at limit ?");
+        e.put("deleteKeys",
+                "delete from `sqlq_dedupe_key` where queue = ?");
         e.put("dropSchema[0]",
-                "drop table if exists `sqlq_history`");
+                "drop table if exists `sqlq_dedupe_key`");
         e.put("dropSchema[1]",
-                "drop table if exists `sqlq_dead_letter`");
+                "drop table if exists `sqlq_history`");
         e.put("dropSchema[2]",
-                "drop table if exists `sqlq_message`");
+                "drop table if exists `sqlq_dead_letter`");
         e.put("dropSchema[3]",
-                "drop table if exists `sqlq_queue`");
+                "drop table if exists `sqlq_message`");
         e.put("dropSchema[4]",
+                "drop table if exists `sqlq_queue`");
+        e.put("dropSchema[5]",
                 "drop table if exists `sqlq_schema_history`");
 
         return e;
@@ -422,15 +450,29 @@ class SkipLockedStatementsTest {
                 "insert into \"sqlq_message\" (queue, priority, visible_at, enqueued_at, attempts, headers, "
                 + "payload) values (?, ?, (" + NOW + "), (" + NOW + "), 0, ?, ?)");
         e.put("leaseQueue", "select queue from \"sqlq_message\" where (id = cast(? as bigint) and lease_token = cast(? as bigint))");
+        e.put("deleteExpiredKey",
+                "delete from \"sqlq_dedupe_key\" where (queue = cast(? as varchar) and dedupe_key = cast(? as varchar) and expires_at <= (" + NOW + "))");
+        e.put("insertKey",
+                "insert into \"sqlq_dedupe_key\" (queue, dedupe_key, expires_at) values (?, ?, ((" + NOW + ") + cast(? as bigint)))");
+        e.put("setKeyMessage",
+                "update \"sqlq_dedupe_key\" set message_id = ? where (queue = cast(? as varchar) and dedupe_key = cast(? as varchar))");
+        e.put("keyMessage",
+                "select message_id from \"sqlq_dedupe_key\" where (queue = cast(? as varchar) and dedupe_key = cast(? as varchar))");
+        e.put("deleteExpiredKeys",
+                "delete from \"sqlq_dedupe_key\" where (queue, dedupe_key) in (select queue, dedupe_key from \"sqlq_dedupe_key\" where expires_at <= (" + NOW + ") order by expires_at fetch next ? rows only)");
+        e.put("deleteKeys",
+                "delete from \"sqlq_dedupe_key\" where queue = cast(? as varchar)");
         e.put("dropSchema[0]",
-                "drop table if exists \"sqlq_history\"");
+                "drop table if exists \"sqlq_dedupe_key\"");
         e.put("dropSchema[1]",
-                "drop table if exists \"sqlq_dead_letter\"");
+                "drop table if exists \"sqlq_history\"");
         e.put("dropSchema[2]",
-                "drop table if exists \"sqlq_message\"");
+                "drop table if exists \"sqlq_dead_letter\"");
         e.put("dropSchema[3]",
-                "drop table if exists \"sqlq_queue\"");
+                "drop table if exists \"sqlq_message\"");
         e.put("dropSchema[4]",
+                "drop table if exists \"sqlq_queue\"");
+        e.put("dropSchema[5]",
                 "drop table if exists \"sqlq_schema_history\"");
         e.put("dropFunction",
                 "DROP ALIAS IF EXISTS \"sqlq_now_ms\"");
@@ -536,6 +578,7 @@ class SkipLockedStatementsTest {
         Map<String, String> all = StatementDump.of(new SkipLockedStatements(d, "sqlq_"));
         for (String name : Set.of("stats", "countDead", "countHistory", "listHistory", "listDead", "lockDeadIds",
                 "requeueDead", "deleteDead", "purgeDead", "purgeMessages", "purgeHistory", "deleteQueue",
+                "deleteExpiredKey", "keyMessage", "deleteKeys",
                 d == SkipLockedDialect.H2 ? "claimCandidates" : "claimSelect")) {
             assertTrue(Pattern.compile("\\b(queue|name) = (cast\\()?\\?").matcher(all.get(name)).find(), d + " " + name);
         }
@@ -593,7 +636,13 @@ class SkipLockedStatementsTest {
         binds.put("listQueues", 0);
         binds.put("leaseQueue", 2);              // id, token
         binds.put("rawInsert", 4);               // queue, priority, headers, payload
-        for (int i = 0; i < 5; i++) {
+        binds.put("deleteExpiredKey", 2);        // queue, key
+        binds.put("insertKey", 3);               // queue, key, window
+        binds.put("setKeyMessage", 3);           // message id, queue, key
+        binds.put("keyMessage", 2);              // queue, key
+        binds.put("deleteExpiredKeys", 1);       // limit
+        binds.put("deleteKeys", 1);              // queue
+        for (int i = 0; i < 6; i++) {
             binds.put("dropSchema[" + i + "]", 0);
         }
         if (d == SkipLockedDialect.POSTGRES) {

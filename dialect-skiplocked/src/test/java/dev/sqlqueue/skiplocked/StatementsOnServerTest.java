@@ -101,6 +101,12 @@ class StatementsOnServerTest {
         b.put("deleteQueue", new Object[] {queue});
         b.put("listQueues", new Object[] {});
         b.put("rawInsert", new Object[] {queue, 0, "", PAYLOAD});
+        b.put("deleteExpiredKey", new Object[] {queue, "k"});
+        b.put("insertKey", new Object[] {queue, "k", 300_000L});
+        b.put("setKeyMessage", new Object[] {id, queue, "k"});
+        b.put("keyMessage", new Object[] {queue, "k"});
+        b.put("deleteExpiredKeys", new Object[] {1000});
+        b.put("deleteKeys", new Object[] {queue});
         if (d == SkipLockedDialect.POSTGRES) {
             b.put("notify", new Object[] {channel, queue});
             b.put("listen", new Object[] {});
@@ -121,11 +127,12 @@ class StatementsOnServerTest {
         for (String s : List.of("insert", "leaseUpdate", "deleteLeased", "deleteById", "historyLeased", "historyById",
                 "nackLeased", "nackById", "extend", "releaseLeased", "deadLetterLeased", "deadLetterById", "deleteQueue",
                 "rawInsert", "claimSelect", "claimCandidates", "stats", "countDead", "countHistory", "listQueues", "notify", "leaseQueue",
-                "deleteByIds", "deleteLeasedByIds", "insertMany", "leaseClaim", "leaseUpdateByIds")) {
+                "deleteByIds", "deleteLeasedByIds", "insertMany", "leaseClaim", "leaseUpdateByIds", "insertKey")) {
             ROWS.put(s, 1);
         }
         for (String s : List.of("ensureQueue", "listHistory", "listDead", "lockDeadIds", "requeueDead", "requeueDeadGrouped", "deleteDead",
-                "purgeDead", "purgeHistory", "pruneHistoryAge", "historyCutoff", "pruneHistoryRows", "listen")) {
+                "purgeDead", "purgeHistory", "pruneHistoryAge", "historyCutoff", "pruneHistoryRows", "listen",
+                "deleteExpiredKey", "setKeyMessage", "keyMessage", "deleteExpiredKeys", "deleteKeys")) {
             ROWS.put(s, 0);
         }
         ROWS.put("purgeMessages", 2);

@@ -64,7 +64,7 @@ final class SqlServerAdmin {
      * Marks the queue row {@code dropping} first (waiting for running enqueues, whose REPEATABLEREAD
      * share lock on the row holds until they commit); from then on enqueue into the queue fails with
      * {@link dev.sqlqueue.SqlQueueException} and does not re-create it. Then deletes its messages, dead
-     * letters and history in batches, and the queue row last. A message enqueued before the mark is
+     * letters, history and deduplication keys in batches, and the queue row last. A message enqueued before the mark is
      * purged; none enqueued after it exists. A drop interrupted half way leaves the queue marked (enqueue
      * refuses it, {@code queues()} hides it); running the drop again finishes it. Review finding 4.
      */
@@ -74,6 +74,7 @@ final class SqlServerAdmin {
         inBatches("purgeBatch", queue);
         inBatches("purgeDeadLettersBatch", queue);
         inBatches("purgeHistoryBatch", queue);
+        inBatches("purgeKeysBatch", queue);
         sessions.inTransaction("dropping queue '" + queue + "'",
                 c -> Jdbc.count(c, sql.get("deleteQueue"), queue.value()));
     }

@@ -73,7 +73,7 @@ public final class SqlServerProvider implements BackendProvider {
             SqlServerStatements used = order == options.ordering() ? sql
                     : new SqlServerStatements(config.tablePrefix(), options.schema(), order);
             return new SqlServerQueueBackend(used, sessions, config.history(),
-                    () -> SqlServerMigrator.migrate(ds, used, options.layout()), pool, order);
+                    () -> SqlServerMigrator.migrate(ds, used, options.layout()), pool, order, config.deduplicationWindow());
         } catch (RuntimeException e) {
             if (pool != null) {
                 pool.close();

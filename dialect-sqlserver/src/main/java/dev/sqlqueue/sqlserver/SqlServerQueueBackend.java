@@ -6,6 +6,7 @@ import dev.sqlqueue.ClaimMode;
 import dev.sqlqueue.ConsumeRequest;
 import dev.sqlqueue.DeadLetter;
 import dev.sqlqueue.Delivery;
+import dev.sqlqueue.EnqueueResult;
 import dev.sqlqueue.HistoryEntry;
 import dev.sqlqueue.HistoryRetention;
 import dev.sqlqueue.InvalidInputException;
@@ -60,6 +61,10 @@ public final class SqlServerQueueBackend implements QueueBackend {
     private final SqlServerAdmin admin;
     private final Capabilities caps;
     private final boolean history;
+    private final Duration dedupeWindow;
+    /** Keyed enqueues so far; every {@link #CLEANUP_EVERY}th also deletes a batch of expired keys. */
+    private final java.util.concurrent.atomic.AtomicLong keyedEnqueues = new java.util.concurrent.atomic.AtomicLong();
+    static final int CLEANUP_EVERY = 256;
     private final AutoCloseable pool;
 
     /**
@@ -71,6 +76,13 @@ public final class SqlServerQueueBackend implements QueueBackend {
      */
     SqlServerQueueBackend(SqlServerStatements sql, Sessions sessions, boolean history, Runnable migrate, AutoCloseable pool,
                           ClaimOrder order) {
+        this(sql, sessions, history, migrate, pool, order, dev.sqlqueue.QueueConfig.DEFAULT_DEDUPLICATION_WINDOW);
+    }
+
+    /** @param dedupeWindow {@link dev.sqlqueue.QueueConfig#deduplicationWindow()} */
+    SqlServerQueueBackend(SqlServerStatements sql, Sessions sessions, boolean history, Runnable migrate, AutoCloseable pool,
+                          ClaimOrder order, Duration dedupeWindow) {
+        this.dedupeWindow = dedupeWindow;
         this.sql = sql;
         this.sessions = sessions;
         this.history = history;
@@ -82,7 +94,7 @@ public final class SqlServerQueueBackend implements QueueBackend {
     static Capabilities capabilities(ClaimOrder order) {
         Set<Capability> f = EnumSet.of(Capability.DELAYED_DELIVERY, Capability.LEASE_EXTENSION, Capability.NACK_DELAY,
                 Capability.TRANSACTIONAL_ENQUEUE, Capability.HISTORY, Capability.DROP_SCHEMA, Capability.KILL_SESSION,
-                Capability.RAW_ROW_INSERT);
+                Capability.RAW_ROW_INSERT, Capability.DEDUPLICATION);
         if (order == ClaimOrder.PRIORITY_FIRST) {
             f.add(Capability.PRIORITY);
         }
@@ -118,15 +130,81 @@ public final class SqlServerQueueBackend implements QueueBackend {
         return sessions.inTransaction("enqueue on queue '" + queue + "'", c -> {
             List<Long> ids = new ArrayList<>(messages.size());
             for (Message m : messages) {
-                ids.add(insert(c, "enqueue", queue, m));
+                ids.add(m.deduplicationKey() == null ? insert(c, "enqueue", queue, m) : insertKeyed(c, "enqueueKeyed", queue, m).id());
             }
             return ids;
         });
     }
 
     @Override
+    public EnqueueResult enqueueDeduplicated(QueueName queue, Message message) {
+        checkDelay(message);
+        if (message.deduplicationKey() == null) {
+            return new EnqueueResult(enqueue(queue, message), false);
+        }
+        return sessions.inTransaction("enqueue on queue '" + queue + "'", c -> {
+            EnqueueResult r = insertKeyed(c, "enqueueKeyed", queue, message);
+            if (keyedEnqueues.incrementAndGet() % CLEANUP_EVERY == 0) {
+                Jdbc.count(c, sql.get("deleteExpiredKeysBatch"), SqlServerStatements.MAINTENANCE_BATCH);
+            }
+            return r;
+        });
+    }
+
+    @Override
+    public EnqueueResult enqueueDeduplicated(Connection connection, QueueName queue, Message message) {
+        checkDelay(message);
+        if (message.deduplicationKey() == null) {
+            return new EnqueueResult(enqueue(connection, queue, message), false);
+        }
+        try {
+            return insertKeyed(connection, "enqueueKeyedJoined", queue, message);
+        } catch (SQLException e) {
+            throw SqlServerErrors.map("enqueue on queue '" + queue + "' in the caller's transaction", e);
+        }
+    }
+
+    /** A keyed enqueue ({@code enqueueKeyed}); a missing queue is created as for {@link #insert}. */
+    private EnqueueResult insertKeyed(Connection c, String statement, QueueName queue, Message m) throws SQLException {
+        EnqueueResult r = tryInsertKeyed(c, statement, queue, m);
+        if (r == null) {
+            if (statement.equals("enqueueKeyedJoined")) {
+                admin.createQueue(queue);
+            } else {
+                admin.createQueueOn(c, queue);
+            }
+            r = tryInsertKeyed(c, statement, queue, m);
+        }
+        if (r == null) {
+            throw new SqlQueueException("queue '" + queue + "' is being dropped or was dropped while a message was being"
+                    + " enqueued on it; nothing was enqueued");
+        }
+        return r;
+    }
+
+    /**
+     * The key as stored: followed by {@code .}, because {@code =} ignores trailing spaces even under a BIN2
+     * collation (ANSI padding), which would make {@code k} and {@code k } one key.
+     */
+    static String storedKey(String key) {
+        return key + ".";
+    }
+
+    private EnqueueResult tryInsertKeyed(Connection c, String statement, QueueName queue, Message m) throws SQLException {
+        try (PreparedStatement ps = Jdbc.prepare(c, sql.get(statement), queue.value(), storedKey(m.deduplicationKey()),
+                Jdbc.seconds(dedupeWindow), Jdbc.millisPart(dedupeWindow), m.priority(), Jdbc.seconds(m.delay()),
+                Jdbc.millisPart(m.delay()), m.payloadUnsafe(), HeaderCodec.encode(m.headers()));
+             ResultSet rs = ps.executeQuery()) {
+            return rs.next() ? new EnqueueResult(rs.getLong("id"), rs.getInt("duplicate") == 1) : null;
+        }
+    }
+
+    @Override
     public long enqueue(Connection connection, QueueName queue, Message message) {
         checkDelay(message);
+        if (message.deduplicationKey() != null) {
+            return enqueueDeduplicated(connection, queue, message).id();
+        }
         try {
             return insert(connection, "enqueueJoined", queue, message);
         } catch (SQLException e) {

@@ -56,6 +56,7 @@ public final class SqlServerStatements {
     final String history;
     final String queues;
     final String settings;
+    final String dedupeKeys;
     private final Map<String, String> all = new LinkedHashMap<>();
     private final Map<String, String> probes = new LinkedHashMap<>();
 
@@ -73,6 +74,7 @@ public final class SqlServerStatements {
         this.history = qualified(schema, tablePrefix + "history");
         this.queues = qualified(schema, tablePrefix + "queues");
         this.settings = qualified(schema, tablePrefix + "settings");
+        this.dedupeKeys = qualified(schema, tablePrefix + "dedupe_keys");
         build();
         buildProbes();
     }
@@ -221,6 +223,38 @@ public final class SqlServerStatements {
         // executeQuery skips the INSERT's update count before the OUTPUT rows (mssql-jdbc
         // SQLServerStatement.onDone). Binds as enqueue.
         all.put("enqueueJoined", all.get("enqueue").substring(PRELUDE.length()));
+        // enqueue with a deduplication key (Message.deduplicationKey), one batch: drop the key's row if its
+        // window has passed; read the key under UPDLOCK, HOLDLOCK (a key-range lock when it is missing, so a
+        // concurrent enqueue of the same key waits for this transaction: "Table hints (Transact-SQL)",
+        // HOLDLOCK = SERIALIZABLE for this table); if it is taken, return its message as a duplicate, else
+        // insert the message as "enqueue" does and take the key for it. The primary key of the keys table
+        // backs this up. No row back = the queue is missing or being dropped (as "enqueue").
+        // Binds: 1 queue, 2 stored key (the key + ".": "=" ignores trailing spaces even under BIN2), 3 window s, 4 window ms, 5 priority, 6 delay s, 7 delay ms, 8 payload, 9 headers.
+        all.put("enqueueKeyed", PRELUDE + "DECLARE @q nvarchar(48) = ?; DECLARE @k nvarchar(129) = ?;"
+                + " DECLARE @ws int = ?; DECLARE @wms int = ?; DECLARE @id bigint;"
+                + " DECLARE @new TABLE ([id] bigint NOT NULL);"
+                + " DELETE FROM " + dedupeKeys + " WITH (ROWLOCK)"
+                + " WHERE [queue_name] = @q AND [dedupe_key] = @k AND [expires_at] <= SYSUTCDATETIME();"
+                + " SELECT @id = [message_id] FROM " + dedupeKeys + " WITH (UPDLOCK, HOLDLOCK, ROWLOCK)"
+                + " WHERE [queue_name] = @q AND [dedupe_key] = @k;"
+                + " IF @id IS NOT NULL SELECT @id AS [id], 1 AS [duplicate]; ELSE BEGIN"
+                + " INSERT INTO " + messages + " ([queue_name], [priority], [visible_at], [enqueued_at], [payload], [headers])"
+                + " OUTPUT inserted.[id] INTO @new ([id])"
+                + " SELECT [q].[name], ?, " + DELAY + ", SYSUTCDATETIME(), ?, ?"
+                + " FROM " + queues + " AS [q] WITH (ROWLOCK, REPEATABLEREAD) WHERE [q].[name] = @q AND [q].[dropping] = 0;"
+                + " INSERT INTO " + dedupeKeys + " ([queue_name], [dedupe_key], [message_id], [expires_at])"
+                + " SELECT @q, @k, [id], DATEADD(second, @ws, DATEADD(millisecond, @wms, SYSUTCDATETIME())) FROM @new;"
+                + " SELECT [id], 0 AS [duplicate] FROM @new; END;");
+        // the same in the caller's transaction: no SET (see enqueueJoined). VERIFY on a server (probe): that
+        // executeQuery returns the final SELECT's rows after the DELETE and INSERTs' update counts.
+        all.put("enqueueKeyedJoined", all.get("enqueueKeyed").substring(PRELUDE.length()));
+        // at most n expired keys of any queue, through the expiry index; READPAST skips keys held by running
+        // enqueues. Binds: 1 batch size.
+        all.put("deleteExpiredKeysBatch", PRELUDE + "DELETE TOP (?) FROM " + dedupeKeys + " WITH (ROWLOCK, READPAST)"
+                + " WHERE [expires_at] <= SYSUTCDATETIME()" + ROWCOUNT + ";");
+        // dropQueue: the queue's keys. Binds: 1 batch size, 2 queue.
+        all.put("purgeKeysBatch", PRELUDE + "DELETE TOP (?) FROM " + dedupeKeys + " WITH (ROWLOCK) WHERE [queue_name] = ?"
+                + ROWCOUNT + ";");
         // Binds of the settle statements end with: id, queue, token.
         all.put("ack", PRELUDE + "DELETE FROM " + messages + " WITH (ROWLOCK)" + MATCH + ROWCOUNT + ";");
         // Binds: 1 detail, then id, queue, token.
@@ -306,7 +340,8 @@ public final class SqlServerStatements {
                 + " [duration_ms], [attempts], [outcome], [detail] FROM " + history
                 + " WHERE [queue_name] = ? ORDER BY [finished_at] DESC, [id] DESC;");
         // dropSchema: every table of the prefix, Flyway's history table included. No foreign keys, so any order works.
-        all.put("dropSchema", PRELUDE + "DROP TABLE IF EXISTS " + messages + "; DROP TABLE IF EXISTS " + deadLetters
+        all.put("dropSchema", PRELUDE + "DROP TABLE IF EXISTS " + dedupeKeys + "; DROP TABLE IF EXISTS " + messages
+                + "; DROP TABLE IF EXISTS " + deadLetters
                 + "; DROP TABLE IF EXISTS " + history + "; DROP TABLE IF EXISTS " + queues + "; DROP TABLE IF EXISTS "
                 + settings + "; DROP TABLE IF EXISTS " + qualified(schema, flywayTable()) + ";");
         all.put("readSettings", PRELUDE + "SELECT [name], [value] FROM " + settings + ";");
@@ -337,6 +372,9 @@ public final class SqlServerStatements {
         p.put("history_queue_index", quote(prefix + "history_queue"));
         p.put("queues_pk", quote(prefix + "queues_pk"));
         p.put("settings_pk", quote(prefix + "settings_pk"));
+        p.put("dedupe_keys", dedupeKeys);
+        p.put("dedupe_keys_pk", quote(prefix + "dedupe_keys_pk"));
+        p.put("dedupe_keys_expiry_index", quote(prefix + "dedupe_keys_expiry"));
         p.put("ordering", order.key());
         p.put("layout", layout.key());
         return p;

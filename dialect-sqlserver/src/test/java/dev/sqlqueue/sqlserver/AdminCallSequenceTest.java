@@ -122,11 +122,11 @@ class AdminCallSequenceTest {
      */
     @Test
     void dropMarksTheQueueFirstThenDeletesItsRowsThenTheQueueRowLast() {
-        f.jdbc.count(1).count(0).count(0).count(0).count(1);
+        f.jdbc.count(1).count(0).count(0).count(0).count(0).count(1);
         f.backend.dropQueue(Q);
         List<String> prepared = f.jdbc.sequence().stream().filter(s -> s.startsWith("prepare")).toList();
         assertEquals(List.of("prepare markDropping", "prepare purgeBatch", "prepare purgeDeadLettersBatch",
-                "prepare purgeHistoryBatch", "prepare deleteQueue"), prepared);
+                "prepare purgeHistoryBatch", "prepare purgeKeysBatch", "prepare deleteQueue"), prepared);
     }
 
     /** Review finding 4: an enqueue that meets a dropping queue fails; it does not re-create the queue. */
@@ -225,10 +225,10 @@ class AdminCallSequenceTest {
 
     @Test
     void dropQueueCommitsEachStepSeparately() {
-        f.jdbc.count(1).count(0).count(0).count(0).count(1);
+        f.jdbc.count(1).count(0).count(0).count(0).count(0).count(1);
         f.backend.dropQueue(Q);
         List<String> expected = new java.util.ArrayList<>();
-        for (String st : List.of("markDropping", "purgeBatch", "purgeDeadLettersBatch", "purgeHistoryBatch", "deleteQueue")) {
+        for (String st : List.of("markDropping", "purgeBatch", "purgeDeadLettersBatch", "purgeHistoryBatch", "purgeKeysBatch", "deleteQueue")) {
             expected.addAll(oneTransaction(st, "executeQuery"));
         }
         assertEquals(expected, f.jdbc.sequence());

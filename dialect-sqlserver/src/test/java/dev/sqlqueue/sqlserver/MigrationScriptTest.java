@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
  * here (there is no SQL Server).
  */
 class MigrationScriptTest {
-    private static final String[] SCRIPTS = {"V1__queue_tables.sql", "V2__queue_dropping.sql"};
+    private static final String[] SCRIPTS = {"V1__queue_tables.sql", "V2__queue_dropping.sql", "V3__deduplication_keys.sql"};
 
     /** Every migration script, in version order, joined. */
     private static String script() throws IOException {

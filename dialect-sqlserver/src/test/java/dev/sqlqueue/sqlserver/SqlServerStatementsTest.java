@@ -18,6 +18,18 @@ class SqlServerStatementsTest {
 
     @Test
     void everyStatementTextIsPinned() {
+        final String KEYED = "DECLARE @q nvarchar(48) = ?; DECLARE @k nvarchar(129) = ?; DECLARE @ws int = ?; DECLARE @wms int = ?"
+                + "; DECLARE @id bigint; DECLARE @new TABLE ([id] bigint NOT NULL); DELETE FROM [dbo].[sqlq_dedupe_keys"
+                + "] WITH (ROWLOCK) WHERE [queue_name] = @q AND [dedupe_key] = @k AND [expires_at] <= SYSUTCDATETIME();"
+                + " SELECT @id = [message_id] FROM [dbo].[sqlq_dedupe_keys] WITH (UPDLOCK, HOLDLOCK, ROWLOCK) WHERE [qu"
+                + "eue_name] = @q AND [dedupe_key] = @k; IF @id IS NOT NULL SELECT @id AS [id], 1 AS [duplicate]; ELSE "
+                + "BEGIN INSERT INTO [dbo].[sqlq_messages] ([queue_name], [priority], [visible_at], [enqueued_at], [pay"
+                + "load], [headers]) OUTPUT inserted.[id] INTO @new ([id]) SELECT [q].[name], ?, DATEADD(second, ?, DAT"
+                + "EADD(millisecond, ?, SYSUTCDATETIME())), SYSUTCDATETIME(), ?, ? FROM [dbo].[sqlq_queues] AS [q] WITH"
+                + " (ROWLOCK, REPEATABLEREAD) WHERE [q].[name] = @q AND [q].[dropping] = 0; INSERT INTO [dbo].[sqlq_ded"
+                + "upe_keys] ([queue_name], [dedupe_key], [message_id], [expires_at]) SELECT @q, @k, [id], DATEADD(seco"
+                + "nd, @ws, DATEADD(millisecond, @wms, SYSUTCDATETIME())) FROM @new; SELECT [id], 0 AS [duplicate] FROM"
+                + " @new; END;";
         Map<String, String> expected = new LinkedHashMap<>();
         expected.put("claim",
                 "SET NOCOUNT ON; SET XACT_ABORT ON; SET TRANSACTION ISOLATION LEVEL READ COMMITTED; WITH [claim] AS "
@@ -40,6 +52,15 @@ class SqlServerStatementsTest {
                 + "[enqueued_at], [payload], [headers]) OUTPUT inserted.[id] SELECT [q].[name], ?, DATEADD(second, ?, "
                 + "DATEADD(millisecond, ?, SYSUTCDATETIME())), SYSUTCDATETIME(), ?, ? FROM [dbo].[sqlq_queues] AS [q] "
                 + "WITH (ROWLOCK, REPEATABLEREAD) WHERE [q].[name] = ? AND [q].[dropping] = 0;");
+        expected.put("enqueueKeyed",
+                "SET NOCOUNT ON; SET XACT_ABORT ON; " + KEYED);
+        expected.put("enqueueKeyedJoined", KEYED);
+        expected.put("deleteExpiredKeysBatch",
+                "SET NOCOUNT ON; SET XACT_ABORT ON; DELETE TOP (?) FROM [dbo].[sqlq_dedupe_keys] WITH (ROWLOCK, READPAST) "
+                + "WHERE [expires_at] <= SYSUTCDATETIME(); SELECT @@ROWCOUNT AS [n];");
+        expected.put("purgeKeysBatch",
+                "SET NOCOUNT ON; SET XACT_ABORT ON; DELETE TOP (?) FROM [dbo].[sqlq_dedupe_keys] WITH (ROWLOCK) "
+                + "WHERE [queue_name] = ?; SELECT @@ROWCOUNT AS [n];");
         expected.put("ack",
                 "SET NOCOUNT ON; SET XACT_ABORT ON; DELETE FROM [dbo].[sqlq_messages] WITH (ROWLOCK) WHERE [id] = ? "
                 + "AND [queue_name] = ? AND [lease_token] = ?; SELECT @@ROWCOUNT AS [n];");
@@ -139,7 +160,7 @@ class SqlServerStatementsTest {
                 + "[finished_at], [duration_ms], [attempts], [outcome], [detail] FROM [dbo].[sqlq_history] WHERE "
                 + "[queue_name] = ? ORDER BY [finished_at] DESC, [id] DESC;");
         expected.put("dropSchema",
-                "SET NOCOUNT ON; SET XACT_ABORT ON; DROP TABLE IF EXISTS [dbo].[sqlq_messages]; "
+                "SET NOCOUNT ON; SET XACT_ABORT ON; DROP TABLE IF EXISTS [dbo].[sqlq_dedupe_keys]; DROP TABLE IF EXISTS [dbo].[sqlq_messages]; "
                 + "DROP TABLE IF EXISTS [dbo].[sqlq_dead_letters]; DROP TABLE IF EXISTS [dbo].[sqlq_history]; "
                 + "DROP TABLE IF EXISTS [dbo].[sqlq_queues]; DROP TABLE IF EXISTS [dbo].[sqlq_settings]; "
                 + "DROP TABLE IF EXISTS [dbo].[sqlq_schema_history];");
@@ -199,7 +220,10 @@ class SqlServerStatementsTest {
     @Test
     void backendStatementsStartWithNocountAndXactAbortButTheJoinedEnqueueSetsNothing() {
         sql.all().forEach((name, text) -> {
-            if (name.equals("enqueueJoined")) {
+            if (name.equals("enqueueKeyedJoined")) {
+                assertTrue(text.startsWith("DECLARE @q "), "joined keyed enqueue sets no session option");
+                assertTrue(!text.contains("SET "), "joined keyed enqueue sets no session option");
+            } else if (name.equals("enqueueJoined")) {
                 assertTrue(text.startsWith("INSERT INTO "), "joined enqueue sets no session option");
                 assertTrue(!text.contains("SET "), "joined enqueue sets no session option");
             } else if (!name.equals("serverVersion")) {

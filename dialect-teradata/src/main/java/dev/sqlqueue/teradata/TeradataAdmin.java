@@ -39,11 +39,12 @@ final class TeradataAdmin {
         this.fallback = fallback;
     }
 
-    /** Creates the missing tables of a queue. */
+    /** Creates the missing tables of a queue (a queue of an older version gets its keys table here). */
     void createQueue(TeradataNames n) {
         sessions.run("create queue '" + n.queue() + "'", s -> {
             ddlUnlessPresent(s.connection(), n.queueTableName(), TeradataStatements.createQueueTable(n, fallback), true);
             ddlUnlessPresent(s.connection(), n.deadLetterTableName(), TeradataStatements.createDeadLetterTable(n, fallback), true);
+            ddlUnlessPresent(s.connection(), n.keysTableName(), TeradataStatements.createKeysTable(n, fallback), true);
             return null;
         });
     }
@@ -53,6 +54,7 @@ final class TeradataAdmin {
         sessions.run("drop queue '" + n.queue() + "'", s -> {
             ddlUnlessPresent(s.connection(), n.queueTableName(), TeradataStatements.dropTable(n.queueTable()), false);
             ddlUnlessPresent(s.connection(), n.deadLetterTableName(), TeradataStatements.dropTable(n.deadLetterTable()), false);
+            ddlUnlessPresent(s.connection(), n.keysTableName(), TeradataStatements.dropTable(n.keysTable()), false);
             return null;
         });
     }
@@ -101,7 +103,7 @@ final class TeradataAdmin {
     void dropAll() {
         Set<QueueName> all = new LinkedHashSet<>();
         for (String t : tables()) {
-            String base = t.endsWith(TeradataNames.DEAD_LETTER_SUFFIX)
+            String base = t.endsWith(TeradataNames.DEAD_LETTER_SUFFIX) || t.endsWith(TeradataNames.KEYS_SUFFIX)
                     ? t.substring(0, t.length() - TeradataNames.DEAD_LETTER_SUFFIX.length()) : t;
             queueOf(base).ifPresent(all::add);
         }

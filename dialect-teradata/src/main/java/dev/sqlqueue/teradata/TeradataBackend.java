@@ -6,6 +6,7 @@ import dev.sqlqueue.ClaimMode;
 import dev.sqlqueue.ConsumeRequest;
 import dev.sqlqueue.DeadLetter;
 import dev.sqlqueue.Delivery;
+import dev.sqlqueue.EnqueueResult;
 import dev.sqlqueue.HistoryEntry;
 import dev.sqlqueue.InvalidInputException;
 import dev.sqlqueue.LeaseLostException;
@@ -44,7 +45,7 @@ public final class TeradataBackend implements QueueBackend {
     public static final int MAX_CLAIM_BATCH = 100;
 
     static final Capabilities CAPABILITIES = new Capabilities(TeradataProvider.NAME, EnumSet.of(ClaimMode.TRANSACTIONAL),
-            EnumSet.of(Capability.TRANSACTIONAL_ENQUEUE, Capability.DROP_SCHEMA), Ordering.FIFO_APPROXIMATE,
+            EnumSet.of(Capability.TRANSACTIONAL_ENQUEUE, Capability.DROP_SCHEMA, Capability.DEDUPLICATION), Ordering.FIFO_APPROXIMATE,
             TeradataStatements.MAX_PAYLOAD_BYTES, MAX_CLAIM_BATCH);
 
     private final String prefix;
@@ -62,7 +63,7 @@ public final class TeradataBackend implements QueueBackend {
         this.database = database;
         this.version = version;
         this.sessions = sessions;
-        this.producer = new TeradataEnqueue(sessions, options.insertBatchRows());
+        this.producer = new TeradataEnqueue(sessions, options.insertBatchRows(), config.deduplicationWindow());
         this.claims = new TeradataClaims(sessions, new WaitGate(options.maxWaitingSessions()), options.consumeCancelMillis(),
                 options.batchConsumeCancelMillis());
         this.admin = new TeradataAdmin(sessions, prefix, database, options.fallback());
@@ -130,6 +131,16 @@ public final class TeradataBackend implements QueueBackend {
     @Override
     public long enqueue(Connection connection, QueueName queue, Message message) {
         return producer.enqueue(connection, names(queue), message);
+    }
+
+    @Override
+    public EnqueueResult enqueueDeduplicated(QueueName queue, Message message) {
+        return producer.enqueueDeduplicated(names(queue), message);
+    }
+
+    @Override
+    public EnqueueResult enqueueDeduplicated(Connection connection, QueueName queue, Message message) {
+        return producer.enqueueDeduplicated(connection, names(queue), message);
     }
 
     // ---- consumer and acknowledger -----------------------------------------------------------

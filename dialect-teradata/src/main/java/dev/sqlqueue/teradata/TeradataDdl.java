@@ -12,15 +12,15 @@ public final class TeradataDdl {
     }
 
     /**
-     * The statements that create a queue's tables, in order: the queue table, then the dead-letter
-     * table. Each is one request, to be followed by COMMIT in ANSI mode; none ends with a semicolon.
+     * The statements that create a queue's tables, in order: the queue table, the dead-letter table,
+     * the deduplication keys table. Each is one request, to be followed by COMMIT in ANSI mode; none ends with a semicolon.
      *
      * @param tablePrefix the table prefix, as {@link dev.sqlqueue.QueueConfig#tablePrefix()} (1 to 24
      *     characters of {@code [a-z][a-z0-9_]*}; the library's default is {@code sqlq_})
      * @param database the database to hold the tables (1 to 128 characters of letters, digits, {@code _},
      *     {@code $}, {@code #}, not starting with a digit)
      * @param queue the queue name ({@link QueueName} rules)
-     * @return two CREATE TABLE statements
+     * @return three CREATE TABLE statements
      * @throws dev.sqlqueue.InvalidInputException naming the rule a name breaks
      */
     public static List<String> forQueue(String tablePrefix, String database, String queue) {
@@ -33,6 +33,7 @@ public final class TeradataDdl {
      */
     public static List<String> forQueue(String tablePrefix, String database, String queue, boolean fallback) {
         TeradataNames n = TeradataNames.of(tablePrefix, database, QueueName.of(queue));
-        return List.of(TeradataStatements.createQueueTable(n, fallback), TeradataStatements.createDeadLetterTable(n, fallback));
+        return List.of(TeradataStatements.createQueueTable(n, fallback), TeradataStatements.createDeadLetterTable(n, fallback),
+                TeradataStatements.createKeysTable(n, fallback));
     }
 }

@@ -1,6 +1,7 @@
 package dev.sqlqueue.teradata;
 
 import dev.sqlqueue.Capability;
+import dev.sqlqueue.EnqueueResult;
 import dev.sqlqueue.InvalidInputException;
 import dev.sqlqueue.Message;
 import dev.sqlqueue.UnsupportedCapabilityException;
@@ -11,8 +12,10 @@ import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Enqueue: every message is checked before anything is sent, then inserted in chunks of at most
@@ -24,17 +27,28 @@ import java.util.List;
  * auto-generated key retrieval ({@code RETURN_GENERATED_KEYS}); how terajdbc answers it for an iterated
  * request is not documented (review V1), so a single message is one {@code executeUpdate}, and a batch
  * whose key count does not match its rows is rolled back and sent again one row per request, which this
- * instance then keeps doing. Thread-safe.
+ * instance then keeps doing.
+ *
+ * <p>Deduplication keys: a keyed message takes its key in the queue's keys table
+ * ({@link TeradataStatements#createKeysTable}) in the same transaction as its INSERT: delete the key's
+ * row if expired, insert the key (error 2801 when it is taken; in ANSI mode an error undoes that request
+ * only, VERIFY on a system), insert the message, record its id on the key. A taken key returns the id
+ * stored on it. A batch holding a keyed message is sent one row per request. Every 256th keyed enqueue
+ * then deletes the queue's expired keys in a transaction of its own. Thread-safe.
  */
 final class TeradataEnqueue {
     private final Sessions sessions;
     private final int batchRows;
+    private final Duration window;
+    private final AtomicLong keyedEnqueues = new AtomicLong();
+    static final int CLEANUP_EVERY = 256;
     /** Set once the driver answered a batch with the wrong number of keys (review V1); then every request is one row. */
     private volatile boolean oneRowPerRequest;
 
-    TeradataEnqueue(Sessions sessions, int batchRows) {
+    TeradataEnqueue(Sessions sessions, int batchRows, Duration window) {
         this.sessions = sessions;
         this.batchRows = batchRows;
+        this.window = window;
     }
 
     /**
@@ -71,6 +85,11 @@ final class TeradataEnqueue {
                     + " characters; the teradata backend stores at most " + TeradataStatements.MAX_HEADER_CHARS
                     + "; nothing was enqueued");
         }
+        if (m.deduplicationKey() != null && TeradataText.firstUnstorable(m.deduplicationKey()) >= 0) {
+            throw new InvalidInputException("dedupe.charset", "the deduplication key holds "
+                    + TeradataText.describe(m.deduplicationKey(), TeradataText.firstUnstorable(m.deduplicationKey()))
+                    + ", which the teradata backend cannot store in its UNICODE key column (error 6706); nothing was enqueued");
+        }
         int bad = TeradataText.firstUnstorable(headers);
         if (bad >= 0) {
             throw new InvalidInputException("headers.charset", "a header holds " + TeradataText.describe(headers, bad)
@@ -84,6 +103,21 @@ final class TeradataEnqueue {
     /** Inserts and commits; all or nothing. */
     List<Long> enqueueAll(TeradataNames n, List<Message> messages) {
         List<String> headers = messages.stream().map(TeradataEnqueue::check).toList();
+        if (messages.stream().anyMatch(m -> m.deduplicationKey() != null)) {
+            List<Long> ids = sessions.run("enqueue to '" + n.queue() + "'", s -> {
+                Connection c = s.connection();
+                List<Long> out = new ArrayList<>(messages.size());
+                for (int i = 0; i < messages.size(); i++) {
+                    Message m = messages.get(i);
+                    out.add(m.deduplicationKey() == null ? insert(c, n, List.of(m), List.of(headers.get(i)), 1).get(0)
+                            : keyed(c, n, m, headers.get(i)).id());
+                }
+                c.commit();
+                return out;
+            });
+            cleanUpNow(n, messages.stream().filter(m -> m.deduplicationKey() != null).count());
+            return ids;
+        }
         return sessions.run("enqueue to '" + n.queue() + "'", s -> {
             Connection c = s.connection();
             List<Long> ids;
@@ -102,12 +136,117 @@ final class TeradataEnqueue {
 
     /** Inserts on the caller's connection without committing or touching its auto-commit mode: one row, one request. */
     long enqueue(Connection caller, TeradataNames n, Message m) {
+        if (m != null && m.deduplicationKey() != null) {
+            return enqueueDeduplicated(caller, n, m).id();
+        }
         String headers = check(m);
         try {
             return insert(caller, n, List.of(m), List.of(headers), 1).get(0);
         } catch (SQLException e) {
             throw TeradataErrors.translate("enqueue to '" + n.queue() + "' in the caller's transaction", e,
                     !Sessions.valid(caller));
+        }
+    }
+
+    /** A keyed enqueue in its own transaction, committed. */
+    EnqueueResult enqueueDeduplicated(TeradataNames n, Message m) {
+        String headers = check(m);
+        if (m.deduplicationKey() == null) {
+            return new EnqueueResult(enqueueAll(n, List.of(m)).get(0), false);
+        }
+        EnqueueResult r = sessions.run("enqueue to '" + n.queue() + "'", s -> {
+            EnqueueResult out = keyed(s.connection(), n, m, headers);
+            s.connection().commit();
+            return out;
+        });
+        cleanUpNow(n, 1);
+        return r;
+    }
+
+    /** A keyed enqueue on the caller's connection, not committed. */
+    EnqueueResult enqueueDeduplicated(Connection caller, TeradataNames n, Message m) {
+        String headers = check(m);
+        if (m.deduplicationKey() == null) {
+            return new EnqueueResult(enqueue(caller, n, m), false);
+        }
+        try {
+            return keyed(caller, n, m, headers);
+        } catch (SQLException e) {
+            throw TeradataErrors.translate("enqueue to '" + n.queue() + "' in the caller's transaction", e,
+                    !Sessions.valid(caller));
+        }
+    }
+
+    /** The stored form of a key: followed by {@code .}, so trailing blanks count (Teradata pads comparisons). */
+    static String stored(String key) {
+        return key + ".";
+    }
+
+    /** Take the key, then insert the message and record its id on the key; or return the key's message. */
+    private EnqueueResult keyed(Connection c, TeradataNames n, Message m, String headers) throws SQLException {
+        String key = stored(m.deduplicationKey());
+        for (int attempt = 1; ; attempt++) {
+            try (PreparedStatement ps = c.prepareStatement(TeradataStatements.deleteExpiredKey(n))) {
+                ps.setString(1, key);
+                ps.executeUpdate();
+            }
+            boolean taken = false;
+            try (PreparedStatement ps = c.prepareStatement(TeradataStatements.insertKey(n))) {
+                long seconds = Math.max(1, (window.toMillis() + 999) / 1000); // whole seconds, rounded up
+                ps.setString(1, key);
+                ps.setLong(2, seconds / 86_400);
+                ps.setLong(3, seconds % 86_400 / 60);
+                ps.setLong(4, seconds % 60);
+                ps.executeUpdate();
+            } catch (SQLException e) {
+                if (e.getErrorCode() != TeradataErrors.DUPLICATE_UNIQUE_KEY) {
+                    throw e;
+                }
+                taken = true;
+            }
+            if (!taken) {
+                long id = insert(c, n, List.of(m), List.of(headers), 1).get(0);
+                try (PreparedStatement ps = c.prepareStatement(TeradataStatements.setKeyMessage(n))) {
+                    ps.setLong(1, id);
+                    ps.setString(2, key);
+                    ps.executeUpdate();
+                }
+                return new EnqueueResult(id, false);
+            }
+            try (PreparedStatement ps = c.prepareStatement(TeradataStatements.keyMessage(n))) {
+                ps.setString(1, key);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (rs.next()) {
+                        long id = rs.getLong(1);
+                        if (!rs.wasNull()) {
+                            return new EnqueueResult(id, true);
+                        }
+                    }
+                }
+            }
+            if (attempt >= 3) {
+                throw new SQLException("deduplication key of queue '" + n.queue() + "' is taken but names no message");
+            }
+        }
+    }
+
+    /** Every {@link #CLEANUP_EVERY}th keyed enqueue deletes the queue's expired keys, in a transaction of its own. */
+    private void cleanUpNow(TeradataNames n, long keyed) {
+        long before = keyedEnqueues.getAndAdd(keyed);
+        if (before / CLEANUP_EVERY == (before + keyed) / CLEANUP_EVERY) {
+            return;
+        }
+        try {
+            sessions.run("delete expired deduplication keys of '" + n.queue() + "'", s -> {
+                try (Statement st = s.connection().createStatement()) {
+                    st.executeUpdate(TeradataStatements.deleteExpiredKeys(n));
+                }
+                s.connection().commit();
+                return null;
+            });
+        } catch (RuntimeException e) {
+            // the enqueue committed already; expired keys stay harmless (each enqueue drops its own
+            // expired key) until the next clean-up
         }
     }
 

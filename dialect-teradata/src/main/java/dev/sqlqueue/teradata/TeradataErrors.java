@@ -29,6 +29,8 @@ public final class TeradataErrors {
     public static final int OUTPUT_LOST = 2826;
     /** 3803: table already exists (a concurrent create won). */
     public static final int TABLE_EXISTS = 3803;
+    /** Duplicate unique prime key (a deduplication key already taken); an error: in ANSI mode it undoes the request only. */
+    public static final int DUPLICATE_UNIQUE_KEY = 2801;
     /** 3807: object does not exist (a concurrent drop won). */
     public static final int NO_SUCH_OBJECT = 3807;
     /** 3933: the table's possible row length is over the limit (64,256 bytes without 1 MB rows). */

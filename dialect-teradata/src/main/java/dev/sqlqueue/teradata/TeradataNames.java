@@ -6,8 +6,8 @@ import java.util.Objects;
 import java.util.regex.Pattern;
 
 /**
- * The database objects of one queue: the queue table {@code <prefix><queue>} and the dead-letter table
- * {@code <prefix><queue>$dl}, both in one database, every part quoted with double quotes.
+ * The database objects of one queue: the queue table {@code <prefix><queue>}, the dead-letter table
+ * {@code <prefix><queue>$dl} and the deduplication keys table {@code <prefix><queue>$dk}, all in one database, every part quoted with double quotes.
  *
  * <p>The {@code $} of the dead-letter suffix can never occur in a queue name ({@link QueueName}
  * allows only {@code [A-Za-z0-9_-]}), so no queue table can collide with another queue's dead-letter
@@ -24,6 +24,8 @@ import java.util.regex.Pattern;
 public record TeradataNames(String database, QueueName queue, String queueTableName, String deadLetterTableName) {
     /** Suffix of the dead-letter table name. */
     public static final String DEAD_LETTER_SUFFIX = "$dl";
+    /** Suffix of the deduplication keys table name. */
+    public static final String KEYS_SUFFIX = "$dk";
     /** Longest object name Teradata accepts, in characters (Database Design, B035-1094, "Database Limits"). */
     public static final int MAX_OBJECT_NAME = 128;
     private static final Pattern PREFIX = Pattern.compile("[a-z][a-z0-9_]{0,23}");
@@ -70,6 +72,16 @@ public record TeradataNames(String database, QueueName queue, String queueTableN
     /** The dead-letter table, quoted and qualified: {@code "db"."sqlq_jobs$dl"}. */
     public String deadLetterTable() {
         return quote(database) + "." + quote(deadLetterTableName);
+    }
+
+    /** The unquoted deduplication keys table name: {@code sqlq_jobs$dk}. */
+    public String keysTableName() {
+        return queueTableName + KEYS_SUFFIX;
+    }
+
+    /** The deduplication keys table, quoted and qualified: {@code "db"."sqlq_jobs$dk"}. */
+    public String keysTable() {
+        return quote(database) + "." + quote(keysTableName());
     }
 
     /** Double-quotes an identifier; the inputs are validated, so no quote can occur inside. */

@@ -78,6 +78,23 @@ public final class TeradataStatements {
                 + ") PRIMARY INDEX (msg_id)";
     }
 
+    /**
+     * The deduplication keys table of a queue: a normal MULTISET table whose unique primary index is the
+     * stored key, so a second INSERT of a key waits on the first's row-hash WRITE lock and then fails with
+     * 2801 (first committed) or goes in (first rolled back). The stored key is the key followed by
+     * {@code .}: Teradata compares character strings padded with blanks, so {@code k} and {@code k }
+     * would otherwise be one key. {@code msg_id} is null between taking the key and inserting the
+     * message, in the same transaction. A secondary index on {@code expires_at} serves the clean-up.
+     */
+    public static String createKeysTable(TeradataNames n, boolean fallback) {
+        return "CREATE MULTISET TABLE " + n.keysTable() + ", " + fallback(fallback) + " (\n"
+                + "  dedupe_key VARCHAR(" + (dev.sqlqueue.Message.MAX_DEDUPLICATION_KEY_LENGTH + 1)
+                + ") CHARACTER SET UNICODE CASESPECIFIC NOT NULL,\n"
+                + "  msg_id BIGINT,\n"
+                + "  expires_at TIMESTAMP(6) NOT NULL\n"
+                + ") UNIQUE PRIMARY INDEX (dedupe_key) INDEX (expires_at)";
+    }
+
     private static String fallback(boolean on) {
         return on ? "FALLBACK" : "NO FALLBACK";
     }
@@ -124,6 +141,37 @@ public final class TeradataStatements {
     /** Parameters: headers, payload. QITS, seq, attempts (0) and enqueued_at come from defaults. */
     public static String insertMessage(TeradataNames n) {
         return "INSERT INTO " + n.queueTable() + " (headers, payload) VALUES (?, ?)";
+    }
+
+    /** Parameters: stored key. Drops the key's row when its window has passed (a primary-index access, no scan). */
+    public static String deleteExpiredKey(TeradataNames n) {
+        return "DELETE FROM " + n.keysTable() + " WHERE dedupe_key = ? AND expires_at <= CURRENT_TIMESTAMP(6)";
+    }
+
+    /**
+     * Parameters: stored key, window days, minutes (under 1,440), seconds (under 60): the window in three
+     * single-field intervals, each within its default precision of 4 digits (SQL Data Types and Literals,
+     * "INTERVAL DAY", numeric-to-interval conversion). VERIFY on a system: the casts of integer parameters.
+     * Fails with 2801 when the key is taken.
+     */
+    public static String insertKey(TeradataNames n) {
+        return "INSERT INTO " + n.keysTable() + " (dedupe_key, expires_at) VALUES (?, CURRENT_TIMESTAMP(6)"
+                + " + CAST(? AS INTERVAL DAY(4)) + CAST(? AS INTERVAL MINUTE(4)) + CAST(? AS INTERVAL SECOND(4)))";
+    }
+
+    /** Parameters: stored key. The message a taken key stands for. */
+    public static String keyMessage(TeradataNames n) {
+        return "SELECT msg_id FROM " + n.keysTable() + " WHERE dedupe_key = ?";
+    }
+
+    /** Parameters: message id, stored key. */
+    public static String setKeyMessage(TeradataNames n) {
+        return "UPDATE " + n.keysTable() + " SET msg_id = ? WHERE dedupe_key = ?";
+    }
+
+    /** Every expired key of the queue, through the secondary index on expires_at; run in its own short transaction. */
+    public static String deleteExpiredKeys(TeradataNames n) {
+        return "DELETE FROM " + n.keysTable() + " WHERE expires_at <= CURRENT_TIMESTAMP(6)";
     }
 
     // ---- consumer -------------------------------------------------------------------------

@@ -25,17 +25,18 @@ class AdminSequenceTest {
         Fixture f = new Fixture();
         f.queue.createQueue(JOBS);
         assertEquals(List.of(EXISTS + " [qdb, sqlq_jobs]", "commit", "X " + TeradataStatements.createQueueTable(N), "commit",
-                EXISTS + " [qdb, sqlq_jobs$dl]", "commit", "X " + TeradataStatements.createDeadLetterTable(N), "commit"),
+                EXISTS + " [qdb, sqlq_jobs$dl]", "commit", "X " + TeradataStatements.createDeadLetterTable(N), "commit",
+                EXISTS + " [qdb, sqlq_jobs$dk]", "commit", "X " + TeradataStatements.createKeysTable(N, true), "commit"),
                 f.jdbc.calls());
     }
 
     @Test
     void createQueueIsIdempotent() {
         Fixture f = new Fixture();
-        f.jdbc.on(TeradataStatements.tableExists(), rows(row(1)), rows(row(1)));
+        f.jdbc.on(TeradataStatements.tableExists(), rows(row(1)), rows(row(1)), rows(row(1)));
         f.queue.createQueue(JOBS);
-        assertEquals(List.of(EXISTS + " [qdb, sqlq_jobs]", "commit", EXISTS + " [qdb, sqlq_jobs$dl]", "commit"),
-                f.jdbc.calls());
+        assertEquals(List.of(EXISTS + " [qdb, sqlq_jobs]", "commit", EXISTS + " [qdb, sqlq_jobs$dl]", "commit",
+                EXISTS + " [qdb, sqlq_jobs$dk]", "commit"), f.jdbc.calls());
     }
 
     @Test
@@ -54,7 +55,7 @@ class AdminSequenceTest {
         f.jdbc.on(TeradataStatements.tableExists(), rows(row(1)), rows());
         f.queue.dropQueue(JOBS);
         assertEquals(List.of(EXISTS + " [qdb, sqlq_jobs]", "commit", "X DROP TABLE " + N.queueTable(), "commit",
-                EXISTS + " [qdb, sqlq_jobs$dl]", "commit"), f.jdbc.calls());
+                EXISTS + " [qdb, sqlq_jobs$dl]", "commit", EXISTS + " [qdb, sqlq_jobs$dk]", "commit"), f.jdbc.calls());
     }
 
     @Test
@@ -77,12 +78,16 @@ class AdminSequenceTest {
     @Test
     void dropSchemaDropsEveryQueueOfThePrefixIncludingOrphanDeadLetterTables() {
         Fixture f = new Fixture();
-        f.jdbc.on(TeradataStatements.listTables(), rows(row("sqlq_a"), row("sqlq_a$dl"), row("sqlq_b$dl")));
-        f.jdbc.on(TeradataStatements.tableExists(), rows(row(1)), rows(row(1)), rows(), rows(row(1)));
+        f.jdbc.on(TeradataStatements.listTables(), rows(row("sqlq_a"), row("sqlq_a$dl"), row("sqlq_a$dk"), row("sqlq_b$dl"),
+                row("sqlq_c$dk")));
+        // a: all three tables; b: only its dead letters; c: only its keys
+        f.jdbc.on(TeradataStatements.tableExists(), rows(row(1)), rows(row(1)), rows(row(1)), rows(), rows(row(1)), rows(),
+                rows(), rows(), rows(row(1)));
         f.queue.dropSchema();
         List<String> drops = f.jdbc.calls().stream().filter(s -> s.startsWith("X ")).toList();
         assertEquals(List.of("X DROP TABLE \"qdb\".\"sqlq_a\"", "X DROP TABLE \"qdb\".\"sqlq_a$dl\"",
-                "X DROP TABLE \"qdb\".\"sqlq_b$dl\""), drops);
+                "X DROP TABLE \"qdb\".\"sqlq_a$dk\"", "X DROP TABLE \"qdb\".\"sqlq_b$dl\"",
+                "X DROP TABLE \"qdb\".\"sqlq_c$dk\""), drops);
     }
 
     @Test

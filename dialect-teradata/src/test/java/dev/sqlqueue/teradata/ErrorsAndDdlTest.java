@@ -50,7 +50,8 @@ class ErrorsAndDdlTest {
     void ddlForADba() {
         List<String> ddl = TeradataDdl.forQueue("sqlq_", "qdb", "jobs");
         TeradataNames n = TeradataNames.of("sqlq_", "qdb", QueueName.of("jobs"));
-        assertEquals(List.of(TeradataStatements.createQueueTable(n), TeradataStatements.createDeadLetterTable(n)), ddl);
+        assertEquals(List.of(TeradataStatements.createQueueTable(n), TeradataStatements.createDeadLetterTable(n),
+                TeradataStatements.createKeysTable(n, true)), ddl);
         assertTrue(ddl.get(0).startsWith("CREATE MULTISET TABLE \"qdb\".\"sqlq_jobs\", QUEUE,"));
     }
 

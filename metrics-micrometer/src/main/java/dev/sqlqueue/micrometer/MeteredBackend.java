@@ -6,6 +6,7 @@ import static dev.sqlqueue.micrometer.SqlQueueMeters.TAG_QUEUE;
 
 import dev.sqlqueue.ConsumeRequest;
 import dev.sqlqueue.Delivery;
+import dev.sqlqueue.EnqueueResult;
 import dev.sqlqueue.LeaseLostException;
 import dev.sqlqueue.Message;
 import dev.sqlqueue.QueueName;
@@ -96,6 +97,25 @@ final class MeteredBackend extends ForwardingQueueBackend {
         long id = super.enqueue(connection, queue, message);
         count(SqlQueueMeters.ENQUEUED, "Messages enqueued", queue, 1);
         return id;
+    }
+
+    /** A duplicate enqueued nothing, so it is not counted. */
+    @Override
+    public EnqueueResult enqueueDeduplicated(QueueName queue, Message message) {
+        EnqueueResult r = super.enqueueDeduplicated(queue, message);
+        if (!r.duplicate()) {
+            count(SqlQueueMeters.ENQUEUED, "Messages enqueued", queue, 1);
+        }
+        return r;
+    }
+
+    @Override
+    public EnqueueResult enqueueDeduplicated(Connection connection, QueueName queue, Message message) {
+        EnqueueResult r = super.enqueueDeduplicated(connection, queue, message);
+        if (!r.duplicate()) {
+            count(SqlQueueMeters.ENQUEUED, "Messages enqueued", queue, 1);
+        }
+        return r;
     }
 
     // ---- consumer ----------------------------------------------------------------------------

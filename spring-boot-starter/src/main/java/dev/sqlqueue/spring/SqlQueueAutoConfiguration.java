@@ -73,6 +73,7 @@ public class SqlQueueAutoConfiguration {
         }
         return QueueConfig.builder().dataSource(dataSource).backend(backend)
                 .tablePrefix(p.getTablePrefix()).history(p.isHistory()).migrate(p.isMigrate()).idlePollMax(p.getIdlePollMax())
+                .deduplicationWindow(p.getDeduplicationWindow())
                 .build();
     }
 

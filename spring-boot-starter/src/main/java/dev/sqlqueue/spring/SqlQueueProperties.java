@@ -23,6 +23,8 @@ public class SqlQueueProperties {
     private boolean migrate = true;
     /** The longest pause between two polls of an idle consumer. */
     private Duration idlePollMax = Duration.ofSeconds(1);
+    /** How long a deduplication key stays taken after its first enqueue (database clock), 1 ms..365 days. */
+    private Duration deduplicationWindow = Duration.ofMinutes(5);
     /** Queues to create at start (idempotent); queues of handlers are created too. */
     private List<String> queues = new ArrayList<>();
     private final Worker worker = new Worker();
@@ -150,6 +152,8 @@ public class SqlQueueProperties {
     public void setMigrate(boolean migrate) { this.migrate = migrate; }
     public Duration getIdlePollMax() { return idlePollMax; }
     public void setIdlePollMax(Duration idlePollMax) { this.idlePollMax = idlePollMax; }
+    public Duration getDeduplicationWindow() { return deduplicationWindow; }
+    public void setDeduplicationWindow(Duration deduplicationWindow) { this.deduplicationWindow = deduplicationWindow; }
     public List<String> getQueues() { return queues; }
     public void setQueues(List<String> queues) { this.queues = queues; }
     public Worker getWorker() { return worker; }

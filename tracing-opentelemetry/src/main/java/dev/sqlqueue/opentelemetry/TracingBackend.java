@@ -8,6 +8,7 @@ import static dev.sqlqueue.opentelemetry.SqlQueueTracing.OPERATION_NAME;
 import static dev.sqlqueue.opentelemetry.SqlQueueTracing.OPERATION_TYPE;
 import static dev.sqlqueue.opentelemetry.SqlQueueTracing.SYSTEM;
 
+import dev.sqlqueue.EnqueueResult;
 import dev.sqlqueue.Message;
 import dev.sqlqueue.QueueName;
 import dev.sqlqueue.spi.ForwardingQueueBackend;
@@ -45,7 +46,7 @@ final class TracingBackend extends ForwardingQueueBackend {
         Map<String, String> headers = new LinkedHashMap<>(m.headers());
         headers.putAll(carrier);
         return Message.builder(m.payloadUnsafe()).headers(headers).delay(m.delay()).priority(m.priority())
-                .group(m.group()).build();
+                .group(m.group()).deduplicationKey(m.deduplicationKey()).build();
     }
 
     private <T> T send(QueueName queue, int count, Function<Span, T> call) {
@@ -91,6 +92,24 @@ final class TracingBackend extends ForwardingQueueBackend {
             long id = super.enqueue(connection, queue, withContext(message));
             span.setAttribute(MESSAGE_ID, Long.toString(id));
             return id;
+        });
+    }
+
+    @Override
+    public EnqueueResult enqueueDeduplicated(QueueName queue, Message message) {
+        return send(queue, 1, span -> {
+            EnqueueResult r = super.enqueueDeduplicated(queue, withContext(message));
+            span.setAttribute(MESSAGE_ID, Long.toString(r.id()));
+            return r;
+        });
+    }
+
+    @Override
+    public EnqueueResult enqueueDeduplicated(Connection connection, QueueName queue, Message message) {
+        return send(queue, 1, span -> {
+            EnqueueResult r = super.enqueueDeduplicated(connection, queue, withContext(message));
+            span.setAttribute(MESSAGE_ID, Long.toString(r.id()));
+            return r;
         });
     }
 }

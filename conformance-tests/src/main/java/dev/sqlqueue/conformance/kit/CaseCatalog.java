@@ -36,7 +36,10 @@ final class CaseCatalog {
             Map.entry("C19", "depth, in flight, delayed, dead and oldest age are exact after a scripted sequence"),
             Map.entry("C20", "purge empties one queue only; drop removes its objects; other queues are untouched"),
             Map.entry("C21", "connections go back to the pool with the auto-commit and isolation they came with"),
-            Map.entry("C22", "a message group is delivered one message at a time in enqueue order, other groups meanwhile"));
+            Map.entry("C22", "a message group is delivered one message at a time in enqueue order, other groups meanwhile"),
+            Map.entry("C24", "8 threads enqueue 100 keys 10 times each: 100 messages, every enqueue of a key got the same id"),
+            Map.entry("C25", "two transactions enqueue one key: both commit, one message; the first rolls back, the second's stands"),
+            Map.entry("C26", "a key is free again after its window; keys are per queue and compared exactly"));
 
     private CaseCatalog() {
     }

@@ -109,6 +109,11 @@ public final class BrokerNames {
         return table("dead");
     }
 
+    /** Deduplication keys of every queue of this prefix. */
+    public String keysTable() {
+        return table("keys");
+    }
+
     /** Message groups and the dialog each one travels on, shared by every process of this prefix. */
     public String groupsTable() {
         return table("groups");

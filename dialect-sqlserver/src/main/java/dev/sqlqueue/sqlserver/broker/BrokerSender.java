@@ -40,11 +40,41 @@ public final class BrokerSender {
     private final DataSource ds;
     private final BrokerStatements sql;
     private final Function<QueueName, DialogPool> pools;
+    private final java.time.Duration window;
+    private final java.util.concurrent.atomic.AtomicLong keyedSends = new java.util.concurrent.atomic.AtomicLong();
+    /** Every this many keyed sends, the same transaction deletes a batch of expired keys. */
+    static final int CLEANUP_EVERY = 256;
+    static final int CLEANUP_BATCH = 500;
 
     public BrokerSender(DataSource ds, BrokerStatements sql, Function<QueueName, DialogPool> pools) {
+        this(ds, sql, pools, dev.sqlqueue.QueueConfig.DEFAULT_DEDUPLICATION_WINDOW);
+    }
+
+    /** @param window {@link dev.sqlqueue.QueueConfig#deduplicationWindow()} */
+    public BrokerSender(DataSource ds, BrokerStatements sql, Function<QueueName, DialogPool> pools, java.time.Duration window) {
         this.ds = ds;
         this.sql = sql;
         this.pools = pools;
+        this.window = window;
+    }
+
+    /** The key as stored: followed by {@code .} ({@code =} ignores trailing spaces even under BIN2). */
+    static String storedKey(String key) {
+        return key + ".";
+    }
+
+    /** The message holding the key of {@code m} on {@code q}, or null when this transaction took it. */
+    private Long takeKey(Connection c, QueueName q, Message m) throws SQLException {
+        List<Object[]> r = Sql.query(c, sql.takeKey(), q.value(), storedKey(m.deduplicationKey()));
+        return r.isEmpty() || r.get(0)[0] == null ? null : Sql.asLong(r.get(0)[0]);
+    }
+
+    private void recordKey(Connection c, QueueName q, Message m, long id) throws SQLException {
+        Sql.update(c, sql.recordKey(), q.value(), storedKey(m.deduplicationKey()), id,
+                (int) Math.min(Integer.MAX_VALUE, window.getSeconds()), window.toMillisPart());
+        if (keyedSends.incrementAndGet() % CLEANUP_EVERY == 0) {
+            Sql.update(c, sql.deleteExpiredKeys(), CLEANUP_BATCH);
+        }
     }
 
     /** Pools by queue, created on first use. */
@@ -66,6 +96,14 @@ public final class BrokerSender {
      * @throws SqlQueueException when the send fails twice on two different dialogs
      */
     public List<Long> send(QueueName q, List<Message> messages) {
+        return send(q, messages, new boolean[messages.size()]);
+    }
+
+    /**
+     * As {@link #send(QueueName, List)}; a message whose deduplication key is taken is not sent, gets the
+     * holder's id, and is marked in {@code duplicates}. A key is taken in the SEND's transaction.
+     */
+    public List<Long> send(QueueName q, List<Message> messages, boolean[] duplicates) {
         List<Integer> grouped = new ArrayList<>();
         List<Integer> pooled = new ArrayList<>();
         for (int i = 0; i < messages.size(); i++) {
@@ -98,17 +136,39 @@ public final class BrokerSender {
                 auto = c.getAutoCommit();
                 Sql.begin(c); // SEND opens no implicit transaction (L1)
                 Long[] ids = new Long[messages.size()];
+                java.util.Arrays.fill(duplicates, false);
                 for (int i : grouped) {
-                    ids[i] = sendGrouped(c, q, messages.get(i));
+                    Message m = messages.get(i);
+                    Long held = m.deduplicationKey() == null ? null : takeKey(c, q, m);
+                    if (held != null) {
+                        ids[i] = held;
+                        duplicates[i] = true;
+                        continue;
+                    }
+                    ids[i] = sendGrouped(c, q, m);
+                    if (m.deduplicationKey() != null) {
+                        recordKey(c, q, m, ids[i]);
+                    }
                 }
                 onPooled = true;
+                int sentPooled = 0;
                 for (int i : pooled) {
                     Message m = messages.get(i);
+                    Long held = m.deduplicationKey() == null ? null : takeKey(c, q, m);
+                    if (held != null) {
+                        ids[i] = held;
+                        duplicates[i] = true;
+                        continue;
+                    }
                     List<Object[]> r = Sql.query(c, sql.send(q), d.handle().toString(),
                             Envelope.rest(m.headers(), m.payloadUnsafe()));
                     ids[i] = Sql.asLong(r.get(0)[0]);
+                    sentPooled++;
+                    if (m.deduplicationKey() != null) {
+                        recordKey(c, q, m, ids[i]);
+                    }
                 }
-                boolean retire = d != null && pool.dueAfter(d, pooled.size());
+                boolean retire = d != null && pool.dueAfter(d, sentPooled);
                 if (retire) {
                     Sql.update(c, sql.retireDialog(q), d.handle().toString());
                 }
@@ -116,7 +176,7 @@ public final class BrokerSender {
                 if (retire) {
                     pool.retired(d);
                 } else if (d != null) {
-                    pool.giveBack(d, pooled.size());
+                    pool.giveBack(d, sentPooled);
                 }
                 return Arrays.asList(ids);
             } catch (SQLException e) {
@@ -164,15 +224,32 @@ public final class BrokerSender {
      * @throws dev.sqlqueue.TransientBackendException on deadlock, lock time-out or connection loss
      */
     public long sendInTransaction(Connection c, QueueName q, Message m) {
+        return sendInTransaction(c, q, m, new boolean[1]);
+    }
+
+    /** As {@link #sendInTransaction(Connection, QueueName, Message)}; a taken key sends nothing and sets {@code duplicate[0]}. */
+    public long sendInTransaction(Connection c, QueueName q, Message m, boolean[] duplicate) {
         try {
             if (c.getAutoCommit()) {
-                return send(q, List.of(m)).get(0);
+                return send(q, List.of(m), duplicate).get(0);
             }
+            duplicate[0] = false;
+            Long held = m.deduplicationKey() == null ? null : takeKey(c, q, m);
+            if (held != null) {
+                duplicate[0] = true;
+                return held;
+            }
+            long id;
             if (m.group() != null) {
-                return sendGrouped(c, q, m);
+                id = sendGrouped(c, q, m);
+            } else {
+                List<Object[]> r = Sql.query(c, sql.sendOnOwnDialog(q), Envelope.rest(m.headers(), m.payloadUnsafe()));
+                id = Sql.asLong(r.get(0)[0]);
             }
-            List<Object[]> r = Sql.query(c, sql.sendOnOwnDialog(q), Envelope.rest(m.headers(), m.payloadUnsafe()));
-            return Sql.asLong(r.get(0)[0]);
+            if (m.deduplicationKey() != null) {
+                recordKey(c, q, m, id);
+            }
+            return id;
         } catch (SQLException e) {
             throw BrokerErrors.translate(e, "enqueue on queue '" + q + "' in the caller's transaction");
         }

@@ -152,6 +152,53 @@ public final class BrokerStatements {
                 + ") AND name = N'ix_queue') CREATE INDEX [ix_queue] ON " + n.historyTable() + " (queue_name, history_id)";
     }
 
+    /**
+     * Deduplication keys, written in the SEND's transaction. Queue and key compare by code point (BIN2);
+     * the stored key is the key followed by {@code .}, because {@code =} ignores trailing spaces even
+     * under BIN2, which would make {@code k} and {@code k } one key.
+     */
+    public String createKeysTable() {
+        return "IF OBJECT_ID(" + literal(n.unquotedTable("keys")) + ", N'U') IS NULL CREATE TABLE "
+                + n.keysTable() + " (queue_name nvarchar(48) " + GROUP_COLLATION + " NOT NULL,"
+                + " dedupe_key nvarchar(129) " + GROUP_COLLATION + " NOT NULL, message_id bigint NOT NULL,"
+                + " expires_at datetime2(7) NOT NULL, PRIMARY KEY (queue_name, dedupe_key))";
+    }
+
+    public String createKeysExpiryIndex() {
+        return "IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE object_id = OBJECT_ID(" + literal(n.unquotedTable("keys"))
+                + ") AND name = N'ix_expiry') CREATE INDEX [ix_expiry] ON " + n.keysTable() + " (expires_at)";
+    }
+
+    /**
+     * Binds: queue, stored key. One row: the message holding the key, or NULL when it is free. Deletes the
+     * key's expired row first, then reads the key under UPDLOCK, HOLDLOCK (a key-range lock when it is
+     * missing), so a second enqueue of the key waits for this transaction. No SET: it also runs on the
+     * caller's connection.
+     */
+    public String takeKey() {
+        return "DECLARE @q nvarchar(48) = ?; DECLARE @k nvarchar(129) = ?; DECLARE @id bigint;"
+                + " DELETE FROM " + n.keysTable() + " WITH (ROWLOCK) WHERE queue_name = @q AND dedupe_key = @k"
+                + " AND expires_at <= SYSUTCDATETIME();"
+                + " SELECT @id = message_id FROM " + n.keysTable() + " WITH (UPDLOCK, HOLDLOCK, ROWLOCK)"
+                + " WHERE queue_name = @q AND dedupe_key = @k; SELECT @id AS message_id;";
+    }
+
+    /** Binds: queue, stored key, message id, window seconds, window milliseconds part. */
+    public String recordKey() {
+        return "INSERT INTO " + n.keysTable() + " (queue_name, dedupe_key, message_id, expires_at)"
+                + " VALUES (?, ?, ?, DATEADD(second, ?, DATEADD(millisecond, ?, SYSUTCDATETIME())))";
+    }
+
+    /** Binds: batch size. Expired keys of any queue, through the expiry index, skipping locked ones. */
+    public String deleteExpiredKeys() {
+        return "DELETE TOP (?) FROM " + n.keysTable() + " WITH (ROWLOCK, READPAST) WHERE expires_at <= SYSUTCDATETIME()";
+    }
+
+    /** Binds: queue. The queue's keys (drop queue). */
+    public String purgeKeys() {
+        return "DELETE FROM " + n.keysTable() + " WHERE queue_name = ?";
+    }
+
     public String createIdSequence() {
         return "IF OBJECT_ID(" + literal(n.unquotedTable("ids")) + ", N'SO') IS NULL CREATE SEQUENCE "
                 + n.idSequence() + " AS bigint START WITH 1 INCREMENT BY 1 CACHE 100";
@@ -276,7 +323,8 @@ public final class BrokerStatements {
 
     /** Drops the per-prefix tables and the id sequence (after every queue was dropped), in order. */
     public java.util.List<String> dropPrefixObjects() {
-        return java.util.List.of("DROP TABLE IF EXISTS " + n.dialogsTable(), "DROP TABLE IF EXISTS " + n.groupsTable(),
+        return java.util.List.of("DROP TABLE IF EXISTS " + n.keysTable(), "DROP TABLE IF EXISTS " + n.dialogsTable(),
+                "DROP TABLE IF EXISTS " + n.groupsTable(),
                 "DROP TABLE IF EXISTS " + n.groupPendingTable(),
                 "DROP TABLE IF EXISTS " + n.attemptsTable(), "DROP TABLE IF EXISTS " + n.deadTable(),
                 "DROP TABLE IF EXISTS " + n.historyTable(), "DROP TABLE IF EXISTS " + n.queuesTable(),

@@ -6,6 +6,7 @@ import dev.sqlqueue.ClaimMode;
 import dev.sqlqueue.ConsumeRequest;
 import dev.sqlqueue.DeadLetter;
 import dev.sqlqueue.Delivery;
+import dev.sqlqueue.EnqueueResult;
 import dev.sqlqueue.HistoryEntry;
 import dev.sqlqueue.HistoryRetention;
 import dev.sqlqueue.InvalidInputException;
@@ -95,7 +96,7 @@ public final class ServiceBrokerBackend implements QueueBackend {
         this.sql = new BrokerStatements(new BrokerNames(config.tablePrefix()));
         this.provisioner = new BrokerProvisioner(sql, options);
         this.poolOf = BrokerSender.poolsOf(ds, sql, options, owner, pools);
-        this.sender = new BrokerSender(ds, sql, poolOf);
+        this.sender = new BrokerSender(ds, sql, poolOf, config.deduplicationWindow());
         this.receiver = new BrokerReceiver(ds, sql, options, sender, history);
         this.sweeper = new BrokerSweeper(ds, sql, options, poolOf);
         this.dead = new DeadLetterStore(ds, sql, sender);
@@ -135,7 +136,7 @@ public final class ServiceBrokerBackend implements QueueBackend {
     @Override
     public Capabilities capabilities() {
         EnumSet<Capability> features = EnumSet.of(Capability.MESSAGE_GROUPS, Capability.TRANSACTIONAL_ENQUEUE,
-                Capability.SERVER_SIDE_WAIT, Capability.DROP_SCHEMA);
+                Capability.SERVER_SIDE_WAIT, Capability.DROP_SCHEMA, Capability.DEDUPLICATION);
         if (history) {
             features.add(Capability.HISTORY);
         }
@@ -182,6 +183,20 @@ public final class ServiceBrokerBackend implements QueueBackend {
     @Override
     public long enqueue(Connection connection, QueueName queue, Message message) {
         return sender.sendInTransaction(connection, queue, message);
+    }
+
+    @Override
+    public EnqueueResult enqueueDeduplicated(QueueName queue, Message message) {
+        boolean[] duplicate = new boolean[1];
+        long id = sender.send(queue, List.of(message), duplicate).get(0);
+        return new EnqueueResult(id, duplicate[0]);
+    }
+
+    @Override
+    public EnqueueResult enqueueDeduplicated(Connection connection, QueueName queue, Message message) {
+        boolean[] duplicate = new boolean[1];
+        long id = sender.sendInTransaction(connection, queue, message, duplicate);
+        return new EnqueueResult(id, duplicate[0]);
     }
 
     // ---- consumer and acknowledger ------------------------------------------------------------------
@@ -276,6 +291,7 @@ public final class ServiceBrokerBackend implements QueueBackend {
     public void dropQueue(QueueName queue) {
         withConnection("dropping queue '" + queue + "'", c -> {
             provisioner.dropQueue(c, queue);
+            Sql.update(c, sql.purgeKeys(), queue.value());
             return null;
         });
         pools.remove(queue);

@@ -199,7 +199,7 @@ class BrokerAdminTest {
         f.backend().dropSchema();
         List<String> ran = f.jdbc.executedSql();
         assertEquals(f.sql.dropQueueObjects(Q), ran.subList(4, 11));
-        assertEquals(f.sql.dropPrefixObjects(), ran.subList(ran.size() - 8, ran.size()));
+        assertEquals(f.sql.dropPrefixObjects(), ran.subList(ran.size() - 9, ran.size()));
         f.backend().close();
         assertTrue(f.jdbc.logContaining(f.sql.releaseOwnedDialogs()).isEmpty(), "no statement on dropped tables");
     }

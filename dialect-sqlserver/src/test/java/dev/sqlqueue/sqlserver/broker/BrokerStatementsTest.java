@@ -497,8 +497,28 @@ class BrokerStatementsTest {
     }
 
     @Test
+    void textDeduplicationKeys() {
+        assertEquals("IF OBJECT_ID(N'dbo.sqlq_bk_keys', N'U') IS NULL CREATE TABLE [dbo].[sqlq_bk_keys] (queue_name nvarchar(48)"
+                + " COLLATE Latin1_General_100_BIN2 NOT NULL, dedupe_key nvarchar(129) COLLATE Latin1_General_100_BIN2 NOT NULL,"
+                + " message_id bigint NOT NULL, expires_at datetime2(7) NOT NULL, PRIMARY KEY (queue_name, dedupe_key))",
+                s.createKeysTable());
+        assertEquals("IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE object_id = OBJECT_ID(N'dbo.sqlq_bk_keys') AND name ="
+                + " N'ix_expiry') CREATE INDEX [ix_expiry] ON [dbo].[sqlq_bk_keys] (expires_at)", s.createKeysExpiryIndex());
+        assertEquals("DECLARE @q nvarchar(48) = ?; DECLARE @k nvarchar(129) = ?; DECLARE @id bigint; DELETE FROM"
+                + " [dbo].[sqlq_bk_keys] WITH (ROWLOCK) WHERE queue_name = @q AND dedupe_key = @k AND expires_at <="
+                + " SYSUTCDATETIME(); SELECT @id = message_id FROM [dbo].[sqlq_bk_keys] WITH (UPDLOCK, HOLDLOCK, ROWLOCK)"
+                + " WHERE queue_name = @q AND dedupe_key = @k; SELECT @id AS message_id;", s.takeKey());
+        assertEquals("INSERT INTO [dbo].[sqlq_bk_keys] (queue_name, dedupe_key, message_id, expires_at) VALUES (?, ?, ?,"
+                + " DATEADD(second, ?, DATEADD(millisecond, ?, SYSUTCDATETIME())))", s.recordKey());
+        assertEquals("DELETE TOP (?) FROM [dbo].[sqlq_bk_keys] WITH (ROWLOCK, READPAST) WHERE expires_at <= SYSUTCDATETIME()",
+                s.deleteExpiredKeys());
+        assertEquals("DELETE FROM [dbo].[sqlq_bk_keys] WHERE queue_name = ?", s.purgeKeys());
+    }
+
+    @Test
     void textDropPrefixObjects() {
-        assertEquals(List.of("DROP TABLE IF EXISTS [dbo].[sqlq_bk_dialogs]", "DROP TABLE IF EXISTS [dbo].[sqlq_bk_groups]",
+        assertEquals(List.of("DROP TABLE IF EXISTS [dbo].[sqlq_bk_keys]", "DROP TABLE IF EXISTS [dbo].[sqlq_bk_dialogs]",
+                "DROP TABLE IF EXISTS [dbo].[sqlq_bk_groups]",
                 "DROP TABLE IF EXISTS [dbo].[sqlq_bk_group_pending]", "DROP TABLE IF EXISTS [dbo].[sqlq_bk_attempts]", "DROP TABLE IF EXISTS [dbo].[sqlq_bk_dead]",
                 "DROP TABLE IF EXISTS [dbo].[sqlq_bk_history]", "DROP TABLE IF EXISTS [dbo].[sqlq_bk_queues]",
                 "DROP SEQUENCE IF EXISTS [dbo].[sqlq_bk_ids]"), s.dropPrefixObjects());

@@ -51,7 +51,7 @@ class ServiceBrokerProviderTest {
         var caps = new Fixture().backend().capabilities();
         assertEquals(Set.of(ClaimMode.TRANSACTIONAL), caps.claimModes());
         assertEquals(EnumSet.of(Capability.MESSAGE_GROUPS, Capability.TRANSACTIONAL_ENQUEUE, Capability.SERVER_SIDE_WAIT,
-                Capability.DROP_SCHEMA), EnumSet.copyOf(caps.features()));
+                Capability.DROP_SCHEMA, Capability.DEDUPLICATION), EnumSet.copyOf(caps.features()));
         var withHistory = new Fixture();
         assertTrue(new ServiceBrokerBackend(withHistory.jdbc.dataSource(), null,
                 dev.sqlqueue.QueueConfig.builder().url("jdbc:sqlserver://nowhere").backend("sqlserver-broker").history(true).build(),

@@ -1,0 +1,101 @@
+package dev.sqlqueue.teradata;
+
+import static dev.sqlqueue.teradata.Fixture.JOBS;
+import static dev.sqlqueue.teradata.Fixture.N;
+import static dev.sqlqueue.teradata.RecordingJdbc.error;
+import static dev.sqlqueue.teradata.RecordingJdbc.row;
+import static dev.sqlqueue.teradata.RecordingJdbc.rows;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sqlqueue.Capability;
+import dev.sqlqueue.EnqueueResult;
+import dev.sqlqueue.InvalidInputException;
+import dev.sqlqueue.Message;
+import java.sql.Connection;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Deduplication keys on the teradata backend, on the recording double: the key is taken in the keys
+ * table in the same transaction as the INSERT of the message, a taken key (error 2801) returns the
+ * message recorded on it, and the caller's transaction is left open. The statement texts are pinned here
+ * too. Not on the session model, which does not read these statements; nothing ran on a Teradata system.
+ */
+class DeduplicationSequenceTest {
+    private static final String DELETE_EXPIRED = "DELETE FROM \"qdb\".\"sqlq_jobs$dk\" WHERE dedupe_key = ? AND expires_at <= CURRENT_TIMESTAMP(6)";
+    private static final String INSERT_KEY = "INSERT INTO \"qdb\".\"sqlq_jobs$dk\" (dedupe_key, expires_at) VALUES (?, CURRENT_TIMESTAMP(6)"
+            + " + CAST(? AS INTERVAL DAY(4)) + CAST(? AS INTERVAL MINUTE(4)) + CAST(? AS INTERVAL SECOND(4)))";
+    private static final String KEY_MESSAGE = "SELECT msg_id FROM \"qdb\".\"sqlq_jobs$dk\" WHERE dedupe_key = ?";
+    private static final String SET_KEY_MESSAGE = "UPDATE \"qdb\".\"sqlq_jobs$dk\" SET msg_id = ? WHERE dedupe_key = ?";
+    private static final String INSERT = TeradataStatements.insertMessage(N);
+
+    private static Message keyed(String key) {
+        return Message.builder("p".getBytes()).deduplicationKey(key).build();
+    }
+
+    @Test
+    void statementTextsArePinned() {
+        assertEquals(DELETE_EXPIRED, TeradataStatements.deleteExpiredKey(N));
+        assertEquals(INSERT_KEY, TeradataStatements.insertKey(N));
+        assertEquals(KEY_MESSAGE, TeradataStatements.keyMessage(N));
+        assertEquals(SET_KEY_MESSAGE, TeradataStatements.setKeyMessage(N));
+        assertEquals("DELETE FROM \"qdb\".\"sqlq_jobs$dk\" WHERE expires_at <= CURRENT_TIMESTAMP(6)", TeradataStatements.deleteExpiredKeys(N));
+        assertEquals("CREATE MULTISET TABLE \"qdb\".\"sqlq_jobs$dk\", NO FALLBACK (\n"
+                + "  dedupe_key VARCHAR(129) CHARACTER SET UNICODE CASESPECIFIC NOT NULL,\n"
+                + "  msg_id BIGINT,\n"
+                + "  expires_at TIMESTAMP(6) NOT NULL\n"
+                + ") UNIQUE PRIMARY INDEX (dedupe_key) INDEX (expires_at)", TeradataStatements.createKeysTable(N, false));
+    }
+
+    @Test
+    void aFreeKeyIsTakenInTheTransactionOfTheInsert() {
+        Fixture f = new Fixture();
+        assertTrue(f.queue.capabilities().has(Capability.DEDUPLICATION));
+        assertEquals(new EnqueueResult(1000, false), f.queue.enqueueDeduplicated(JOBS, keyed("order-1")));
+        assertEquals(List.of("U " + DELETE_EXPIRED + " [order-1.]", "U " + INSERT_KEY + " [order-1., 0, 5, 0]",
+                "U " + INSERT + " [, bytes[1]]", "U " + SET_KEY_MESSAGE + " [1000, order-1.]", "commit"), f.jdbc.calls());
+    }
+
+    @Test
+    void aTakenKeyReturnsItsMessageAndEnqueuesNothing() {
+        Fixture f = new Fixture();
+        f.jdbc.on(INSERT_KEY, error(2801, "23000"));
+        f.jdbc.on(KEY_MESSAGE, rows(row(77L)));
+        assertEquals(new EnqueueResult(77, true), f.queue.enqueueDeduplicated(JOBS, keyed("order-1")));
+        List<String> calls = f.jdbc.calls();
+        assertTrue(calls.stream().noneMatch(c -> c.contains(INSERT)), "no message inserted: " + calls);
+        assertEquals("Q " + KEY_MESSAGE + " [order-1.]", calls.get(calls.size() - 2));
+        assertEquals("commit", calls.get(calls.size() - 1));
+    }
+
+    @Test
+    void trailingSpacesCountAndTheWindowIsBoundInWholeSeconds() {
+        Fixture f = new Fixture();
+        f.queue.enqueueDeduplicated(JOBS, keyed("k "));
+        assertEquals("U " + DELETE_EXPIRED + " [k .]", f.jdbc.calls().get(0), "the key is stored with a terminator");
+        assertEquals("k .", TeradataEnqueue.stored("k "));
+    }
+
+    @Test
+    void inTheCallersTransactionNothingIsCommitted() throws Exception {
+        Fixture f = new Fixture();
+        try (Connection c = f.jdbc.dataSource().getConnection()) {
+            c.setAutoCommit(false);
+            f.jdbc.clear();
+            assertEquals(new EnqueueResult(1000, false), f.queue.enqueueDeduplicated(c, JOBS, keyed("k")));
+            assertEquals(4, f.jdbc.calls().size(), f.jdbc.calls().toString());
+            assertTrue(f.jdbc.calls().stream().noneMatch(s -> s.equals("commit") || s.equals("rollback")), f.jdbc.calls().toString());
+        }
+    }
+
+    @Test
+    void aKeyOutsideTheBmpIsRefusedBeforeAnythingIsSent() {
+        Fixture f = new Fixture();
+        InvalidInputException e = assertThrows(InvalidInputException.class,
+                () -> f.queue.enqueueDeduplicated(JOBS, keyed("\uD834\uDD1E")));
+        assertEquals("dedupe.charset", e.rule());
+        assertEquals(List.of(), f.jdbc.calls());
+    }
+}

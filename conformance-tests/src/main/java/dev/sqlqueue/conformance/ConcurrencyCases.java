@@ -91,7 +91,7 @@ public interface ConcurrencyCases extends SuiteContext {
                 f.get(5, TimeUnit.MINUTES);
             }
         } finally {
-            pool.shutdownNow();
+            stopWorkers(pool);
         }
         assertEquals(total, acked.size(), "none lost");
         List<Integer> twice = new ArrayList<>();
@@ -230,7 +230,26 @@ public interface ConcurrencyCases extends SuiteContext {
             return result;
         } finally {
             stop.set(true);
-            pool.shutdownNow();
+            stopWorkers(pool);
         }
+    }
+
+    /**
+     * Ends a case's worker threads without interrupting them first: a thread interrupted inside an
+     * embedded H2 database's file write closes its file channel (java.nio's
+     * {@code ClosedByInterruptException}) and H2 then closes the whole database for every later case.
+     * After a time-out the kit has already cancelled their statements and refuses them new connections,
+     * so they end by themselves; only threads still running after 20 s are interrupted.
+     */
+    private static void stopWorkers(ExecutorService pool) {
+        pool.shutdown();
+        try {
+            if (pool.awaitTermination(20, TimeUnit.SECONDS)) {
+                return;
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        pool.shutdownNow();
     }
 }

@@ -137,9 +137,10 @@ final class SkipLockedAdmin {
                 ps.setString(1, queue.value());
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
-                    ready = rs.getLong(1);
+                    long rows = rs.getLong(1);
                     inFlight = rs.getLong(2);
                     delayed = rs.getLong(3);
+                    ready = Math.max(0, rows - inFlight - delayed);
                     long oldestEnqueue = rs.getLong(4);
                     boolean none = rs.wasNull();
                     long now = rs.getLong(5);

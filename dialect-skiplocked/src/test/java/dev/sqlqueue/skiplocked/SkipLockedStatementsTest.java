@@ -95,8 +95,7 @@ class SkipLockedStatementsTest {
                 + NOW
                 + "), group_key from \"sqlq_message\" where id = ?");
         e.put("stats",
-                "select sum(case when visible_at <= (select (" + NOW
-                + ")) then 1 else 0 end), sum(case when (visible_at > (select (" + NOW
+                "select count(*), sum(case when (visible_at > (select (" + NOW
                 + ")) and lease_token is not null) then 1 else 0 end), sum(case when (visible_at > (select (" + NOW
                 + ")) and lease_token is null) then 1 else 0 end), min(case when visible_at <= (select (" + NOW
                 + ")) then enqueued_at end), (select (" + NOW + ")) from \"sqlq_message\" where queue = ?");
@@ -237,7 +236,7 @@ class SkipLockedStatementsTest {
                 + NOW
                 + "), group_key from `sqlq_message` where id = ?");
         e.put("stats",
-                "select sum(case when visible_at <= (" + NOW + ") then 1 else 0 end), sum(case when (visible_at > ("
+                "select count(*), sum(case when (visible_at > ("
                 + NOW + ") and lease_token is not null) then 1 else 0 end), sum(case when (visible_at > (" + NOW
                 + ") and lease_token is null) then 1 else 0 end), min(case when visible_at <= (" + NOW
                 + ") then enqueued_at end), (" + NOW + ") from `sqlq_message` where queue = ?");
@@ -397,7 +396,7 @@ class SkipLockedStatementsTest {
                 + NOW
                 + "), group_key from \"sqlq_message\" where id = cast(? as bigint)");
         e.put("stats",
-                "select sum(case when visible_at <= (" + NOW + ") then 1 else 0 end), sum(case when (visible_at > ("
+                "select count(*), sum(case when (visible_at > ("
                 + NOW + ") and lease_token is not null) then 1 else 0 end), sum(case when (visible_at > (" + NOW
                 + ") and lease_token is null) then 1 else 0 end), min(case when visible_at <= (" + NOW
                 + ") then enqueued_at end), (" + NOW + ") from \"sqlq_message\" where queue = cast(? as varchar)");

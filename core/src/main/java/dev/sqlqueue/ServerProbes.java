@@ -69,7 +69,7 @@ public final class ServerProbes {
     /**
      * A context on {@code config}'s server: connections from its {@link QueueConfig#dataSource()} if it
      * has one, else from {@link DriverManager} with its URL, user and password; a new random prefix
-     * {@code sqlqprobe_XXXX_}.
+     * {@code sqlqprobe_<4 hex digits>_}.
      */
     public static ProbeContext context(QueueConfig config) {
         byte[] r = new byte[2];

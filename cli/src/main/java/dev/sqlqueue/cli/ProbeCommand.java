@@ -21,7 +21,7 @@ import picocli.CommandLine.Spec;
  * {@code sqlqueue probe --backend sqlserver-broker --url ...}: run the backend's experiments that settle
  * on a real server what the vendor documentation could not, and print one verdict per question with
  * what was observed, for a DBA to paste into an issue. Every object a probe creates starts with a
- * random {@code sqlqprobe_XXXX_} prefix and is dropped before the probe returns.
+ * random {@code sqlqprobe_<4 hex digits>_} prefix and is dropped before the probe returns.
  */
 @Command(name = "probe", description = "Run a vendor backend's experiments on a real server and print one verdict "
         + "per open question (sqlserver, sqlserver-broker, teradata).")

@@ -6,7 +6,7 @@ import java.util.Map;
 /**
  * A minimal JSON writer for the dashboard's few shapes (objects, arrays, strings, numbers, booleans).
  * Strings are escaped so that the output is also safe inside HTML: {@code <}, {@code >}, {@code &},
- * quotes and every control character become {@code \\uXXXX}. Not thread-safe.
+ * quotes and every control character become {@code \\u} and four hex digits. Not thread-safe.
  */
 final class Json {
     private final StringBuilder out = new StringBuilder(256);

@@ -73,6 +73,25 @@ final class Target implements AutoCloseable {
                 batch = new ArrayList<>(500);
             }
         }
+        analyze();
+    }
+
+    /**
+     * PostgreSQL: ANALYZE the message table after a fill, as autovacuum's auto-analyze does on a server where it
+     * runs (a fill of 20,000 rows is far above its threshold of 50 rows plus 10 % of the table). Without
+     * statistics the planner estimates a few rows for a queue and serves every claim, the raw loop's and the
+     * library's alike, by sorting the whole backlog (docs/benchmarks.md). {@code -Dbench.analyze=false} leaves
+     * the table without them.
+     */
+    void analyze() {
+        if (db.dialect() == SkipLockedDialect.POSTGRES && Boolean.parseBoolean(System.getProperty("bench.analyze", "true"))) {
+            try (Connection c = DriverManager.getConnection(db.url(), db.user(), db.password());
+                 Statement st = c.createStatement()) {
+                st.execute("ANALYZE \"" + prefix + "message\"");
+            } catch (SQLException e) {
+                System.out.println("   note: ANALYZE skipped: " + e.getMessage());
+            }
+        }
     }
 
     /** Between trials: VACUUM the message table on PostgreSQL so dead rows of earlier trials do not pile up. */

@@ -36,7 +36,7 @@ import org.slf4j.LoggerFactory;
  * renewing leases. Thread-safe.
  *
  * <p><b>Claims and acks.</b> Each thread sizes its claims (at most {@link WorkerOptions#batchSize()}):
- * it doubles them while claims come back full (a deep backlog) and takes what came back, down to one
+ * after a claim that came back full (a deep backlog) it asks for the most, and takes what came back, down to one
  * message, when they come back short (low load keeps the latency of single claims), and never claims
  * more than about 100 ms of work by the recent mean handler time (a quarter of the lease if that is
  * less), so slow handlers are fed one message at a time and no message waits in a thread's batch. In

@@ -9,7 +9,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,12 +29,21 @@ final class SkipLockedProducer implements AutoCloseable {
     static final int CLEANUP_SECONDS = 30;
     /** Batches of {@link DeduplicationKeys#CLEANUP_BATCH} one clean-up deletes at most. */
     static final int CLEANUP_MAX_BATCHES = 20;
+    /** Rows of one multi-row insert (MariaDB, H2) at most. */
+    static final int ROWS_PER_INSERT = 100;
+    /**
+     * Payload bytes of one multi-row insert at most (a larger message goes alone): far below MariaDB's
+     * {@code max_allowed_packet} (16 MiB by default since 10.2), which one statement must fit in.
+     */
+    static final long BYTES_PER_INSERT = 1L << 20;
 
     private final SkipLockedDialect dialect;
     private final SkipLockedStatements sql;
     private final Transactions tx;
     private final SkipLockedAdmin admin;
     private final DeduplicationKeys keys;
+    /** Multi-row insert statements by row count (MariaDB, H2); a race only builds one twice. */
+    private final String[] insertRowsCache = new String[ROWS_PER_INSERT + 1];
     private ScheduledExecutorService cleaner;
     private boolean closed;
 
@@ -148,42 +156,66 @@ final class SkipLockedProducer implements AutoCloseable {
             return insertMany(c, queue, messages);
         }
         List<Long> ids = new ArrayList<>(messages.size());
-        try (PreparedStatement ps = dialect == SkipLockedDialect.POSTGRES
-                ? c.prepareStatement(sql.insert, new String[] {"id"})
-                : c.prepareStatement(sql.insert, Statement.RETURN_GENERATED_KEYS)) {
-            for (Message m : messages) {
-                ps.setString(1, queue.value());
-                ps.setInt(2, m.priority());
-                ps.setLong(3, m.delay().toMillis());
-                ps.setString(4, HeaderCodec.encode(m.headers()));
-                ps.setBytes(5, m.payloadUnsafe());
-                ps.setString(6, m.group());
-                if (messages.size() == 1) {
-                    ps.executeUpdate();
-                } else {
-                    ps.addBatch();
-                }
+        int from = 0;
+        while (from < messages.size()) {
+            int to = from + 1;
+            long bytes = messages.get(from).payloadUnsafe().length;
+            while (to < messages.size() && to - from < ROWS_PER_INSERT
+                    && bytes + messages.get(to).payloadUnsafe().length <= BYTES_PER_INSERT) {
+                bytes += messages.get(to).payloadUnsafe().length;
+                to++;
             }
-            if (messages.size() > 1) {
-                ps.executeBatch();
-            }
-            try (ResultSet keys = ps.getGeneratedKeys()) {
-                while (keys.next()) {
-                    ids.add(keys.getLong(1));
-                }
-            }
-        }
-        if (ids.size() != messages.size()) {
-            throw new SqlQueueException("the driver returned " + ids.size() + " generated ids for " + messages.size() + " rows");
-        }
-        if (sql.notify != null) {
-            try (PreparedStatement ps = c.prepareStatement(sql.notify)) {
-                ps.setString(1, sql.channel);
-                ps.setString(2, queue.value());
-                ps.executeQuery().close();
-            }
+            ids.addAll(insertRows(c, queue, messages.subList(from, to)));
+            from = to;
         }
         return ids;
+    }
+
+    /**
+     * MariaDB and H2: the messages in one multi-row insert that returns their ids
+     * ({@link SkipLockedStatements#insertRows}); one statement and one round trip where a JDBC batch of
+     * single-row inserts with generated keys took one execution per row.
+     */
+    private List<Long> insertRows(Connection c, QueueName queue, List<Message> messages) throws SQLException {
+        int n = messages.size();
+        String statement = n < insertRowsCache.length ? insertRowsCache[n] : null;
+        if (statement == null) {
+            statement = sql.insertRows(n);
+            if (n < insertRowsCache.length) {
+                insertRowsCache[n] = statement;
+            }
+        }
+        long[] ids = new long[n];
+        int got = 0;
+        try (PreparedStatement ps = c.prepareStatement(statement)) {
+            int i = 1;
+            for (Message m : messages) {
+                ps.setString(i++, queue.value());
+                ps.setInt(i++, m.priority());
+                ps.setLong(i++, m.delay().toMillis());
+                ps.setString(i++, HeaderCodec.encode(m.headers()));
+                ps.setBytes(i++, m.payloadUnsafe());
+                ps.setString(i++, m.group());
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    if (got == n) {
+                        throw new SqlQueueException("the insert returned more than " + n + " ids for " + n + " rows");
+                    }
+                    ids[got++] = rs.getLong(1);
+                }
+            }
+        }
+        if (got != n) {
+            throw new SqlQueueException("the insert returned " + got + " ids for " + n + " rows");
+        }
+        // ids are given in the order of the rows (see insertRows), whatever order they are returned in
+        java.util.Arrays.sort(ids);
+        List<Long> out = new ArrayList<>(n);
+        for (long id : ids) {
+            out.add(id);
+        }
+        return out;
     }
 
     /** PostgreSQL: rows and wake-up in one statement ({@link SkipLockedStatements#insertMany}). */

@@ -32,6 +32,13 @@ public final class SkipLockedStatements {
     /** (queue, priority, delay ms, headers, payload, group or null). */
     public final String insert;
     /**
+     * MariaDB and H2 (else null): {@link #insert} returning the new row's id, the one-row form of
+     * {@link #insertRows}: MariaDB 10.5+ {@code INSERT ... RETURNING} (MariaDB Knowledge Base, INSERT...RETURNING);
+     * H2 a data change delta table, {@code SELECT ... FROM FINAL TABLE (INSERT ...)} (H2 grammar, "Data change
+     * delta table").
+     */
+    public final String insertReturning;
+    /**
      * PostgreSQL only (else null): (channel, queue, queue, priorities int[], delays ms bigint[], headers
      * text[], payloads bytea[], groups varchar[]): the rows of one {@code enqueueAll} and the wake-up
      * {@code pg_notify} in one statement; returns the new ids in message order.
@@ -225,6 +232,11 @@ public final class SkipLockedStatements {
         insert = sql(dsl.insertInto(message, QUEUE, PRIORITY, VISIBLE_AT, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, GROUP_KEY)
                 .values(queue, param("priority", Integer.class), now.plus(param("delay", Long.class)), now,
                         inline(0), param("headers", String.class), param("payload", byte[].class), param("group", String.class)), dsl);
+        insertReturning = switch (dialect) {
+            case MARIADB -> insert + " returning id";
+            case H2 -> "select id from final table (" + insert + ")";
+            case POSTGRES -> null;
+        };
         // message groups: only the oldest message of a group still in the table can be claimed; the
         // outer columns are qualified by the table's name, the inner ones by the alias g
         Condition headOfGroup = DSL.condition("({0} is null or not exists (select 1 from {1} g where g.queue = {1}.queue"
@@ -419,5 +431,24 @@ public final class SkipLockedStatements {
     /** The Flyway schema history table of this prefix. */
     public static String flywayTable(String prefix) {
         return prefix + "schema_history";
+    }
+
+    /**
+     * {@link #insertReturning} for {@code rows} messages in one statement: the values tuple repeated, binds
+     * (queue, priority, delay ms, headers, payload, group) per row in message order. The rows get their ids in
+     * the order of the tuples (one auto-increment or identity value after the other), so the ids read back,
+     * sorted, belong to the messages in order whatever order the database returns them in.
+     *
+     * @param rows 1 or more
+     * @throws IllegalStateException on PostgreSQL, which has {@link #insertMany}
+     */
+    public String insertRows(int rows) {
+        if (insertReturning == null) {
+            throw new IllegalStateException("no multi-row insert on this dialect");
+        }
+        int at = insert.indexOf(" values (");
+        String tuple = insert.substring(at + " values ".length());
+        String many = insert.substring(0, at) + " values " + String.join(", ", java.util.Collections.nCopies(rows, tuple));
+        return insertReturning.replace(insert, many);
     }
 }

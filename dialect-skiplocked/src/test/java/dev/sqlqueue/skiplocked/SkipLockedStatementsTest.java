@@ -187,6 +187,7 @@ class SkipLockedStatementsTest {
                 + ") + ?), ("
                 + NOW
                 + "), 0, ?, ?, ?)");
+        e.put("insertReturning", e.get("insert") + " returning id");
         e.put("ensureQueue",
                 "insert ignore into `sqlq_queue` (name, created_at) values (?, (" + NOW + "))");
         e.put("claimSelect",
@@ -324,6 +325,7 @@ class SkipLockedStatementsTest {
                 + ") + cast(? as bigint)), ("
                 + NOW
                 + "), 0, ?, ?, ?)");
+        e.put("insertReturning", "select id from final table (" + e.get("insert") + ")");
         e.put("ensureQueue",
                 "insert into \"sqlq_queue\" (name, created_at) select cast(? as varchar), (" + NOW
                 + ") where not exists (select 1 one from \"sqlq_queue\" where name = cast(? as varchar))");
@@ -488,6 +490,16 @@ class SkipLockedStatementsTest {
     }
 
     @ParameterizedTest
+    @EnumSource(value = SkipLockedDialect.class, names = {"H2", "MARIADB"})
+    void aMultiRowInsertRepeatsTheValuesTuple(SkipLockedDialect d) {
+        SkipLockedStatements sql = new SkipLockedStatements(d, "sqlq_");
+        assertEquals(sql.insertReturning, sql.insertRows(1));
+        String tuple = sql.insert.substring(sql.insert.indexOf(" values (") + " values ".length());
+        assertEquals(sql.insertReturning.replace(sql.insert, sql.insert + ", " + tuple + ", " + tuple), sql.insertRows(3));
+        assertEquals(18, sql.insertRows(3).chars().filter(ch -> ch == '?').count());
+    }
+
+    @ParameterizedTest
     @EnumSource(SkipLockedDialect.class)
     void everyStatementTextIsPinned(SkipLockedDialect d) {
         Map<String, String> actual = StatementDump.of(new SkipLockedStatements(d, "sqlq_"));
@@ -593,6 +605,9 @@ class SkipLockedStatementsTest {
         boolean h2 = d == SkipLockedDialect.H2;
         Map<String, Integer> binds = new HashMap<>();
         binds.put("insert", 6);                  // queue, priority, delay, headers, payload, group
+        if (d != SkipLockedDialect.POSTGRES) {
+            binds.put("insertReturning", 6);     // the same, one row
+        }
         binds.put("ensureQueue", h2 ? 2 : 1);    // queue (H2: queue twice, NOT EXISTS)
         binds.put("claimSelect", h2 ? 1 : 2);    // queue, limit (H2: the candidate ids)
         if (h2) {

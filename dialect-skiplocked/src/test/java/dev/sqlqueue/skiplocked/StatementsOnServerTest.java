@@ -53,6 +53,9 @@ class StatementsOnServerTest {
         boolean h2 = d == SkipLockedDialect.H2;
         Map<String, Object[]> b = new HashMap<>();
         b.put("insert", new Object[] {queue, 0, 0L, "", PAYLOAD, "g"});
+        if (d != SkipLockedDialect.POSTGRES) {
+            b.put("insertReturning", new Object[] {queue, 0, 0L, "", PAYLOAD, "g"});
+        }
         b.put("ensureQueue", h2 ? new Object[] {queue, queue} : new Object[] {queue});
         if (h2) {
             b.put("claimCandidates", new Object[] {queue, new Long[0], 10});
@@ -124,7 +127,7 @@ class StatementsOnServerTest {
     static final Map<String, Integer> ROWS = new HashMap<>();
 
     static {
-        for (String s : List.of("insert", "leaseUpdate", "deleteLeased", "deleteById", "historyLeased", "historyById",
+        for (String s : List.of("insert", "insertReturning", "leaseUpdate", "deleteLeased", "deleteById", "historyLeased", "historyById",
                 "nackLeased", "nackById", "extend", "releaseLeased", "deadLetterLeased", "deadLetterById", "deleteQueue",
                 "rawInsert", "claimSelect", "claimCandidates", "stats", "countDead", "countHistory", "listQueues", "notify", "leaseQueue",
                 "deleteByIds", "deleteLeasedByIds", "insertMany", "leaseClaim", "leaseUpdateByIds", "insertKey")) {

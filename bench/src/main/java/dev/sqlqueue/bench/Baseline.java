@@ -164,7 +164,12 @@ final class Baseline {
                     ps.setString(1, queue);
                     ps.setInt(2, limit);
                 }
-                try (ResultSet rs = ps.executeQuery()) {
+                // on PostgreSQL the claim starts with SkipLockedStatements.CLAIM_PLAN: skip its update count
+                boolean isResultSet = ps.execute();
+                while (!isResultSet && ps.getUpdateCount() != -1) {
+                    isResultSet = ps.getMoreResults();
+                }
+                try (ResultSet rs = ps.getResultSet()) {
                     while (rs.next()) {
                         ids[n++] = rs.getLong(1);
                         rs.getInt(2);

@@ -88,7 +88,7 @@ final class ClaimRows {
             binder.bind(ps);
             return QueryTimeouts.run(ps, "claimSelect", sql.claimSelect, timeoutSeconds, () -> {
                 long now = 0;
-                try (ResultSet rs = ps.executeQuery()) {
+                try (ResultSet rs = resultOf(ps)) {
                     while (rs.next()) {
                         rows.add(new Row(rs.getLong(1), rs.getInt(2), rs.getLong(3), rs.getInt(4), rs.getString(5),
                                 rs.getBytes(6), rs.getString(8)));
@@ -128,5 +128,22 @@ final class ClaimRows {
             held.addAll(claim.openIds());
         }
         return held;
+    }
+
+    /**
+     * Executes a statement that may start with update counts (PostgreSQL's {@link SkipLockedStatements#CLAIM_PLAN})
+     * and returns its first result set.
+     *
+     * @throws SQLException if it returns none
+     */
+    static ResultSet resultOf(PreparedStatement ps) throws SQLException {
+        boolean isResultSet = ps.execute();
+        while (!isResultSet) {
+            if (ps.getUpdateCount() == -1) {
+                throw new SQLException("the claim statement returned no rows result");
+            }
+            isResultSet = ps.getMoreResults();
+        }
+        return ps.getResultSet();
     }
 }

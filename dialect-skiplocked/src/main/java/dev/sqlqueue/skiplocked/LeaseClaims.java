@@ -117,7 +117,7 @@ final class LeaseClaims {
                 ps.setLong(3, token);
                 ps.setLong(4, request.lease().toMillis());
                 QueryTimeouts.run(ps, "leaseClaim", sql.leaseClaim, timeout, () -> {
-                    try (ResultSet rs = ps.executeQuery()) {
+                    try (ResultSet rs = ClaimRows.resultOf(ps)) {
                         while (rs.next()) {
                             claimed.add(new Claimed(new Row(rs.getLong(1), rs.getInt(2), rs.getLong(3), rs.getInt(4) - 1,
                                     rs.getString(5), rs.getBytes(6), rs.getString(8)), rs.getLong(9)));

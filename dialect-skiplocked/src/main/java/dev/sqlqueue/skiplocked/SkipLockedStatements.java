@@ -50,7 +50,8 @@ public final class SkipLockedStatements {
      * (queue, limit), on H2 (candidate ids as a Long[] array): rows id, priority, enqueued_at, attempts,
      * headers, payload, claimed-now, group_key; locks them, skipping locked rows. A message of a group is
      * claimable only while no older message of its group is in the table (ready, delayed or in flight),
-     * so a group is delivered one message at a time, in id order.
+     * so a group is delivered one message at a time, in id order. On PostgreSQL it starts with
+     * {@link #CLAIM_PLAN} (two statements, one round trip: read its result set after the SET's update count).
      */
     public final String claimSelect;
     /** H2 only (else null): (queue, held ids as a Long[] array, limit): candidate ids of a claim, read without locks. */
@@ -68,6 +69,17 @@ public final class SkipLockedStatements {
      * visible_at before the claim (to order them as the select did).
      */
     public final String leaseClaim;
+    /**
+     * PostgreSQL: sent before a claim in the same round trip (the claim statements start with it), for the
+     * claim's transaction only. Without statistics on the message table (a new table, or a server with
+     * autovacuum off, so never analyzed) the planner estimates a handful of rows for a queue and served
+     * every claim with a bitmap scan of the queue's whole backlog and a sort of it (about 11 ms per claim at
+     * 20,000 messages, growing with the backlog, against 0.1 ms; EXPLAIN ANALYZE in docs/benchmarks.md);
+     * without bitmap scans its one plan is the claim index read in order, stopping at the limit, whether or
+     * not the table was analyzed. {@code SET LOCAL} ends with the transaction (PostgreSQL manual, SET), so
+     * nothing leaks into the connection's later transactions, also behind a transaction pooler.
+     */
+    public static final String CLAIM_PLAN = "set local enable_bitmapscan = off; ";
     /** H2 only (else null): (token, lease ms, ids as a bigint array): {@link #leaseUpdate} of a claim's rows in one statement. */
     public final String leaseUpdateByIds;
     /** PostgreSQL and H2 (else null): (ids as a bigint array): delete rows held by a transactional claim. */
@@ -270,7 +282,8 @@ public final class SkipLockedStatements {
                         .orderBy(PRIORITY.desc(), VISIBLE_AT.asc(), ID.asc())
                         .forUpdate().skipLocked()
                         .getSQL(ParamType.INDEXED)
-                : dsl.select(ID, PRIORITY, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, now, GROUP_KEY)
+                : (dialect == SkipLockedDialect.POSTGRES ? CLAIM_PLAN : "")
+                  + dsl.select(ID, PRIORITY, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, now, GROUP_KEY)
                         .from(message)
                         .where(QUEUE.eq(queue)).and(VISIBLE_AT.le(now)).and(headOfGroup)
                         .orderBy(PRIORITY.desc(), VISIBLE_AT.asc(), ID.asc())
@@ -308,7 +321,7 @@ public final class SkipLockedStatements {
                     .forUpdate().skipLocked()
                     .getSQL(ParamType.INDEXED);
             String nowSql = "(" + dialect.nowMillis(prefix) + ")";
-            leaseClaim = "with c as (" + pick + ") update " + t + " m set lease_token = ?, attempts = m.attempts + 1,"
+            leaseClaim = CLAIM_PLAN + "with c as (" + pick + ") update " + t + " m set lease_token = ?, attempts = m.attempts + 1,"
                     + " claimed_at = " + nowSql + ", visible_at = " + nowSql + " + ? from c where m.id = c.id"
                     + " returning m.id, m.priority, m.enqueued_at, m.attempts, m.headers, m.payload, " + nowSql
                     + ", m.group_key, c.was";

@@ -69,8 +69,6 @@ final class PrivatePgBouncer implements AutoCloseable {
                     "pool_mode = transaction",
                     "default_pool_size = " + poolSize,
                     "max_client_conn = 1000",
-                    // pgjdbc sends extra_float_digits at start-up; pgbouncer 1.18 refuses what it does not know
-                    "ignore_startup_parameters = extra_float_digits",
                     "logfile = " + b.log,
                     ""));
             if (LocalServer.isRoot()) {

@@ -47,8 +47,12 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <pre>
  * ManyProcesses [--processes=16] [--threads=4] [--messages=40000] [--child-pool=5] [--bouncer-pool=20]
- *               [--reps=1] [--server=private|shared] [--out=FILE.csv]
+ *               [--reps=1] [--server=private|shared] [--sides=pgbouncer,direct[,direct-unprepared]]
+ *               [--out=FILE.csv]
  * </pre>
+ *
+ * <p>Side {@code direct-unprepared} connects directly with {@code prepareThreshold=0}, so the cost of the unnamed
+ * statements can be told from the cost of the pooler's hop.
  */
 public final class ManyProcesses {
     private static final int PAYLOAD = 100;
@@ -78,6 +82,7 @@ public final class ManyProcesses {
         int bouncerPool = 20;
         int reps = 1;
         boolean privateServer = true;
+        List<String> sideNames = List.of("pgbouncer", "direct");
         Path out = Path.of("bench/target/many-processes.csv");
         for (String a : args) {
             String v = a.substring(a.indexOf('=') + 1);
@@ -95,6 +100,8 @@ public final class ManyProcesses {
                 reps = Integer.parseInt(v);
             } else if (a.startsWith("--server=")) {
                 privateServer = v.equals("private");
+            } else if (a.startsWith("--sides=")) {
+                sideNames = Arrays.asList(v.split(","));
             } else if (a.startsWith("--out=")) {
                 out = Path.of(v);
             } else {
@@ -112,7 +119,16 @@ public final class ManyProcesses {
                             + " (+1 LISTEN directly), pgbouncer 1.18 transaction mode default_pool_size %d, %s PostgreSQL %s,"
                             + " %d CPUs, load %s%n", Instant.now(), processes, threads, messages, PAYLOAD, childPool, bouncerPool,
                     pg != null ? "private" : "shared", direct, Runtime.getRuntime().availableProcessors(), load());
-            List<Side> sides = List.of(new Side("pgbouncer", pooled, true), new Side("direct", direct, false));
+            List<Side> sides = new ArrayList<>();
+            for (String name : sideNames) {
+                sides.add(switch (name) {
+                    case "pgbouncer" -> new Side(name, pooled, true);
+                    case "direct" -> new Side(name, direct, false);
+                    // directly, without server-side prepared statements: what prepareThreshold=0 alone costs
+                    case "direct-unprepared" -> new Side(name, direct + "?prepareThreshold=0", false);
+                    default -> throw new IllegalArgumentException("unknown side " + name);
+                });
+            }
             Files.createDirectories(out.toAbsolutePath().getParent());
             boolean header = !Files.exists(out);
             List<Outcome5> all = new ArrayList<>();
@@ -123,8 +139,13 @@ public final class ManyProcesses {
                             + "duplicates,lost,unknown,depth_after,logged_problems,load\n");
                 }
                 for (int rep = 0; rep < reps; rep++) {
-                    // alternate which side runs first
-                    List<Side> order = rep % 2 == 0 ? sides : List.of(sides.get(1), sides.get(0));
+                    // alternate which side runs first: A B, B A, A B... (with three sides, rotated)
+                    List<Side> order = new ArrayList<>(sides);
+                    if (sides.size() == 2 && rep % 2 == 1) {
+                        java.util.Collections.reverse(order);
+                    } else if (sides.size() > 2) {
+                        java.util.Collections.rotate(order, -rep);
+                    }
                     for (Side side : order) {
                         Outcome5 o = runSide(side, direct, processes, threads, messages, childPool);
                         all.add(o);
@@ -139,10 +160,12 @@ public final class ManyProcesses {
                     }
                 }
             }
-            double b = median(all, "pgbouncer", messages);
             double d = median(all, "direct", messages);
-            System.out.printf(Locale.ROOT, "median drain: pgbouncer %.0f msg/s, direct %.0f msg/s, ratio pgbouncer/direct %.2f;"
-                    + " pgbouncer log WARNING/ERROR lines: %d%n", b, d, b / d, bouncer.problems().size());
+            for (Side side : sides) {
+                double m = median(all, side.name, messages);
+                System.out.printf(Locale.ROOT, "median drain: %s %.0f msg/s, ratio to direct %.2f%n", side.name, m, m / d);
+            }
+            System.out.printf(Locale.ROOT, "pgbouncer log WARNING/ERROR lines: %d%n", bouncer.problems().size());
             bouncer.problems().forEach(System.out::println);
         } finally {
             if (pg != null) {

@@ -281,25 +281,26 @@ class PostgresPgBouncerTest {
         assertEquals(PostgresOptions.TRANSACTION_POOLER, bad.rule());
     }
 
-    @Test
-    void aCallersPoolThatPreparesOnTheServerIsRefused() throws Exception {
+    private static com.zaxxer.hikari.HikariDataSource callersPool(String url, int size) {
         com.zaxxer.hikari.HikariConfig hc = new com.zaxxer.hikari.HikariConfig();
-        hc.setJdbcUrl(bouncer.url());
+        hc.setJdbcUrl(url);
         hc.setUsername(server.user());
         hc.setPassword(server.password());
-        hc.setMaximumPoolSize(2);
-        try (com.zaxxer.hikari.HikariDataSource ds = new com.zaxxer.hikari.HikariDataSource(hc)) {
+        hc.setMaximumPoolSize(size);
+        return new com.zaxxer.hikari.HikariDataSource(hc);
+    }
+
+    /** A caller's pool with pgjdbc's default prepareThreshold is refused; one with prepareThreshold=0 works. */
+    @Test
+    void aCallersPoolThatPreparesOnTheServerIsRefused() throws Exception {
+        try (com.zaxxer.hikari.HikariDataSource ds = callersPool(bouncer.url(), 2)) {
             QueueConfig config = QueueConfig.builder().dataSource(ds).backend("postgresql").tablePrefix(prefix)
                     .option(PostgresOptions.TRANSACTION_POOLER, "true").build();
             InvalidInputException e = assertThrows(InvalidInputException.class, () -> SqlQueue.open(config).close());
+            assertEquals(PostgresProvider.POOLER_RULE, e.rule());
             assertTrue(e.getMessage().contains("prepareThreshold=0"), e.getMessage());
-            hc = new com.zaxxer.hikari.HikariConfig();
         }
-        hc.setJdbcUrl(bouncer.url() + "?prepareThreshold=0");
-        hc.setUsername(server.user());
-        hc.setPassword(server.password());
-        hc.setMaximumPoolSize(4);
-        try (com.zaxxer.hikari.HikariDataSource ds = new com.zaxxer.hikari.HikariDataSource(hc)) {
+        try (com.zaxxer.hikari.HikariDataSource ds = callersPool(bouncer.url() + "?prepareThreshold=0", 4)) {
             QueueConfig config = QueueConfig.builder().dataSource(ds).backend("postgresql").tablePrefix(prefix)
                     .option(PostgresOptions.TRANSACTION_POOLER, "true").build();
             try (SqlQueue queue = SqlQueue.open(config)) {

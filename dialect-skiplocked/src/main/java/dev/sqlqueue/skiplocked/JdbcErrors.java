@@ -47,7 +47,31 @@ final class JdbcErrors {
         return false;
     }
 
+    /**
+     * PostgreSQL SQLState 26000 (invalid_sql_statement_name: "prepared statement "S_1" does not exist") or
+     * 42P05 (duplicate_prepared_statement: "... already exists") on one of pgjdbc's named statements
+     * ({@code S_<n>}): the driver prepared it on one server connection and a transaction pooler ran the next
+     * transaction on another. Never retried: it recurs on every connection.
+     */
+    static boolean isPreparedStatementLost(SQLException e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SQLException s && ("26000".equals(s.getSQLState()) || "42P05".equals(s.getSQLState()))
+                    && s.getMessage() != null && s.getMessage().contains("\"S_")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** What to tell a user whose statements fail as {@link #isPreparedStatementLost} says. */
+    static final String POOLER_HINT = " (a transaction pooler such as pgbouncer with pool_mode = transaction seems to"
+            + " run this connection's transactions on different server connections: set option "
+            + PostgresOptions.TRANSACTION_POOLER + "=true, see docs/backends/postgresql.md)";
+
     static SqlQueueException translate(String what, SQLException e) {
+        if (isPreparedStatementLost(e)) {
+            return new SqlQueueException(what + " failed: " + e.getMessage() + POOLER_HINT, e);
+        }
         if (e instanceof QueryTimeouts.StatementTimeout) {
             return new TransientBackendException(what + " failed: " + e.getMessage(), e);
         }

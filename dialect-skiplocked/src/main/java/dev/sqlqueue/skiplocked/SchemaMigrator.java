@@ -40,6 +40,11 @@ final class SchemaMigrator {
                     throw new TransientBackendException("schema migration failed: " + s.getMessage(), e);
                 }
             }
+            for (Throwable t = e; t != null; t = t.getCause()) {
+                if (t instanceof SQLException s && JdbcErrors.isPreparedStatementLost(s)) {
+                    throw new SqlQueueException("schema migration failed: " + e.getMessage() + JdbcErrors.POOLER_HINT, e);
+                }
+            }
             throw new SqlQueueException("schema migration failed: " + e.getMessage(), e);
         }
     }

@@ -56,6 +56,8 @@ final class SkipLockedBackend implements QueueBackend {
     private final TransactionalClaims transactional;
     private final SkipLockedAcks acks;
     private volatile PostgresWakeups wakeups;
+    /** PostgreSQL without a transaction pooler in between: wake-ups by LISTEN/NOTIFY. */
+    private final boolean listen;
 
     SkipLockedBackend(SkipLockedDialect dialect, String name, DataSource ds, AutoCloseable ownedPool, QueueConfig config) {
         this.dialect = dialect;
@@ -63,7 +65,8 @@ final class SkipLockedBackend implements QueueBackend {
         this.ownedPool = ownedPool;
         this.config = config;
         this.sql = new SkipLockedStatements(dialect, config.tablePrefix());
-        this.caps = SkipLockedCapabilities.of(name, dialect);
+        this.listen = dialect == SkipLockedDialect.POSTGRES && !PostgresOptions.from(config).transactionPooler();
+        this.caps = SkipLockedCapabilities.of(name, dialect, listen);
         this.tx = new Transactions(ds, ownedPool);
         Map<Long, TransactionalClaim> claims = new ConcurrentHashMap<>();
         QueryTimeouts timeouts = new QueryTimeouts();
@@ -89,9 +92,12 @@ final class SkipLockedBackend implements QueueBackend {
     @Override
     public void onWakeup(Consumer<QueueName> listener) {
         admin.wakeupListener = listener;
-        if (dialect == SkipLockedDialect.POSTGRES && wakeups == null) {
+        if (listen && wakeups == null) {
             wakeups = new PostgresWakeups(config, ds, sql, listener);
             wakeups.start();
+        } else if (dialect == SkipLockedDialect.POSTGRES && !listen) {
+            LOG.debug("{}=true: no LISTEN connection; consumers of prefix {} poll, at most {} ms apart",
+                    PostgresOptions.TRANSACTION_POOLER, config.tablePrefix(), config.idlePollMax().toMillis());
         }
     }
 

@@ -16,12 +16,13 @@ final class SkipLockedCapabilities {
     private SkipLockedCapabilities() {
     }
 
-    static Capabilities of(String name, SkipLockedDialect dialect) {
+    /** {@code serverWakeup}: PostgreSQL's LISTEN/NOTIFY is in use (not through a transaction pooler). */
+    static Capabilities of(String name, SkipLockedDialect dialect, boolean serverWakeup) {
         EnumSet<Capability> features = EnumSet.of(Capability.DELAYED_DELIVERY, Capability.PRIORITY,
                 Capability.LEASE_EXTENSION, Capability.NACK_DELAY, Capability.TRANSACTIONAL_ENQUEUE,
                 Capability.HISTORY, Capability.DROP_SCHEMA, Capability.RAW_ROW_INSERT, Capability.MESSAGE_GROUPS,
                 Capability.DEDUPLICATION);
-        if (dialect == SkipLockedDialect.POSTGRES) {
+        if (dialect == SkipLockedDialect.POSTGRES && serverWakeup) {
             features.add(Capability.SERVER_SIDE_WAIT);
         }
         return new Capabilities(name, EnumSet.allOf(ClaimMode.class), features, Ordering.FIFO_APPROXIMATE,

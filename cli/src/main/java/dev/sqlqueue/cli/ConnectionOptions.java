@@ -8,7 +8,8 @@ import picocli.CommandLine.Option;
 /**
  * Connection options shared by every command (a picocli mixin): {@code --url}, {@code --user},
  * {@code --password} (or the environment variables {@code SQLQUEUE_URL}, {@code SQLQUEUE_USER},
- * {@code SQLQUEUE_PASSWORD}), {@code --backend}, and {@code --table-prefix}.
+ * {@code SQLQUEUE_PASSWORD}), {@code --backend}, {@code --table-prefix} and the backend options
+ * ({@code --option KEY=VALUE}, repeatable; see {@link QueueConfig#options()}).
  *
  * <p>Without a URL the command uses an H2 file database in {@code ./.sqlqueue/} of the current
  * directory, opened with {@code AUTO_SERVER=TRUE} so several {@code sqlqueue} processes share it.
@@ -35,6 +36,11 @@ public final class ConnectionOptions {
             description = "Prefix of every table sqlqueue creates, [a-z][a-z0-9_]*, up to 24 characters; default sqlq_.")
     String tablePrefix;
 
+    @Option(names = "--option", paramLabel = "KEY=VALUE",
+            description = "A backend option (repeatable), as on the backend's page, e.g. postgresql.transaction-pooler=true "
+                    + "behind pgbouncer in transaction mode.")
+    java.util.Map<String, String> options = new java.util.LinkedHashMap<>();
+
     /** The default database: {@code jdbc:h2:file:<cwd>/.sqlqueue/sqlqueue;AUTO_SERVER=TRUE;WRITE_DELAY=0;TRACE_LEVEL_FILE=0}. */
     public static String defaultUrl() {
         Path file = Path.of("").toAbsolutePath().resolve(".sqlqueue").resolve("sqlqueue");
@@ -59,6 +65,7 @@ public final class ConnectionOptions {
     public QueueConfig config(String jdbcUrl, boolean history) {
         QueueConfig.Builder b = QueueConfig.builder().url(jdbcUrl).user(user).password(password)
                 .backend(backend).history(history);
+        options.forEach(b::option);
         if (tablePrefix != null) {
             b.tablePrefix(tablePrefix);
         }

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
  * claim index in order and stop at the limit. Checked with EXPLAIN (the plan the server would run), on a
  * backlog of 20,000 messages in a table whose autovacuum (and so auto-analyze) is off for the test.
  */
-class ClaimPlanOnServerTest {
+class ClaimWithoutStatisticsOnServerTest {
     @Test
     void claimsReadTheClaimIndexInOrderWithoutStatistics() throws Exception {
         StatementsOnServerTest.Server s = StatementsOnServerTest.server(SkipLockedDialect.POSTGRES);

@@ -70,6 +70,11 @@ public final class SkipLockedStatements {
      * bigint array): acks of the leases of one claim in one statement; its count tells whether all were held.
      */
     public final String deleteLeasedByIds;
+    /**
+     * True on PostgreSQL: {@link #deleteByIds} and {@link #deleteLeasedByIds} are planned at every execution
+     * (PostgresPlans), never from a generic plan made while the table was small.
+     */
+    public final boolean planIdArraysEachTime;
     /** (outcome, detail, id, token, queue): copy a leased row into the history. */
     public final String historyLeased;
     /** (started ms, outcome, detail, id): copy a row held by a transactional claim into the history. */
@@ -271,6 +276,7 @@ public final class SkipLockedStatements {
         deleteById = sql(dsl.deleteFrom(message).where(byId), dsl);
         Field<Long[]> idArray = DSL.val(new Long[0], SQLDataType.BIGINT.getArrayDataType());
         boolean arrays = dialect != SkipLockedDialect.MARIADB;
+        planIdArraysEachTime = dialect == SkipLockedDialect.POSTGRES;
         leaseUpdateByIds = dialect == SkipLockedDialect.H2 ? dsl.update(message).set(LEASE_TOKEN, token)
                 .set(ATTEMPTS, ATTEMPTS.plus(inline(1))).set(CLAIMED_AT, now).set(VISIBLE_AT, now.plus(param("lease", Long.class)))
                 .where(DSL.condition("{0} = any({1})", ID, idArray)).getSQL(ParamType.INDEXED) : null;

@@ -295,7 +295,13 @@ public final class SkipLockedStatements {
                     + " select ?, u.p, " + nowMs + " + u.d, " + nowMs + ", 0, u.h, u.b, u.g from n, unnest(cast(? as int[]),"
                     + " cast(? as bigint[]), cast(? as text[]), cast(? as bytea[]), cast(? as varchar[]))"
                     + " with ordinality as u(p, d, h, b, g, o) order by u.o returning id";
-            String pick = dsl.select(ID, VISIBLE_AT.as("was")).from(message)
+            // the CTE returns each locked row's ctid and the update finds the row by it (a Tid Scan per row): joined
+            // on id, PostgreSQL planned the update's side as a full scan of the primary key once the table's
+            // statistics said it was empty (autovacuum had run while the queue was drained: reltuples near 0),
+            // so every claim read the whole table while a backlog built up (claims of 5-25 s in the
+            // sustained-load benchmark of issue 16, docs/benchmarks.md). The rows are locked by this statement,
+            // so their ctid cannot change before the update; "m.id = c.id" stays as a check.
+            String pick = dsl.select(ID, VISIBLE_AT.as("was"), DSL.field("ctid").as("loc")).from(message)
                     .where(QUEUE.eq(queue)).and(VISIBLE_AT.le(now)).and(headOfGroup)
                     .orderBy(PRIORITY.desc(), VISIBLE_AT.asc(), ID.asc())
                     .limit(param("limit", Integer.class))
@@ -303,7 +309,7 @@ public final class SkipLockedStatements {
                     .getSQL(ParamType.INDEXED);
             String nowSql = "(" + dialect.nowMillis(prefix) + ")";
             leaseClaim = "with c as (" + pick + ") update " + t + " m set lease_token = ?, attempts = m.attempts + 1,"
-                    + " claimed_at = " + nowSql + ", visible_at = " + nowSql + " + ? from c where m.id = c.id"
+                    + " claimed_at = " + nowSql + ", visible_at = " + nowSql + " + ? from c where m.ctid = c.loc and m.id = c.id"
                     + " returning m.id, m.priority, m.enqueued_at, m.attempts, m.headers, m.payload, " + nowSql
                     + ", m.group_key, c.was";
         } else {

@@ -20,7 +20,9 @@ import javax.imageio.ImageIO;
  * (enqueued and acked msg/s), claim latency p50/p99 (ms, log scale), message table sizes (MB) and live/dead
  * tuples. Headless java.awt.
  *
- * <p>Usage: {@code SustainedPlot <out.png> <run.csv> [<run.csv>...]}.
+ * <p>Usage: {@code SustainedPlot <out.png> <run.csv> [<run.csv>...]}, or {@code SustainedPlot --table <run.csv>
+ * [minutes]} for a Markdown table per window of 5 minutes (the mean rates, the median of the 10 s p50 and
+ * p99, the worst 10 s p99, sizes and dead tuples at the window's end, the mean load average).
  */
 public final class SustainedPlot {
     private SustainedPlot() {
@@ -89,7 +91,58 @@ public final class SustainedPlot {
         return "?";
     }
 
+    static void table(Path csv, int minutes) throws Exception {
+        Run r = read(csv);
+        double[] t = r.col("t_s");
+        System.out.println("| minutes | enqueued msg/s | acked msg/s | claim p50 ms | claim p99 ms (median / worst 10 s) "
+                + "| heap MB | indexes MB | total MB | dead tuples | backlog | autovacuums | load avg |");
+        System.out.println("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+        int from = 0;
+        for (int w = minutes * 60; from < t.length; w += minutes * 60) {
+            int to = from;
+            while (to < t.length && t[to] <= w + 1) {
+                to++;
+            }
+            if (to == from) {
+                break;
+            }
+            int last = to - 1;
+            System.out.printf(Locale.ROOT, "| %d-%d | %,.0f | %,.0f | %.1f | %.0f / %.0f | %.0f | %.0f | %.0f | %,.0f | %,.0f | %.0f | %.1f |%n",
+                    (w - minutes * 60) / 60, w / 60, mean(r.col("enqueued_per_s"), from, to), mean(r.col("acked_per_s"), from, to),
+                    median(r.col("claim_p50_ms"), from, to), median(r.col("claim_p99_ms"), from, to), max(r.col("claim_p99_ms"), from, to),
+                    r.col("heap_bytes")[last] / 1048576, r.col("index_bytes")[last] / 1048576, r.col("total_bytes")[last] / 1048576,
+                    r.col("dead_tup")[last], r.col("backlog")[last], r.col("autovacuum_count")[last], mean(r.col("load1"), from, to));
+            from = to;
+        }
+    }
+
+    private static double mean(double[] v, int from, int to) {
+        double s = 0;
+        for (int i = from; i < to; i++) {
+            s += v[i];
+        }
+        return s / (to - from);
+    }
+
+    private static double max(double[] v, int from, int to) {
+        double m = 0;
+        for (int i = from; i < to; i++) {
+            m = Math.max(m, v[i]);
+        }
+        return m;
+    }
+
+    private static double median(double[] v, int from, int to) {
+        double[] c = java.util.Arrays.copyOfRange(v, from, to);
+        java.util.Arrays.sort(c);
+        return c.length % 2 == 1 ? c[c.length / 2] : (c[c.length / 2 - 1] + c[c.length / 2]) / 2;
+    }
+
     public static void main(String[] args) throws Exception {
+        if (args.length > 1 && args[0].equals("--table")) {
+            table(Path.of(args[1]), args.length > 2 ? Integer.parseInt(args[2]) : 5);
+            return;
+        }
         System.setProperty("java.awt.headless", "true");
         if (args.length < 2) {
             throw new IllegalArgumentException("usage: SustainedPlot <out.png> <run.csv> [<run.csv>...]");

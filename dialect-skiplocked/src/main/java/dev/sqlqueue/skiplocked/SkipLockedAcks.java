@@ -178,6 +178,9 @@ final class SkipLockedAcks {
         try {
             inTransaction("ack", c -> {
                 try (PreparedStatement ps = c.prepareStatement(sql.deleteLeasedByIds)) {
+                    if (sql.planIdArraysEachTime) {
+                        PostgresPlans.planEveryExecution(ps);
+                    }
                     List<Integer> sizes = new ArrayList<>();
                     for (Map.Entry<Map.Entry<String, Long>, List<Long>> e : byClaim.entrySet()) {
                         ps.setString(1, e.getKey().getKey());

@@ -89,6 +89,11 @@ public final class SkipLockedStatements {
      * bigint array): acks of the leases of one claim in one statement; its count tells whether all were held.
      */
     public final String deleteLeasedByIds;
+    /**
+     * True on PostgreSQL: {@link #deleteByIds} and {@link #deleteLeasedByIds} are planned at every execution
+     * (PostgresPlans), never from a generic plan made while the table was small.
+     */
+    public final boolean planIdArraysEachTime;
     /** (outcome, detail, id, token, queue): copy a leased row into the history. */
     public final String historyLeased;
     /** (started ms, outcome, detail, id): copy a row held by a transactional claim into the history. */
@@ -296,6 +301,7 @@ public final class SkipLockedStatements {
         deleteById = sql(dsl.deleteFrom(message).where(byId), dsl);
         Field<Long[]> idArray = DSL.val(new Long[0], SQLDataType.BIGINT.getArrayDataType());
         boolean arrays = dialect != SkipLockedDialect.MARIADB;
+        planIdArraysEachTime = dialect == SkipLockedDialect.POSTGRES;
         leaseUpdateByIds = dialect == SkipLockedDialect.H2 ? dsl.update(message).set(LEASE_TOKEN, token)
                 .set(ATTEMPTS, ATTEMPTS.plus(inline(1))).set(CLAIMED_AT, now).set(VISIBLE_AT, now.plus(param("lease", Long.class)))
                 .where(DSL.condition("{0} = any({1})", ID, idArray)).getSQL(ParamType.INDEXED) : null;
@@ -314,7 +320,13 @@ public final class SkipLockedStatements {
                     + " select ?, u.p, " + nowMs + " + u.d, " + nowMs + ", 0, u.h, u.b, u.g from n, unnest(cast(? as int[]),"
                     + " cast(? as bigint[]), cast(? as text[]), cast(? as bytea[]), cast(? as varchar[]))"
                     + " with ordinality as u(p, d, h, b, g, o) order by u.o returning id";
-            String pick = dsl.select(ID, VISIBLE_AT.as("was")).from(message)
+            // the CTE returns each locked row's ctid and the update finds the row by it (a Tid Scan per row): joined
+            // on id, PostgreSQL planned the update's side as a full scan of the primary key once the table's
+            // statistics said it was empty (autovacuum had run while the queue was drained: reltuples near 0),
+            // so every claim read the whole table while a backlog built up (claims of 5-25 s in the
+            // sustained-load benchmark of issue 16, docs/benchmarks.md). The rows are locked by this statement,
+            // so their ctid cannot change before the update; "m.id = c.id" stays as a check.
+            String pick = dsl.select(ID, VISIBLE_AT.as("was"), DSL.field("ctid").as("loc")).from(message)
                     .where(QUEUE.eq(queue)).and(VISIBLE_AT.le(now)).and(headOfGroup)
                     .orderBy(PRIORITY.desc(), VISIBLE_AT.asc(), ID.asc())
                     .limit(param("limit", Integer.class))
@@ -322,7 +334,7 @@ public final class SkipLockedStatements {
                     .getSQL(ParamType.INDEXED);
             String nowSql = "(" + dialect.nowMillis(prefix) + ")";
             leaseClaim = CLAIM_PLAN + "with c as (" + pick + ") update " + t + " m set lease_token = ?, attempts = m.attempts + 1,"
-                    + " claimed_at = " + nowSql + ", visible_at = " + nowSql + " + ? from c where m.id = c.id"
+                    + " claimed_at = " + nowSql + ", visible_at = " + nowSql + " + ? from c where m.ctid = c.loc and m.id = c.id"
                     + " returning m.id, m.priority, m.enqueued_at, m.attempts, m.headers, m.payload, " + nowSql
                     + ", m.group_key, c.was";
         } else {

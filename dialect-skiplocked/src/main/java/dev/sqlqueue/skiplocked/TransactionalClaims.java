@@ -206,6 +206,9 @@ final class TransactionalClaims {
         }
         if (sql.deleteByIds != null) {
             try (PreparedStatement ps = c.prepareStatement(sql.deleteByIds)) {
+                if (sql.planIdArraysEachTime) {
+                    PostgresPlans.planEveryExecution(ps);
+                }
                 ps.setObject(1, ids.toArray(new Long[0]));
                 QueryTimeouts.run(ps, "deleteByIds", sql.deleteByIds, timeoutSeconds, ps::executeUpdate);
             }

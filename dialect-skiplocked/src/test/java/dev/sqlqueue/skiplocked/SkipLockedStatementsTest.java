@@ -58,7 +58,7 @@ class SkipLockedStatementsTest {
         e.put("deleteById",
                 "delete from \"sqlq_message\" where id = ?");
         e.put("leaseClaim",
-                "set local enable_bitmapscan = off; with c as (select id, visible_at as was from \"sqlq_message\" where (queue = ? and visible_at <= (" + NOW + ") and ((group_key is null or not exists (select 1 from \"sqlq_message\" g where g.queue = \"sqlq_message\".queue and g.group_key = \"sqlq_message\".group_key and g.id < \"sqlq_message\".id)))) order by priority desc, visible_at asc, id asc fetch next ? rows only for update skip locked) update \"sqlq_message\" m set lease_token = ?, attempts = m.attempts + 1, claimed_at = (" + NOW + "), visible_at = (" + NOW + ") + ? from c where m.id = c.id returning m.id, m.priority, m.enqueued_at, m.attempts, m.headers, m.payload, (" + NOW + "), m.group_key, c.was");
+                "set local enable_bitmapscan = off; with c as (select id, visible_at as was, ctid as loc from \"sqlq_message\" where (queue = ? and visible_at <= (" + NOW + ") and ((group_key is null or not exists (select 1 from \"sqlq_message\" g where g.queue = \"sqlq_message\".queue and g.group_key = \"sqlq_message\".group_key and g.id < \"sqlq_message\".id)))) order by priority desc, visible_at asc, id asc fetch next ? rows only for update skip locked) update \"sqlq_message\" m set lease_token = ?, attempts = m.attempts + 1, claimed_at = (" + NOW + "), visible_at = (" + NOW + ") + ? from c where m.ctid = c.loc and m.id = c.id returning m.id, m.priority, m.enqueued_at, m.attempts, m.headers, m.payload, (" + NOW + "), m.group_key, c.was");
         e.put("deleteByIds",
                 "delete from \"sqlq_message\" where (id = any(cast(? as bigint[])))");
         e.put("deleteLeasedByIds",

@@ -29,23 +29,18 @@ final class ShellHandler implements MessageHandler {
     private final OrphanGuard orphans;
     private final java.util.function.Consumer<String> log;
 
-    private final java.util.function.LongConsumer ran;
-
     ShellHandler(ShellCommand command, Duration timeout) {
-        this(command, timeout, OrphanGuard.off(), line -> { }, nanos -> { });
+        this(command, timeout, OrphanGuard.off(), line -> { });
     }
 
     /**
      * @param log receives one line per orphan killed
-     * @param ran receives the run time of each command, nanoseconds (the claim size follows it)
      */
-    ShellHandler(ShellCommand command, Duration timeout, OrphanGuard orphans, java.util.function.Consumer<String> log,
-                 java.util.function.LongConsumer ran) {
+    ShellHandler(ShellCommand command, Duration timeout, OrphanGuard orphans, java.util.function.Consumer<String> log) {
         this.command = command;
         this.timeout = timeout;
         this.orphans = orphans;
         this.log = log;
-        this.ran = ran;
     }
 
     @Override
@@ -71,9 +66,7 @@ final class ShellHandler implements MessageHandler {
             if (run != null) {
                 env.put(OrphanGuard.RUN_VARIABLE, run);
             }
-            long t0 = System.nanoTime();
             r = command.run(d.payload(), env);
-            ran.accept(System.nanoTime() - t0);
         } catch (InterruptedException e) {
             // the thread's interrupt is not kept: the pool settles this delivery on the database next,
             // and an interrupted thread cannot (H2's file channel closes, the pool refuses a connection)
@@ -88,7 +81,7 @@ final class ShellHandler implements MessageHandler {
             orphans.clear(d.id());
         }
         if (r.ok()) {
-            // no detail: the pool then acks through ackAll, which WorkClient group-commits (history: outcome acked)
+            // no detail: the pool then acks through ackAll, which the pool group-commits across its threads (AckGroupCommit) (history: outcome acked)
             return Outcome.ack();
         }
         String head = r.timedOut()

@@ -52,9 +52,9 @@ public final class WorkCommand implements Callable<Integer> {
     int workers;
 
     @Option(names = "--batch-size", paramLabel = "N|auto", defaultValue = "auto",
-            description = "Messages one worker claims at a time, 1..1000, or auto: about 100 ms of work by the "
-                    + "recent run time of a command (1 while commands are slow, up to " + AUTO_MAX_BATCH
-                    + " while they take milliseconds). Default: ${DEFAULT-VALUE}.")
+            description = "Most messages one worker claims at a time, 1..1000, or auto (" + AUTO_MAX_BATCH + "). A claim "
+                    + "takes about 100 ms of work by the recent run time of a command: 1 at first and while commands "
+                    + "are slow, up to this many while they take milliseconds. Default: ${DEFAULT-VALUE}.")
     String batchSize;
 
     /** The largest claim of --batch-size auto. */
@@ -145,8 +145,7 @@ public final class WorkCommand implements Callable<Integer> {
         this.command = command;
         QueueConfig config = connection.config(connection.effectiveUrl(), history.orDefault(true), workers, 2);
         OrphanGuard orphans = OrphanGuard.forQueue(config.url(), config.tablePrefix(), queue.value(), err::println);
-        WorkClient[] workClient = new WorkClient[1];
-        ShellHandler handler = new ShellHandler(command, timeout, orphans, err::println, nanos -> workClient[0].ran(nanos));
+        ShellHandler handler = new ShellHandler(command, timeout, orphans, err::println);
         WorkCounters counters = new WorkCounters(err);
         long started = System.nanoTime();
         AtomicReference<WorkerPool> running = new AtomicReference<>();
@@ -172,8 +171,9 @@ public final class WorkCommand implements Callable<Integer> {
             if (pruner != null) {
                 pruner.scheduleWithFixedDelay(() -> prune(client, retention, err), 0, PRUNE_EVERY.toMillis(), TimeUnit.MILLISECONDS);
             }
-            workClient[0] = new WorkClient(client, mode == ClaimMode.LEASE, autoBatch);
-            try (WorkerPool pool = WorkerPool.start(workClient[0].client(), queue, handler, options, counters)) {
+            // the pool sizes each claim (1 at first and while commands are slow, up to the batch size by about
+            // 100 ms of work) and group-commits the acks of its threads: see WorkerPool
+            try (WorkerPool pool = WorkerPool.start(client, queue, handler, options, counters)) {
                 running.set(pool);
                 if (guard.signalled()) {
                     pool.stopClaiming();

@@ -9,8 +9,8 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Group commit of lease-mode acks across the worker threads of one {@link WorkerPool} (the idea of the
- * CLI's {@code WorkClient}, issue 15): a thread that acks while no ack transaction is running commits its
+ * Group commit of lease-mode acks across the worker threads of one {@link WorkerPool} (first written for
+ * {@code sqlqueue work}, issue 15, which now relies on this one): a thread that acks while no ack transaction is running commits its
  * own receipts at once (no added wait at low load); receipts submitted while one is running are gathered
  * and committed together by the next thread, in one {@link QueueClient#ackAll} transaction, while the
  * others wait for it. Each caller returns only after the transaction holding its receipts has committed,

@@ -38,8 +38,11 @@ import java.util.concurrent.TimeoutException;
  * {@link Process#exitValue()} as a shell reports it). When the program cannot be started (not found, not
  * executable), the message is run through {@code sh} as below, so the exit code (127, 126) and the error line
  * are the shell's own. Escaped messages (see "Exact bytes") and runs in an own session ({@code setsid})
- * always go through {@code sh}. One difference remains: {@code sh} writes "Killed" or "Terminated" to standard
- * error when its command dies of a signal; a program started directly that dies of a signal leaves no such line.
+ * always go through {@code sh}. Two differences remain: {@code sh} writes "Killed" or "Terminated" to standard
+ * error when its command dies of a signal, a program started directly that dies of a signal leaves no such
+ * line; and a program started directly has SIGQUIT blocked (the JVM blocks it in its threads, JDK 17 passes the
+ * signal mask on through {@code exec}, dash clears it), which its children inherit. SIGTERM, SIGINT and the
+ * SIGKILL of time-outs are not blocked.
  *
  * <p><b>Exact bytes.</b> A Java argument is a {@code String} that the JVM encodes with its default
  * charset, so only text it can encode back to the same bytes is passed as is (ASCII always; any valid

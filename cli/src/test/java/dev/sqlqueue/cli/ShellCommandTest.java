@@ -156,6 +156,26 @@ class ShellCommandTest {
         assertTrue(a.contains("SQLQUEUE_MESSAGE_ID=42"), a::toString);
     }
 
+    /**
+     * Ignored signals are the shell's; of the blocked ones only SIGQUIT may differ: the JVM blocks it in its
+     * threads and Java passes the mask on to a program it starts, where dash clears it (docs/cli.md).
+     */
+    @Test
+    void aDirectlyStartedProgramIgnoresWhatTheShellsWouldAndBlocksAtMostSigquit() throws Exception {
+        Path direct = dir.resolve("status-direct");
+        Path viaSh = dir.resolve("status-sh");
+        new ShellCommand("cp /proc/self/status " + direct, null, 4096, false).run(new byte[] {'m'}, Map.of());
+        new ShellCommand("cp /proc/self/status " + viaSh + " && :", null, 4096, false).run(new byte[] {'m'}, Map.of());
+        assertEquals(field(viaSh, "SigIgn"), field(direct, "SigIgn"));
+        long sigquit = 1L << (3 - 1);
+        assertEquals(Long.parseLong(field(viaSh, "SigBlk"), 16) & ~sigquit, Long.parseLong(field(direct, "SigBlk"), 16) & ~sigquit);
+    }
+
+    private static String field(Path status, String name) throws Exception {
+        return Files.readAllLines(status).stream().filter(l -> l.startsWith(name + ":")).findFirst().orElseThrow()
+                .substring(name.length() + 1).strip();
+    }
+
     private static Set<String> entries(Path environ) throws Exception {
         return new HashSet<>(Arrays.asList(Files.readString(environ).split("\0")));
     }

@@ -21,10 +21,28 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Runs one message as a shell command: {@code /bin/sh -c SCRIPT sqlqueue ARG}, where SCRIPT is the
- * user's command with every {@code {}} replaced by {@code "$1"}. The message therefore reaches the shell
+ * Runs one message as the user's command: {@code /bin/sh -c SCRIPT sqlqueue ARG}, where SCRIPT is the
+ * user's command with every {@code {}} replaced by {@code "$1"}, or the same program started directly when
+ * the command is a simple one (below). The message therefore reaches the shell
  * as a positional parameter and is never parsed as shell syntax; its bytes are also written to the
  * command's standard input. (A {@code {}} inside single quotes in the user's command stays literal text.)
+ *
+ * <p><b>Direct exec of a simple command.</b> When the user's command is a simple command ({@link #simpleWords}:
+ * words of the characters {@code A-Z a-z 0-9 _ . / : , + @ % ^ = -} and {@code {}}, separated by spaces or
+ * tabs; a first word that is no assignment, holds no {@code {}} and is no shell keyword or builtin of
+ * {@link #SHELL_WORDS}), the program is started directly, each {@code {}} replaced by the message: exactly
+ * the argument list {@code sh} would have built (its words need no expansion, and {@code "$1"} is one word),
+ * but one exec and one fork less per message, which is most of the cost of a millisecond command. The
+ * environment is the one {@code sh} would pass on ({@code PWD} as {@code sh} sets it, see {@link #pwdForShell}),
+ * and so are standard input, standard error, the time-out and the exit code (killed by signal N: 128+N,
+ * {@link Process#exitValue()} as a shell reports it). When the program cannot be started (not found, not
+ * executable), the message is run through {@code sh} as below, so the exit code (127, 126) and the error line
+ * are the shell's own. Escaped messages (see "Exact bytes") and runs in an own session ({@code setsid})
+ * always go through {@code sh}. Two differences remain: {@code sh} writes "Killed" or "Terminated" to standard
+ * error when its command dies of a signal, a program started directly that dies of a signal leaves no such
+ * line; and a program started directly has SIGQUIT blocked (the JVM blocks it in its threads, JDK 17 passes the
+ * signal mask on through {@code exec}, dash clears it), which its children inherit. SIGTERM, SIGINT and the
+ * SIGKILL of time-outs are not blocked.
  *
  * <p><b>Exact bytes.</b> A Java argument is a {@code String} that the JVM encodes with its default
  * charset, so only text it can encode back to the same bytes is passed as is (ASCII always; any valid
@@ -68,7 +86,26 @@ final class ShellCommand {
     /** How long to wait for the output drains after the command ended (a background child may hold the pipes). */
     private static final long DRAIN_WAIT_MS = 1_000;
 
+    /**
+     * Words that {@code sh} does not run as a program when they come first: the keywords and builtins of
+     * dash (Debian's {@code /bin/sh}), bash and BusyBox ash, and POSIX's reserved words. dash's {@code echo},
+     * {@code printf}, {@code test} or {@code kill} behave differently from the programs of the same name.
+     */
+    static final Set<String> SHELL_WORDS = Set.of(
+            "!", "{", "}", "[[", "]]", "case", "coproc", "do", "done", "elif", "else", "esac", "fi", "for", "function",
+            "if", "in", "select", "then", "time", "until", "while",
+            ".", ":", "[", "alias", "bg", "bind", "break", "builtin", "caller", "cd", "chdir", "command", "compgen",
+            "complete", "compopt", "continue", "declare", "dirs", "disown", "echo", "enable", "eval", "exec", "exit",
+            "export", "false", "fc", "fg", "getopts", "hash", "help", "history", "jobs", "kill", "let", "local",
+            "logout", "mapfile", "popd", "printf", "pushd", "pwd", "read", "readarray", "readonly", "return", "set",
+            "shift", "shopt", "source", "suspend", "test", "times", "trap", "true", "type", "typeset", "ulimit",
+            "umask", "unalias", "unset", "wait");
+
     private final String script;
+    /** The argument list of a simple command, {@code {}} not yet replaced; null: run through {@code sh}. */
+    private final List<String> words;
+    /** {@code PWD} to set for a direct exec, as {@code sh} would export it; null: the inherited one is right. */
+    private final String pwd;
     private final Duration timeout;
     private final int tailBytes;
     private final boolean ownSession;
@@ -81,15 +118,90 @@ final class ShellCommand {
      * @param tailBytes bytes of standard error kept
      */
     ShellCommand(String command, Duration timeout, int tailBytes) {
+        this(command, timeout, tailBytes, SETSID != null && hasControllingTerminal());
+    }
+
+    /**
+     * @param ownSession run every command under {@code setsid -w /bin/sh -c} (which also means no direct exec)
+     */
+    ShellCommand(String command, Duration timeout, int tailBytes, boolean ownSession) {
+        if (ownSession && SETSID == null) {
+            throw new IllegalArgumentException("setsid is not installed");
+        }
         this.script = command.replace(PLACEHOLDER, "\"$1\"");
+        this.ownSession = ownSession;
+        this.words = ownSession ? null : simpleWords(command);
+        this.pwd = words == null ? null : pwdForShell(System.getenv("PWD"), Path.of("").toAbsolutePath());
         this.timeout = timeout;
         this.tailBytes = tailBytes;
-        this.ownSession = SETSID != null && hasControllingTerminal();
     }
 
     /** The script given to {@code sh -c}. */
     String script() {
         return script;
+    }
+
+    /** Whether messages that pass as they are start the program directly, without {@code sh}. */
+    boolean direct() {
+        return words != null;
+    }
+
+    /**
+     * The words of {@code command} when it is a simple command that {@code sh -c} would run as one program
+     * with exactly these arguments ({@code {}} standing for the message), else null. A simple command here is
+     * one or more words separated by spaces or tabs, each made of the characters
+     * {@code A-Z a-z 0-9 _ . / : , + @ % ^ = -} and {@code {}} (none of which the shell expands or treats as
+     * syntax: no quotes, {@code $}, {@code ~}, globbing, redirection, {@code ;}, {@code &}, {@code |}, new
+     * line or {@code #}), whose first word holds no {@code =} (an assignment) and no {@code {}} (the message
+     * would be the program) and is none of {@link #SHELL_WORDS}.
+     */
+    static List<String> simpleWords(String command) {
+        List<String> words = new java.util.ArrayList<>();
+        for (String w : command.split("[ \t]+", -1)) {
+            if (w.isEmpty()) {
+                continue;
+            }
+            String rest = w.replace(PLACEHOLDER, "");
+            for (int i = 0; i < rest.length(); i++) {
+                char c = rest.charAt(i);
+                boolean safe = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+                        || "_./:,+@%^=-".indexOf(c) >= 0;
+                if (!safe) {
+                    return null;
+                }
+            }
+            words.add(w);
+        }
+        if (words.isEmpty()) {
+            return null;
+        }
+        String first = words.get(0);
+        if (first.contains("=") || first.contains(PLACEHOLDER) || SHELL_WORDS.contains(first)) {
+            return null;
+        }
+        return List.copyOf(words);
+    }
+
+    /**
+     * The {@code PWD} that {@code sh} exports to its commands: the inherited one when it is absolute and
+     * names the working directory, else the working directory's path (dash's {@code getpwd}); null when the
+     * inherited one stays.
+     */
+    static String pwdForShell(String inherited, Path cwd) {
+        if (inherited != null && inherited.startsWith("/")) {
+            try {
+                if (Files.isSameFile(Path.of(inherited), cwd)) {
+                    return null;
+                }
+            } catch (IOException | RuntimeException e) {
+                // not a directory that exists: sh replaces it
+            }
+        }
+        try {
+            return cwd.toRealPath().toString();
+        } catch (IOException e) {
+            return cwd.toString();
+        }
     }
 
     /** What one run did. {@code exitCode} is -1 when the command timed out. */
@@ -196,22 +308,29 @@ final class ShellCommand {
      */
     Result run(byte[] payload, Map<String, String> env) throws IOException, InterruptedException {
         Argument arg = argument(payload);
-        ProcessBuilder pb = new ProcessBuilder(command(arg));
-        pb.environment().remove("SQLQUEUE_PASSWORD");
-        pb.environment().putAll(env);
-        pb.redirectOutput(ProcessBuilder.Redirect.DISCARD);
-        Process p = pb.start();
+        Process p = null;
+        if (words != null && !arg.escaped()) {
+            try {
+                p = start(directCommand(arg), env, pwd);
+            } catch (IOException e) {
+                // not started (not found, not executable, E2BIG): sh runs it and reports as it always did
+            }
+        }
+        if (p == null) {
+            p = start(command(arg), env, null);
+        }
         running.add(p);
         try {
             if (killedAll) {
                 killTree(p);
             }
+            Process started = p;
             TailBuffer err = new TailBuffer(tailBytes);
-            Future<?> errDrain = IO.submit(() -> err.drain(p.getErrorStream()));
+            Future<?> errDrain = IO.submit(() -> err.drain(started.getErrorStream()));
             if (payload.length <= PIPE_BUF) {
                 feed(p.getOutputStream(), payload);
             } else {
-                IO.submit(() -> feed(p.getOutputStream(), payload));
+                IO.submit(() -> feed(started.getOutputStream(), payload));
             }
             boolean finished;
             try {
@@ -245,6 +364,26 @@ final class ShellCommand {
     /** Whether {@link #killAll()} was called. */
     boolean killedAll() {
         return killedAll;
+    }
+
+    private static Process start(List<String> command, Map<String, String> env, String pwd) throws IOException {
+        ProcessBuilder pb = new ProcessBuilder(command);
+        Map<String, String> e = pb.environment();
+        e.remove("SQLQUEUE_PASSWORD");
+        if (pwd != null) {
+            e.put("PWD", pwd);
+        }
+        e.putAll(env);
+        pb.redirectOutput(ProcessBuilder.Redirect.DISCARD);
+        return pb.start();
+    }
+
+    private List<String> directCommand(Argument arg) {
+        String[] argv = new String[words.size()];
+        for (int i = 0; i < argv.length; i++) {
+            argv[i] = words.get(i).replace(PLACEHOLDER, arg.text());
+        }
+        return List.of(argv);
     }
 
     private List<String> command(Argument arg) {

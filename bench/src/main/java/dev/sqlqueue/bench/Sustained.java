@@ -236,12 +236,33 @@ public final class Sustained {
         };
         WorkerPool pool = WorkerPool.start(lib, q, d -> Outcome.ack(), WorkerOptions.defaults().withThreads(THREADS), listener);
         producers.forEach(Thread::start);
-
         String table = prefix + "message";
         Files.createDirectories(out.toAbsolutePath().getParent());
-        long vacuumNanos = vacuumEvery * 1_000_000_000L;
-        long nextVacuum = start + vacuumNanos;
-        long vacuums = 0;
+        AtomicLong vacuums = new AtomicLong();
+        if (vacuumEvery > 0) {
+            String u = url;
+            String us = user;
+            String pw = password;
+            long everyNanos = vacuumEvery * 1_000_000_000L;
+            Thread vacuumer = new Thread(() -> {
+                try (Connection c = DriverManager.getConnection(u, us, pw); Statement st = c.createStatement()) {
+                    c.setAutoCommit(true); // VACUUM cannot run inside a transaction block
+                    for (long next = start + everyNanos; !stop.get(); next += everyNanos) {
+                        sleepNanos(Math.max(0, next - System.nanoTime()));
+                        if (stop.get()) {
+                            return;
+                        }
+                        long v0 = System.nanoTime();
+                        st.execute("VACUUM \"" + table + "\"");
+                        System.out.printf(Locale.ROOT, "   VACUUM %d took %.1f s%n", vacuums.incrementAndGet(), (System.nanoTime() - v0) / 1e9);
+                    }
+                } catch (SQLException e) {
+                    System.out.println("VACUUM failed: " + e.getMessage());
+                }
+            }, "vacuum");
+            vacuumer.setDaemon(true);
+            vacuumer.start();
+        }
         try (PrintWriter csv = new PrintWriter(Files.newBufferedWriter(out));
              Connection mon = DriverManager.getConnection(url, user, password)) {
             mon.setAutoCommit(true);
@@ -257,20 +278,7 @@ public final class Sustained {
             claims.drain();
             for (int i = 1; ; i++) {
                 long due = start + i * sampleSeconds * 1_000_000_000L;
-                while (System.nanoTime() < due) {
-                    if (vacuumNanos > 0 && System.nanoTime() >= nextVacuum) {
-                        long v0 = System.nanoTime();
-                        try (Statement st = mon.createStatement()) {
-                            st.execute("VACUUM \"" + table + "\"");
-                        }
-                        vacuums++;
-                        System.out.printf(Locale.ROOT, "   VACUUM %d took %.1f s%n", vacuums, (System.nanoTime() - v0) / 1e9);
-                        nextVacuum += vacuumNanos;
-                        continue;
-                    }
-                    long until = vacuumNanos > 0 ? Math.min(due, nextVacuum) : due;
-                    sleepNanos(Math.max(0, until - System.nanoTime()));
-                }
+                sleepNanos(Math.max(0, due - System.nanoTime()));
                 long now = System.nanoTime();
                 long enq = enqueued.get();
                 long ack = acked.get();
@@ -296,7 +304,7 @@ public final class Sustained {
                 }
                 String line = String.format(Locale.ROOT, "%.0f,%.0f,%.0f,%d,%d,%d,%d,%.3f,%.3f,%.3f,%s,%d,%d,%d,%s",
                         (now - start) / 1e9, (enq - lastEnq) / dt, (ack - lastAck) / dt, stats.depth(), stats.inFlight(),
-                        lat[0], lat[1], lat[2] / 1e6, lat[3] / 1e6, lat[4] / 1e6, row, vacuums, worstLagMillis.getAndSet(0),
+                        lat[0], lat[1], lat[2] / 1e6, lat[3] / 1e6, lat[4] / 1e6, row, vacuums.get(), worstLagMillis.getAndSet(0),
                         lost.get(), loadavg().split(" ")[0]);
                 csv.println(line);
                 csv.flush();

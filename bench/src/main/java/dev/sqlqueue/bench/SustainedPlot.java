@@ -55,9 +55,11 @@ public final class SustainedPlot {
         int i = 0;
         if (lines.get(0).startsWith("#")) {
             String h = lines.get(0);
-            title = field(h, "label") + ": autovacuum " + field(h, "autovacuum") + ", paced at " + field(h, "rate")
-                    + " msg/s (" + Math.round(Double.parseDouble(field(h, "fraction")) * 100) + "% of " + field(h, "max") + ")"
-                    + (field(h, "vacuum_every_s").equals("0") ? "" : ", VACUUM every " + field(h, "vacuum_every_s") + " s");
+            title = "autovacuum " + field(h, "autovacuum") + ", " + field(h, "rate") + " msg/s ("
+                    + (field(h, "max").equals("0") ? "rate given" : Math.round(Double.parseDouble(field(h, "fraction")) * 100)
+                    + "% of " + field(h, "max")) + ")"
+                    + (field(h, "vacuum_every_s").equals("0") ? "" : ", VACUUM every " + field(h, "vacuum_every_s") + " s")
+                    + ", " + h.split(" ")[2].substring(0, Math.min(16, h.split(" ")[2].length())).replace('T', ' ') + " UTC";
             i = 1;
         }
         String[] header = lines.get(i).split(",");
@@ -97,10 +99,14 @@ public final class SustainedPlot {
         System.out.println("| minutes | enqueued msg/s | acked msg/s | claim p50 ms | claim p99 ms (median / worst 10 s) "
                 + "| heap MB | indexes MB | total MB | dead tuples | backlog | autovacuums | load avg |");
         System.out.println("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+        // a sample belongs to the window its time falls in; samples a few seconds past the end (the sampling
+        // interval drifts when the statistics query is slow) to the last window
+        int span = minutes * 60;
+        int windows = Math.max(1, (int) Math.round(t[t.length - 1] / span));
         int from = 0;
-        for (int w = minutes * 60; from < t.length; w += minutes * 60) {
+        for (int k = 0, w = span; k < windows; k++, w += span) {
             int to = from;
-            while (to < t.length && t[to] <= w + 1) {
+            while (to < t.length && (k == windows - 1 || t[to] <= w + 1)) {
                 to++;
             }
             if (to == from) {

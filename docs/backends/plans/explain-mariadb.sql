@@ -5,6 +5,7 @@
 -- sees literals; EXECUTE ... USING does the same here.
 SELECT version(), UTC_TIMESTAMP() AS run_at_utc;
 SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED;
+drop table if exists `sqlq_plan_dedupe_key`;
 drop table if exists `sqlq_plan_history`;
 drop table if exists `sqlq_plan_dead_letter`;
 drop table if exists `sqlq_plan_message`;
@@ -61,9 +62,11 @@ CREATE INDEX `sqlq_plan_history_queue` ON `sqlq_plan_history` (queue, finished_a
 
 -- Message groups: a message of a group is claimable only while no older message of its group is in the
 -- table, which the claim checks with this index (group_key, then id below the candidate's).
-ALTER TABLE `sqlq_plan_message` ADD COLUMN group_key VARCHAR(128) NULL;
+-- utf8mb4_nopad_bin, not the tables' utf8mb4_bin: a PAD SPACE collation compares 'G' and 'G ' as equal,
+-- which would merge two groups that differ only in trailing spaces.
+ALTER TABLE `sqlq_plan_message` ADD COLUMN group_key VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin NULL;
 CREATE INDEX `sqlq_plan_message_group` ON `sqlq_plan_message` (queue, group_key, id);
-ALTER TABLE `sqlq_plan_dead_letter` ADD COLUMN group_key VARCHAR(128) NULL;
+ALTER TABLE `sqlq_plan_dead_letter` ADD COLUMN group_key VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin NULL;
 
 
 -- backlog: 1000000 messages in 'jobs', 100000 in each of three other queues
@@ -84,8 +87,8 @@ SHOW INDEX FROM `sqlq_plan_message`;
 
 -- the statements exactly as SkipLockedStatements renders them
 SET @claim = 'select id, priority, enqueued_at, attempts, headers, payload, ((TIMESTAMPDIFF(MICROSECOND, ''1970-01-01 00:00:00'', UTC_TIMESTAMP(6)) DIV 1000)), group_key from `sqlq_plan_message` where (queue = ? and visible_at <= ((TIMESTAMPDIFF(MICROSECOND, ''1970-01-01 00:00:00'', UTC_TIMESTAMP(6)) DIV 1000)) and ((group_key is null or not exists (select 1 from `sqlq_plan_message` g where g.queue = `sqlq_plan_message`.queue and g.group_key = `sqlq_plan_message`.group_key and g.id < `sqlq_plan_message`.id)))) order by priority desc, visible_at asc, id asc fetch next ? rows only for update skip locked';
-SET @ack = 'delete from `sqlq_plan_message` where (id = ? and lease_token = ?)';
-SET @stats = 'select sum(case when visible_at <= ((TIMESTAMPDIFF(MICROSECOND, ''1970-01-01 00:00:00'', UTC_TIMESTAMP(6)) DIV 1000)) then 1 else 0 end), sum(case when (visible_at > ((TIMESTAMPDIFF(MICROSECOND, ''1970-01-01 00:00:00'', UTC_TIMESTAMP(6)) DIV 1000)) and lease_token is not null) then 1 else 0 end), sum(case when (visible_at > ((TIMESTAMPDIFF(MICROSECOND, ''1970-01-01 00:00:00'', UTC_TIMESTAMP(6)) DIV 1000)) and lease_token is null) then 1 else 0 end), min(case when visible_at <= ((TIMESTAMPDIFF(MICROSECOND, ''1970-01-01 00:00:00'', UTC_TIMESTAMP(6)) DIV 1000)) then enqueued_at end), ((TIMESTAMPDIFF(MICROSECOND, ''1970-01-01 00:00:00'', UTC_TIMESTAMP(6)) DIV 1000)) from `sqlq_plan_message` where queue = ?';
+SET @ack = 'delete from `sqlq_plan_message` where (id = ? and lease_token = ? and queue = ?)';
+SET @stats = 'select count(*), sum(case when (visible_at > ((TIMESTAMPDIFF(MICROSECOND, ''1970-01-01 00:00:00'', UTC_TIMESTAMP(6)) DIV 1000)) and lease_token is not null) then 1 else 0 end), sum(case when (visible_at > ((TIMESTAMPDIFF(MICROSECOND, ''1970-01-01 00:00:00'', UTC_TIMESTAMP(6)) DIV 1000)) and lease_token is null) then 1 else 0 end), min(case when visible_at <= ((TIMESTAMPDIFF(MICROSECOND, ''1970-01-01 00:00:00'', UTC_TIMESTAMP(6)) DIV 1000)) then enqueued_at end), ((TIMESTAMPDIFF(MICROSECOND, ''1970-01-01 00:00:00'', UTC_TIMESTAMP(6)) DIV 1000)), (select count(*) from `sqlq_plan_dead_letter` where queue = ?), (select count(*) from `sqlq_plan_history` where queue = ?) from `sqlq_plan_message` where queue = ?';
 SET @jobs = 'jobs', @mail = 'mail', @ten = 10, @thousand = 1000;
 SELECT id, lease_token INTO @ack_id, @ack_token FROM `sqlq_plan_message` WHERE queue = 'jobs' AND lease_token IS NOT NULL ORDER BY id LIMIT 1;
 SELECT '== claimSelect, jobs, limit 10' AS plan;
@@ -125,39 +128,40 @@ SELECT '== deleteLeased (ack) of a leased row' AS plan;
 SET @x = CONCAT('EXPLAIN FORMAT=JSON ', @ack);
 PREPARE x FROM @x;
 START TRANSACTION;
-EXECUTE x USING @ack_id, @ack_token;
+EXECUTE x USING @ack_id, @ack_token, @jobs;
 ROLLBACK;
 SET @x = CONCAT('ANALYZE FORMAT=JSON ', @ack);
 PREPARE x FROM @x;
 START TRANSACTION;
-EXECUTE x USING @ack_id, @ack_token;
+EXECUTE x USING @ack_id, @ack_token, @jobs;
 ROLLBACK;
 SELECT '== stats, jobs' AS plan;
 SET @x = CONCAT('EXPLAIN FORMAT=JSON ', @stats);
 PREPARE x FROM @x;
 START TRANSACTION;
-EXECUTE x USING @jobs;
+EXECUTE x USING @jobs, @jobs, @jobs;
 ROLLBACK;
 SET @x = CONCAT('ANALYZE FORMAT=JSON ', @stats);
 PREPARE x FROM @x;
 START TRANSACTION;
-EXECUTE x USING @jobs;
+EXECUTE x USING @jobs, @jobs, @jobs;
 ROLLBACK;
 SELECT '== stats, mail (a smaller queue)' AS plan;
 SET @x = CONCAT('EXPLAIN FORMAT=JSON ', @stats);
 PREPARE x FROM @x;
 START TRANSACTION;
-EXECUTE x USING @mail;
+EXECUTE x USING @mail, @mail, @mail;
 ROLLBACK;
 SET @x = CONCAT('ANALYZE FORMAT=JSON ', @stats);
 PREPARE x FROM @x;
 START TRANSACTION;
-EXECUTE x USING @mail;
+EXECUTE x USING @mail, @mail, @mail;
 ROLLBACK;
 PREPARE x FROM @stats;
-EXECUTE x USING @jobs;
+EXECUTE x USING @jobs, @jobs, @jobs;
 DEALLOCATE PREPARE x;
 
+drop table if exists `sqlq_plan_dedupe_key`;
 drop table if exists `sqlq_plan_history`;
 drop table if exists `sqlq_plan_dead_letter`;
 drop table if exists `sqlq_plan_message`;

@@ -11,8 +11,10 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,18 +53,22 @@ final class ClaimRows {
         // another backend (another process, or another SqlQueue in this one) holds come back as
         // candidates again and again, so a round that locked fewer than asked tries the next candidates,
         // leaving out every id tried so far
-        List<Long> tried = heldIds();
+        Set<Long> tried = heldIds();
         long now = 0;
         for (int round = 0; round < H2_CLAIM_ROUNDS && rows.size() < limit; round++) {
-            List<Long> ids = new ArrayList<>(limit);
+            int wanted = limit - rows.size();
+            List<Long> ids = new ArrayList<>(wanted);
             try (PreparedStatement ps = c.prepareStatement(sql.claimCandidates)) {
                 ps.setString(1, queue.value());
-                ps.setObject(2, tried.toArray(new Long[0]));
-                ps.setInt(3, limit - rows.size());
+                // enough candidates that the wanted number remain after leaving out those tried
+                ps.setInt(2, (int) Math.min(Integer.MAX_VALUE, (long) wanted + tried.size()));
                 QueryTimeouts.run(ps, "claimCandidates", sql.claimCandidates, timeoutSeconds, () -> {
                     try (ResultSet rs = ps.executeQuery()) {
-                        while (rs.next()) {
-                            ids.add(rs.getLong(1));
+                        while (rs.next() && ids.size() < wanted) {
+                            long id = rs.getLong(1);
+                            if (!tried.contains(id)) {
+                                ids.add(id);
+                            }
                         }
                     }
                     return null;
@@ -88,7 +94,7 @@ final class ClaimRows {
             binder.bind(ps);
             return QueryTimeouts.run(ps, "claimSelect", sql.claimSelect, timeoutSeconds, () -> {
                 long now = 0;
-                try (ResultSet rs = resultOf(ps)) {
+                try (ResultSet rs = resultOf(ps, sql.claimSelect.startsWith(SkipLockedStatements.CLAIM_PLAN))) {
                     while (rs.next()) {
                         rows.add(new Row(rs.getLong(1), rs.getInt(2), rs.getLong(3), rs.getInt(4), rs.getString(5),
                                 rs.getBytes(6), rs.getString(8)));
@@ -122,8 +128,8 @@ final class ClaimRows {
     }
 
     /** Ids held by this backend's open transactional claims (H2 leaves them out of a claim). */
-    private List<Long> heldIds() {
-        List<Long> held = new ArrayList<>();
+    private Set<Long> heldIds() {
+        Set<Long> held = new HashSet<>();
         for (TransactionalClaim claim : claims.values()) {
             held.addAll(claim.openIds());
         }
@@ -131,18 +137,23 @@ final class ClaimRows {
     }
 
     /**
-     * Executes a statement that may start with update counts (PostgreSQL's {@link SkipLockedStatements#CLAIM_PLAN})
-     * and returns its first result set.
+     * Executes a statement and returns its rows: with {@code afterPlan}, the result set after the one row of
+     * the planner settings it starts with ({@link SkipLockedStatements#CLAIM_PLAN}, {@link
+     * SkipLockedStatements#ackByClaim}); the update counts of statements after it (PostgreSQL's {@link
+     * SkipLockedStatements#CLAIM_PLAN_END}) are left unread.
      *
-     * @throws SQLException if it returns none
+     * @throws SQLException if it returns no rows result where one is expected
      */
-    static ResultSet resultOf(PreparedStatement ps) throws SQLException {
+    static ResultSet resultOf(PreparedStatement ps, boolean afterPlan) throws SQLException {
         boolean isResultSet = ps.execute();
-        while (!isResultSet) {
-            if (ps.getUpdateCount() == -1) {
-                throw new SQLException("the claim statement returned no rows result");
+        if (afterPlan) {
+            if (!isResultSet) {
+                throw new SQLException("the planner settings before the statement returned no row");
             }
             isResultSet = ps.getMoreResults();
+        }
+        if (!isResultSet) {
+            throw new SQLException("the statement returned no rows result");
         }
         return ps.getResultSet();
     }

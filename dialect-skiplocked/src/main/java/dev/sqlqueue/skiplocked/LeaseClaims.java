@@ -100,14 +100,16 @@ final class LeaseClaims {
     }
 
     /**
-     * PostgreSQL: the lease claim in one statement ({@link SkipLockedStatements#leaseClaim}), rows put back
-     * in claim order (priority, visible_at before the claim, id); rows with malformed headers are
-     * dead-lettered by their new lease in the same transaction.
+     * PostgreSQL: the lease claim in one statement ({@link SkipLockedStatements#leaseClaim}) and one round
+     * trip, in auto-commit ({@link Transactions#inAutoCommit}); rows put back in claim order (priority,
+     * visible_at before the claim, id). Rows with malformed headers are then dead-lettered by their new lease,
+     * in a transaction of their own on the same connection; should that fail, they come back when the lease
+     * ends, as any leased row does.
      */
     private List<Delivery> consumeLeasedInOne(QueueName queue, ConsumeRequest request) {
         long token = newToken();
         int timeout = timeouts.claim(request.lease().toMillis());
-        return inTransaction("consume", c -> {
+        return tx.inAutoCommit("consume", true, c -> {
             record Claimed(Row row, long was) {
             }
             List<Claimed> claimed = new ArrayList<>();
@@ -117,7 +119,7 @@ final class LeaseClaims {
                 ps.setLong(3, token);
                 ps.setLong(4, request.lease().toMillis());
                 QueryTimeouts.run(ps, "leaseClaim", sql.leaseClaim, timeout, () -> {
-                    try (ResultSet rs = ClaimRows.resultOf(ps)) {
+                    try (ResultSet rs = ClaimRows.resultOf(ps, true)) {
                         while (rs.next()) {
                             claimed.add(new Claimed(new Row(rs.getLong(1), rs.getInt(2), rs.getLong(3), rs.getInt(4) - 1,
                                     rs.getString(5), rs.getBytes(6), rs.getString(8)), rs.getLong(9)));
@@ -139,6 +141,7 @@ final class LeaseClaims {
                     headers = HeaderCodec.decode(r.headers());
                 } catch (HeaderCodec.MalformedHeadersException e) {
                     String reason = "malformed headers: " + e.getMessage();
+                    c.setAutoCommit(false); // the three statements below, per row, in one transaction
                     update(c, sql.deadLetterLeased, clip(reason), r.id(), token, queue.value());
                     if (config.history()) {
                         update(c, sql.historyLeased, "dead-lettered", clip(reason), r.id(), token, queue.value());
@@ -149,6 +152,9 @@ final class LeaseClaims {
                 }
                 out.add(new Delivery(new Receipt(queue, r.id(), token, ClaimMode.LEASE), r.payload(), headers,
                         r.attempts() + 1, r.priority(), Instant.ofEpochMilli(r.enqueuedAt()), r.group()));
+            }
+            if (!c.getAutoCommit()) {
+                c.commit();
             }
             return out;
         });

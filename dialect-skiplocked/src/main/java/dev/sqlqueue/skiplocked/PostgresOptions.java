@@ -2,6 +2,7 @@ package dev.sqlqueue.skiplocked;
 
 import dev.sqlqueue.InvalidInputException;
 import dev.sqlqueue.QueueConfig;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -22,31 +23,75 @@ import java.util.regex.Pattern;
  *     polling, at most {@link QueueConfig#idlePollMax()} apart, and the backend does not report
  *     {@link dev.sqlqueue.Capability#SERVER_SIDE_WAIT}. Enqueues still send their {@code NOTIFY}, which a
  *     process connected directly can LISTEN to.
+ * @param vacuumEvery {@code postgresql.vacuum-every}, a duration of 1 s to 24 h ({@code 30s}, {@code 1m},
+ *     {@code 500ms} is refused, ISO-8601 {@code PT1M}), or {@code off} (the default, null here): this
+ *     backend runs {@code VACUUM (SKIP_LOCKED) "<prefix>message"} that often from a daemon thread
+ *     ({@link PostgresVacuum}), for servers where autovacuum does not run on the message table
+ *     ({@code autovacuum = off}). Without it every claim and ack leaves dead rows that only a vacuum removes,
+ *     and claims slow down within minutes (docs/backends/postgresql.md, "Statistics of a queue table, and
+ *     vacuum"). Needs the table's owner (the user that ran the migration) or a superuser.
  */
-public record PostgresOptions(boolean transactionPooler) {
+public record PostgresOptions(boolean transactionPooler, Duration vacuumEvery) {
     /** The option key of {@link #transactionPooler()}. */
     public static final String TRANSACTION_POOLER = "postgresql.transaction-pooler";
+    /** The option key of {@link #vacuumEvery()}. */
+    public static final String VACUUM_EVERY = "postgresql.vacuum-every";
+
+    private static final Pattern SHORT_DURATION = Pattern.compile("(\\d{1,9})(ms|s|m|h)");
 
     private static final Pattern PREPARE_THRESHOLD =
             Pattern.compile("[?&]preparethreshold=([^&]*)", Pattern.CASE_INSENSITIVE);
 
     /** The defaults: connected directly. */
     public static PostgresOptions defaults() {
-        return new PostgresOptions(false);
+        return new PostgresOptions(false, null);
     }
 
-    /** @throws InvalidInputException naming the option when a value is not {@code true} or {@code false} */
+    /**
+     * @throws InvalidInputException naming the option when {@link #TRANSACTION_POOLER} is not {@code true} or
+     *     {@code false}, or {@link #VACUUM_EVERY} is not {@code off} or a duration of 1 s to 24 h
+     */
     public static PostgresOptions from(QueueConfig config) {
+        boolean pooler = false;
         String text = config.option(TRANSACTION_POOLER, null);
-        if (text == null) {
-            return defaults();
+        if (text != null) {
+            String t = text.trim().toLowerCase(Locale.ROOT);
+            if (!t.equals("true") && !t.equals("false")) {
+                throw new InvalidInputException(TRANSACTION_POOLER,
+                        "option " + TRANSACTION_POOLER + " must be true or false, was '" + text + "'");
+            }
+            pooler = Boolean.parseBoolean(t);
+        }
+        return new PostgresOptions(pooler, vacuumEvery(config.option(VACUUM_EVERY, null)));
+    }
+
+    private static Duration vacuumEvery(String text) {
+        if (text == null || text.trim().equalsIgnoreCase("off")) {
+            return null;
         }
         String t = text.trim().toLowerCase(Locale.ROOT);
-        if (!t.equals("true") && !t.equals("false")) {
-            throw new InvalidInputException(TRANSACTION_POOLER,
-                    "option " + TRANSACTION_POOLER + " must be true or false, was '" + text + "'");
+        Duration d = null;
+        Matcher m = SHORT_DURATION.matcher(t);
+        if (m.matches()) {
+            long n = Long.parseLong(m.group(1));
+            d = switch (m.group(2)) {
+                case "ms" -> Duration.ofMillis(n);
+                case "s" -> Duration.ofSeconds(n);
+                case "m" -> Duration.ofMinutes(n);
+                default -> Duration.ofHours(n);
+            };
+        } else if (t.startsWith("pt")) {
+            try {
+                d = Duration.parse(t.toUpperCase(Locale.ROOT));
+            } catch (RuntimeException e) {
+                d = null;
+            }
         }
-        return new PostgresOptions(Boolean.parseBoolean(t));
+        if (d == null || d.compareTo(Duration.ofSeconds(1)) < 0 || d.compareTo(Duration.ofHours(24)) > 0) {
+            throw new InvalidInputException(VACUUM_EVERY, "option " + VACUUM_EVERY + " must be off or a duration of 1s to 24h"
+                    + " (such as 30s, 1m, PT1M), was '" + text + "'");
+        }
+        return d;
     }
 
     /**

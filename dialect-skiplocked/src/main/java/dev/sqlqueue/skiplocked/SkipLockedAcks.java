@@ -135,6 +135,10 @@ final class SkipLockedAcks {
             return lost;
         }
         int t = timeouts.settle();
+        if (sql.ackByClaim != null && !config.history() && oneClaim(leased)) {
+            lost.addAll(ackOneClaim(leased, t));
+            return lost;
+        }
         if (sql.deleteLeasedByIds != null && !config.history() && ackedByClaim(leased, t)) {
             return lost;
         }
@@ -154,6 +158,60 @@ final class SkipLockedAcks {
             return null;
         });
         return lost;
+    }
+
+    private static boolean oneClaim(List<Receipt> leased) {
+        Receipt first = leased.get(0);
+        for (Receipt r : leased) {
+            if (r.token() != first.token() || !r.queue().equals(first.queue())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * PostgreSQL without history, receipts of one claim (queue and lease token; a worker's batch): {@link
+     * SkipLockedStatements#ackByClaim}, one statement in one auto-commit round trip, where a transaction needs
+     * two. It returns the ids it deleted, so the receipts it did not return are the lost leases, with no
+     * second pass. A receipt naming another queue than its claim's matched no row (a claim is one queue, its
+     * token is its own): {@link InvalidInputException} (rule {@code receipt.queue}), nothing was changed.
+     *
+     * @return the receipts whose lease was lost
+     */
+    private Set<Receipt> ackOneClaim(List<Receipt> leased, int timeoutSeconds) {
+        Receipt first = leased.get(0);
+        Long[] ids = new Long[leased.size()];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = leased.get(i).messageId();
+        }
+        return tx.inAutoCommit("ack", false, c -> {
+            Set<Long> deleted = new HashSet<>();
+            try (PreparedStatement ps = c.prepareStatement(sql.ackByClaim)) {
+                PostgresPlans.planEveryExecution(ps);
+                ps.setString(1, first.queue().value());
+                ps.setLong(2, first.token());
+                ps.setObject(3, ids);
+                QueryTimeouts.run(ps, "ackByClaim", sql.ackByClaim, timeoutSeconds, () -> {
+                    try (ResultSet rs = ClaimRows.resultOf(ps, true)) {
+                        while (rs.next()) {
+                            deleted.add(rs.getLong(1));
+                        }
+                    }
+                    return null;
+                });
+            }
+            Set<Receipt> lost = new HashSet<>();
+            for (Receipt r : leased) {
+                if (!deleted.contains(r.messageId())) {
+                    lost.add(r);
+                }
+            }
+            if (deleted.isEmpty()) {
+                rejectOtherQueue(c, first);
+            }
+            return lost;
+        });
     }
 
     /** A claim's acks matched fewer rows than receipts: roll back, and ack row by row to learn which. */
@@ -177,6 +235,7 @@ final class SkipLockedAcks {
         }
         try {
             inTransaction("ack", c -> {
+                Transactions.setPlan(c, sql.idArrayPlan);
                 try (PreparedStatement ps = c.prepareStatement(sql.deleteLeasedByIds)) {
                     if (sql.planIdArraysEachTime) {
                         PostgresPlans.planEveryExecution(ps);

@@ -133,8 +133,13 @@ final class SkipLockedAdmin {
             long inFlight;
             long delayed;
             long oldest;
+            long dead;
+            long processed;
             try (PreparedStatement ps = c.prepareStatement(sql.stats)) {
-                ps.setString(1, queue.value());
+                // the queue is bound three times (the message table and the two counts in the select list)
+                for (int i = 1; i <= 3; i++) {
+                    ps.setString(i, queue.value());
+                }
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
                     long rows = rs.getLong(1);
@@ -145,22 +150,12 @@ final class SkipLockedAdmin {
                     boolean none = rs.wasNull();
                     long now = rs.getLong(5);
                     oldest = none ? 0 : Math.max(0, now - oldestEnqueue);
+                    dead = rs.getLong(6);
+                    processed = rs.getLong(7);
                 }
             }
-            long dead = count(c, sql.countDead, queue);
-            long processed = count(c, sql.countHistory, queue);
             return new QueueStats(queue, ready, inFlight, delayed, dead, oldest, processed);
         });
-    }
-
-    private static long count(Connection c, String statement, QueueName queue) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(statement)) {
-            ps.setString(1, queue.value());
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getLong(1);
-            }
-        }
     }
 
     List<DeadLetter> deadLetters(QueueName queue, int limit) {

@@ -58,6 +58,8 @@ final class SkipLockedBackend implements QueueBackend {
     private volatile PostgresWakeups wakeups;
     /** PostgreSQL without a transaction pooler in between: wake-ups by LISTEN/NOTIFY. */
     private final boolean listen;
+    /** PostgreSQL with {@code postgresql.vacuum-every}: the periodic VACUUM of the message table, else null. */
+    private final PostgresVacuum vacuum;
 
     SkipLockedBackend(SkipLockedDialect dialect, String name, DataSource ds, AutoCloseable ownedPool, QueueConfig config) {
         this.dialect = dialect;
@@ -65,7 +67,8 @@ final class SkipLockedBackend implements QueueBackend {
         this.ownedPool = ownedPool;
         this.config = config;
         this.sql = new SkipLockedStatements(dialect, config.tablePrefix());
-        this.listen = dialect == SkipLockedDialect.POSTGRES && !PostgresOptions.from(config).transactionPooler();
+        PostgresOptions postgres = dialect == SkipLockedDialect.POSTGRES ? PostgresOptions.from(config) : null;
+        this.listen = postgres != null && !postgres.transactionPooler();
         this.caps = SkipLockedCapabilities.of(name, dialect, listen);
         this.tx = new Transactions(ds, ownedPool);
         Map<Long, TransactionalClaim> claims = new ConcurrentHashMap<>();
@@ -76,6 +79,8 @@ final class SkipLockedBackend implements QueueBackend {
         this.leases = new LeaseClaims(sql, config, tx, claimRows, timeouts);
         this.transactional = new TransactionalClaims(ds, sql, config, tx, claims, claimRows, timeouts);
         this.acks = new SkipLockedAcks(sql, config, tx, transactional, timeouts);
+        this.vacuum = postgres == null || postgres.vacuumEvery() == null ? null
+                : new PostgresVacuum(ds, config.tablePrefix(), postgres.vacuumEvery());
     }
 
     @Override
@@ -248,6 +253,9 @@ final class SkipLockedBackend implements QueueBackend {
 
     @Override
     public void close() {
+        if (vacuum != null) {
+            vacuum.close();
+        }
         producer.close();
         transactional.close();
         if (wakeups != null) {

@@ -51,10 +51,11 @@ public final class SkipLockedStatements {
      * headers, payload, claimed-now, group_key; locks them, skipping locked rows. A message of a group is
      * claimable only while no older message of its group is in the table (ready, delayed or in flight),
      * so a group is delivered one message at a time, in id order. On PostgreSQL it starts with
-     * {@link #CLAIM_PLAN} (two statements, one round trip: read its result set after the SET's update count).
+     * {@link #CLAIM_PLAN} and ends with {@link #CLAIM_PLAN_END} (several statements, one round trip: its rows are
+     * the second result set, after the one row of the planner settings).
      */
     public final String claimSelect;
-    /** H2 only (else null): (queue, held ids as a Long[] array, limit): candidate ids of a claim, read without locks. */
+    /** H2 only (else null): (queue, limit): candidate ids of a claim in claim order, read without locks; the caller leaves out the ids it holds. */
     public final String claimCandidates;
     /** (token, lease ms, id): the lease of one claimed row; attempts + 1. */
     public final String leaseUpdate;
@@ -70,16 +71,47 @@ public final class SkipLockedStatements {
      */
     public final String leaseClaim;
     /**
-     * PostgreSQL: sent before a claim in the same round trip (the claim statements start with it), for the
-     * claim's transaction only. Without statistics on the message table (a new table, or a server with
-     * autovacuum off, so never analyzed) the planner estimates a handful of rows for a queue and served
-     * every claim with a bitmap scan of the queue's whole backlog and a sort of it (about 11 ms per claim at
-     * 20,000 messages, growing with the backlog, against 0.1 ms; EXPLAIN ANALYZE in docs/benchmarks.md);
-     * without bitmap scans its one plan is the claim index read in order, stopping at the limit, whether or
-     * not the table was analyzed. {@code SET LOCAL} ends with the transaction (PostgreSQL manual, SET), so
-     * nothing leaks into the connection's later transactions, also behind a transaction pooler.
+     * PostgreSQL: sent before a claim in the same round trip (the claim statements start with it; its one row is
+     * read and dropped), for the claim's transaction only: bitmap scans, sequential scans and sorts off, so that
+     * the one plan left is the claim index read in order, stopping at the limit (and the group index for the
+     * group check), whatever the table's statistics say. Without statistics (a new table, or a server with
+     * autovacuum off, so never analyzed) the planner estimated a handful of rows for a queue and served every
+     * claim with a bitmap scan of the queue's whole backlog and a sort of it (about 11 ms per claim at 20,000
+     * messages, growing with the backlog, against 0.1 ms); with statistics that autovacuum's ANALYZE took of a
+     * nearly drained queue it chose a sequential scan of the whole table and a sort (0.8-0.9 s per claim while a
+     * backlog of 375,000 built up in 50 s; auto_explain in the sustained run, docs/benchmarks.md; {@code
+     * ClaimWithoutStatisticsOnServerTest}). Disabled plan kinds are still used where nothing else can run the
+     * statement (PostgreSQL manual, Planner Method Configuration). {@code set_config(name, value, true)} is
+     * {@code SET LOCAL}: it ends with the transaction (PostgreSQL manual, System Administration Functions), so
+     * nothing leaks into the connection's later transactions, also behind a transaction pooler. Unlike {@code
+     * SET LOCAL} it is quiet in the implicit transaction of an auto-commit round trip, where the lease claim
+     * runs ({@code SET LOCAL} there draws the warning "SET LOCAL can only be used in transaction blocks", to the
+     * client and the server log, at every claim).
      */
-    public static final String CLAIM_PLAN = "set local enable_bitmapscan = off; ";
+    public static final String CLAIM_PLAN = "select set_config('enable_bitmapscan', 'off', true), set_config('enable_seqscan', 'off', true),"
+            + " set_config('enable_sort', 'off', true); ";
+    /**
+     * PostgreSQL: starts {@link #ackByClaim}, in the same round trip: {@link #idArrayPlan} as {@code set_config},
+     * quiet in auto-commit (see {@link #CLAIM_PLAN}); its one row is read and dropped.
+     */
+    public static final String ACK_PLAN = "select set_config('enable_seqscan', 'off', true); ";
+    /**
+     * PostgreSQL: ends {@link #claimSelect}, whose transaction goes on with the handlers' work in transactional
+     * mode: the planner settings of {@link #CLAIM_PLAN} back to their defaults (the values the session started
+     * with; a handler's own session-level {@code SET} of these three is not restored) for the rest of it.
+     */
+    public static final String CLAIM_PLAN_END = "; set local enable_bitmapscan to default; set local enable_seqscan to default;"
+            + " set local enable_sort to default";
+    /**
+     * PostgreSQL only (else null): run in a transaction before {@link #deleteLeasedByIds} and {@link #deleteByIds}
+     * (the driver cannot batch a statement that holds two, so it is a statement of its own). When PostgreSQL's
+     * statistics record the message table as empty (autovacuum's ANALYZE of a drained queue) the planner
+     * estimates a sequential scan by the table's pages alone and the primary key by one descent per id, and read
+     * the whole table for an ack of a few hundred ids ({@code AckPlanOnServerTest}); with sequential scans off
+     * the primary key is the plan whatever the statistics say (the claim index cannot serve {@code id}: migration
+     * V4). {@code SET LOCAL} ends with the transaction (PostgreSQL manual, SET).
+     */
+    public final String idArrayPlan;
     /** H2 only (else null): (token, lease ms, ids as a bigint array): {@link #leaseUpdate} of a claim's rows in one statement. */
     public final String leaseUpdateByIds;
     /** PostgreSQL and H2 (else null): (ids as a bigint array): delete rows held by a transactional claim. */
@@ -89,6 +121,12 @@ public final class SkipLockedStatements {
      * bigint array): acks of the leases of one claim in one statement; its count tells whether all were held.
      */
     public final String deleteLeasedByIds;
+    /**
+     * PostgreSQL only (else null): (queue, token, ids as a bigint array): the acks of one claim, {@link
+     * #deleteLeasedByIds} after {@link #ACK_PLAN} in one auto-commit round trip, returning the ids it deleted (the
+     * ids it does not return were not held).
+     */
+    public final String ackByClaim;
     /**
      * True on PostgreSQL: {@link #deleteByIds} and {@link #deleteLeasedByIds} are planned at every execution
      * (PostgresPlans), never from a generic plan made while the table was small.
@@ -110,12 +148,11 @@ public final class SkipLockedStatements {
     public final String deadLetterLeased;
     /** (reason, id): attempts + 1 (the failed delivery counts). */
     public final String deadLetterById;
-    /** (queue): ready, in flight, delayed, oldest ready enqueue time, now. */
+    /**
+     * (queue, queue, queue): rows of the queue, in flight, delayed, oldest ready enqueue time, now, dead
+     * letters, history rows; one statement, so one snapshot.
+     */
     public final String stats;
-    /** (queue). */
-    public final String countDead;
-    /** (queue). */
-    public final String countHistory;
     /** (queue, limit): id, enqueued_at, started_at, finished_at, duration_ms, attempts, outcome, detail. */
     public final String listHistory;
     /** (queue, limit): id, priority, enqueued_at, attempts, headers, payload, reason, dead_at, group_key. */
@@ -266,12 +303,13 @@ public final class SkipLockedStatements {
                 : sql(dsl.insertInto(queueTable, NAME, CREATED_AT).values(queue, now).onDuplicateKeyIgnore(), dsl);
         Field<Long[]> ids = DSL.val(new Long[0], SQLDataType.BIGINT.getArrayDataType());
         // H2 locks every row a FOR UPDATE query matches before it applies FETCH (seen with H2 2.3.232 to
-        // 2.5.252), so on H2 a claim first reads candidate ids without locks, leaving out the rows this
-        // process holds in open transactional claims, then locks those ids by primary key
+        // 2.5.252), so on H2 a claim first reads candidate ids without locks, then locks those ids by primary
+        // key. The rows this process holds in open transactional claims are left out of the candidates in
+        // Java (ClaimRows): as "not (id = any(?))" H2 converted and scanned the array for every row read, a
+        // third of a transactional drain's worker time (docs/backends/h2.md)
         claimCandidates = dialect == SkipLockedDialect.H2
                 ? dsl.select(ID).from(message)
                         .where(QUEUE.eq(queue)).and(VISIBLE_AT.le(now))
-                        .and(DSL.condition("not ({0} = any({1}))", ID, ids))
                         .and(headOfGroup)
                         // queue first (a constant here): H2 reads an index in order only when ORDER BY
                         // starts with the index's first column; without it a claim read and sorted the
@@ -280,6 +318,9 @@ public final class SkipLockedStatements {
                         .limit(param("limit", Integer.class))
                         .getSQL(ParamType.INDEXED)
                 : null;
+        // PostgreSQL: the claim index ends with (id + 0) (migration V4), so the claims order by that expression to
+        // read it in order, and the primary key is the only index an ack's "id = ANY(?)" can use
+        Field<Long> claimOrderId = dialect == SkipLockedDialect.POSTGRES ? ID.plus(inline(0L)) : ID;
         claimSelect = dialect == SkipLockedDialect.H2
                 ? dsl.select(ID, PRIORITY, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, now, GROUP_KEY)
                         .from(message)
@@ -291,10 +332,11 @@ public final class SkipLockedStatements {
                   + dsl.select(ID, PRIORITY, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, now, GROUP_KEY)
                         .from(message)
                         .where(QUEUE.eq(queue)).and(VISIBLE_AT.le(now)).and(headOfGroup)
-                        .orderBy(PRIORITY.desc(), VISIBLE_AT.asc(), ID.asc())
+                        .orderBy(PRIORITY.desc(), VISIBLE_AT.asc(), claimOrderId.asc())
                         .limit(param("limit", Integer.class))
                         .forUpdate().skipLocked()
-                        .getSQL(ParamType.INDEXED);
+                        .getSQL(ParamType.INDEXED)
+                  + (dialect == SkipLockedDialect.POSTGRES ? CLAIM_PLAN_END : "");
         leaseUpdate = sql(dsl.update(message).set(LEASE_TOKEN, token).set(ATTEMPTS, ATTEMPTS.plus(inline(1)))
                 .set(CLAIMED_AT, now).set(VISIBLE_AT, now.plus(param("lease", Long.class))).where(byId), dsl);
         deleteLeased = sql(dsl.deleteFrom(message).where(leased), dsl);
@@ -302,6 +344,7 @@ public final class SkipLockedStatements {
         Field<Long[]> idArray = DSL.val(new Long[0], SQLDataType.BIGINT.getArrayDataType());
         boolean arrays = dialect != SkipLockedDialect.MARIADB;
         planIdArraysEachTime = dialect == SkipLockedDialect.POSTGRES;
+        idArrayPlan = dialect == SkipLockedDialect.POSTGRES ? "set local enable_seqscan = off" : null;
         leaseUpdateByIds = dialect == SkipLockedDialect.H2 ? dsl.update(message).set(LEASE_TOKEN, token)
                 .set(ATTEMPTS, ATTEMPTS.plus(inline(1))).set(CLAIMED_AT, now).set(VISIBLE_AT, now.plus(param("lease", Long.class)))
                 .where(DSL.condition("{0} = any({1})", ID, idArray)).getSQL(ParamType.INDEXED) : null;
@@ -312,6 +355,7 @@ public final class SkipLockedStatements {
         // for every ack; this way only the primary key serves the ids (EXPLAIN in docs/benchmarks.md)
         deleteLeasedByIds = arrays ? dsl.deleteFrom(message).where(DSL.condition("({0} = {1}) is not false", QUEUE, queue))
                 .and(LEASE_TOKEN.eq(token)).and(DSL.condition("{0} = any({1})", ID, idArray)).getSQL(ParamType.INDEXED) : null;
+        ackByClaim = dialect == SkipLockedDialect.POSTGRES ? ACK_PLAN + deleteLeasedByIds + " returning id" : null;
         if (dialect == SkipLockedDialect.POSTGRES) {
             String t = dsl.render(message);
             String nowMs = "(" + dialect.nowMillis(prefix) + ")";
@@ -328,7 +372,7 @@ public final class SkipLockedStatements {
             // so their ctid cannot change before the update; "m.id = c.id" stays as a check.
             String pick = dsl.select(ID, VISIBLE_AT.as("was"), DSL.field("ctid").as("loc")).from(message)
                     .where(QUEUE.eq(queue)).and(VISIBLE_AT.le(now)).and(headOfGroup)
-                    .orderBy(PRIORITY.desc(), VISIBLE_AT.asc(), ID.asc())
+                    .orderBy(PRIORITY.desc(), VISIBLE_AT.asc(), claimOrderId.asc())
                     .limit(param("limit", Integer.class))
                     .forUpdate().skipLocked()
                     .getSQL(ParamType.INDEXED);
@@ -380,10 +424,13 @@ public final class SkipLockedStatements {
                         DSL.sum(when(VISIBLE_AT.gt(nowOnce).and(LEASE_TOKEN.isNotNull()), one).otherwise(zero)),
                         DSL.sum(when(VISIBLE_AT.gt(nowOnce).and(LEASE_TOKEN.isNull()), one).otherwise(zero)),
                         DSL.min(when(VISIBLE_AT.le(nowOnce), ENQUEUED_AT)),
-                        nowOnce)
+                        nowOnce,
+                        // dead letters and history in the same statement, so in the same snapshot: a message
+                        // dead-lettered or acked while stats run is counted once (read in three statements at
+                        // READ COMMITTED it was counted in flight and dead, StatsSnapshotOnServerTest)
+                        DSL.field(dsl.selectCount().from(deadLetter).where(QUEUE.eq(queue))),
+                        DSL.field(dsl.selectCount().from(history).where(QUEUE.eq(queue))))
                 .from(message).where(QUEUE.eq(queue)), dsl);
-        countDead = sql(dsl.selectCount().from(deadLetter).where(QUEUE.eq(queue)), dsl);
-        countHistory = sql(dsl.selectCount().from(history).where(QUEUE.eq(queue)), dsl);
         listHistory = sql(dsl.select(ID, ENQUEUED_AT, STARTED_AT, FINISHED_AT, DURATION_MS, ATTEMPTS, OUTCOME, DETAIL)
                 .from(history).where(QUEUE.eq(queue)).orderBy(HISTORY_ID.desc()).limit(param("limit", Integer.class)), dsl);
         listDead = sql(dsl.select(ID, PRIORITY, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, REASON, DEAD_AT, GROUP_KEY)

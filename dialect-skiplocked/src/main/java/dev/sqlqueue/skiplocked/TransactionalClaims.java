@@ -205,6 +205,7 @@ final class TransactionalClaims {
             }
         }
         if (sql.deleteByIds != null) {
+            Transactions.setPlan(c, sql.idArrayPlan);
             try (PreparedStatement ps = c.prepareStatement(sql.deleteByIds)) {
                 if (sql.planIdArraysEachTime) {
                     PostgresPlans.planEveryExecution(ps);

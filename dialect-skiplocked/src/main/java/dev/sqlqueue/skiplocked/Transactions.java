@@ -46,22 +46,68 @@ final class Transactions {
                     state.restore(c);
                 }
             } catch (SQLException e) {
-                if (e instanceof QueryTimeouts.StatementTimeout) {
-                    throw JdbcErrors.translate(what, e);
-                }
-                if (JdbcErrors.isRetryable(e) && attempt < MAX_DEADLOCK_RETRIES) {
-                    sleepJitter(attempt);
-                    continue;
-                }
-                // a pooled connection found dead before anything was committed: drop the pool's idle
-                // connections (a killed session rarely dies alone) and try once more on a fresh one
-                if (!committing && attempt == 1 && JdbcErrors.isConnectionLoss(e)) {
-                    evictIdleConnections();
+                if (retried(e, attempt, !committing)) {
                     continue;
                 }
                 throw JdbcErrors.translate(what, e);
             }
         }
+    }
+
+    /**
+     * Run {@code work}, one statement whose round trip is its own transaction, on a pooled connection in
+     * auto-commit mode (READ COMMITTED), retrying deadlock victims: one round trip where {@link #inTransaction}
+     * needs two (the statement, then {@code COMMIT}). PostgreSQL runs the statements the driver sends before
+     * one Sync as one transaction (PostgreSQL manual, Frontend/Backend Protocol, Extended Query), so a
+     * statement text holding several runs them atomically. {@code work} may turn auto-commit off for
+     * statements that must follow in one transaction, and then commits them itself; one it left open is rolled
+     * back. A connection found lost is retried once only with {@code retryLostConnection}: the statement may
+     * have committed before the loss was seen, so only work that is safe to repeat after a commit asks for it
+     * (a claim: rows it leased unseen come back when their lease ends; not an ack, whose repeat would report
+     * its own committed deletes as lost leases).
+     */
+    <T> T inAutoCommit(String what, boolean retryLostConnection, SqlWork<T> work) {
+        for (int attempt = 1; ; attempt++) {
+            try (Connection c = ds.getConnection()) {
+                ConnectionState state = prepare(c);
+                c.setAutoCommit(true);
+                try {
+                    return work.run(c);
+                } catch (SQLException | RuntimeException e) {
+                    rollbackIfOpen(c);
+                    throw e;
+                } finally {
+                    autoCommitOff(c);
+                    state.restore(c);
+                }
+            } catch (SQLException e) {
+                if (retried(e, attempt, retryLostConnection)) {
+                    continue;
+                }
+                throw JdbcErrors.translate(what, e);
+            }
+        }
+    }
+
+    /**
+     * Whether a failed attempt is run again, after the pause or eviction that goes with it: a deadlock victim or
+     * lock time-out up to {@link #MAX_DEADLOCK_RETRIES} attempts; a connection found lost once, where {@code
+     * lossRetryable} (nothing committed, or safe to repeat after a commit): the pool's idle connections are
+     * dropped first (a killed session rarely dies alone). Never a statement time-out.
+     */
+    private boolean retried(SQLException e, int attempt, boolean lossRetryable) {
+        if (e instanceof QueryTimeouts.StatementTimeout) {
+            return false;
+        }
+        if (JdbcErrors.isRetryable(e) && attempt < MAX_DEADLOCK_RETRIES) {
+            sleepJitter(attempt);
+            return true;
+        }
+        if (lossRetryable && attempt == 1 && JdbcErrors.isConnectionLoss(e)) {
+            evictIdleConnections();
+            return true;
+        }
+        return false;
     }
 
     /** Own pool: already auto-commit off and READ COMMITTED; a caller's pool: recorded, set, restored later. */
@@ -72,6 +118,28 @@ final class Transactions {
     void evictIdleConnections() {
         if (ownedPool instanceof com.zaxxer.hikari.HikariDataSource hikari) {
             hikari.getHikariPoolMXBean().softEvictConnections();
+        }
+    }
+
+    /** Roll back a transaction {@code work} of {@link #inAutoCommit} left open; quiet on a broken connection. */
+    private static void rollbackIfOpen(Connection c) {
+        try {
+            if (!c.getAutoCommit()) {
+                c.rollback();
+            }
+        } catch (SQLException ignored) {
+            // connection broken: the server rolls back
+        }
+    }
+
+    /** Back to the pool's auto-commit off (no round trip outside a transaction); quiet on a broken connection. */
+    private static void autoCommitOff(Connection c) {
+        try {
+            if (!c.isClosed() && c.getAutoCommit()) {
+                c.setAutoCommit(false);
+            }
+        } catch (SQLException ignored) {
+            // a broken connection goes back to its pool, which discards it
         }
     }
 
@@ -104,6 +172,15 @@ final class Transactions {
                 ps.setObject(i + 1, params[i]);
             }
             return QueryTimeouts.run(ps, name, statement, timeoutSeconds, ps::executeUpdate);
+        }
+    }
+
+    /** Run a {@code SET LOCAL} planner setting ({@link SkipLockedStatements#idArrayPlan}) in {@code c}'s transaction; nothing when null. */
+    static void setPlan(Connection c, String setLocal) throws SQLException {
+        if (setLocal != null) {
+            try (java.sql.Statement st = c.createStatement()) {
+                st.execute(setLocal);
+            }
         }
     }
 

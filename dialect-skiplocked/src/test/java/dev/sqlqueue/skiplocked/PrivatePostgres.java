@@ -4,6 +4,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.UserPrincipalLookupService;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -88,7 +91,11 @@ final class PrivatePostgres implements AutoCloseable {
         return "jdbc:postgresql://127.0.0.1:" + port + "/postgres";
     }
 
-    /** Starts the server (again) on the same directory and port; returns once it accepts connections. */
+    /**
+     * Starts the server (again) on the same directory and port; returns once it takes connections. An open
+     * port is not enough: after a crash PostgreSQL listens before its WAL recovery ends and refuses
+     * connections meanwhile with SQLSTATE 57P03 ("the database system is starting up").
+     */
     synchronized void startServer() throws IOException, InterruptedException {
         // setpriv execs, so the child process is the postmaster itself
         postmaster = new ProcessBuilder(asPostgres(List.of(bin.resolve("postgres").toString(), "-D", data.toString(),
@@ -97,6 +104,26 @@ final class PrivatePostgres implements AutoCloseable {
                 .directory(dir.toFile()).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
                 .start();
         LocalServer.awaitOpen(port, postmaster, log);
+        awaitConnections();
+    }
+
+    private void awaitConnections() throws InterruptedException {
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (true) {
+            try (Connection c = DriverManager.getConnection(url(), "postgres", "")) {
+                return;
+            } catch (SQLException e) {
+                if (!"57P03".equals(e.getSQLState()) || !postmaster.isAlive()) {
+                    throw new IllegalStateException("the private server on " + port + " refused a connection: "
+                            + e.getMessage() + "; log: " + LocalServer.tail(log), e);
+                }
+                if (System.nanoTime() > until) {
+                    throw new IllegalStateException("the private server on " + port + " was still starting up after 120 s: "
+                            + LocalServer.tail(log), e);
+                }
+                Thread.sleep(100);
+            }
+        }
     }
 
     /** Immediate shutdown of this server's postmaster, by its process id; returns once it has exited. */

@@ -43,13 +43,15 @@ class SkipLockedStatementsTest {
         e.put("ensureQueue",
                 "insert into \"sqlq_queue\" (name, created_at) values (?, (" + NOW + ")) on conflict do nothing");
         e.put("claimSelect",
-                "set local enable_bitmapscan = off; select id, priority, enqueued_at, attempts, headers, payload, ("
+                "select set_config('enable_bitmapscan', 'off', true), set_config('enable_seqscan', 'off', true), set_config('enable_sort', 'off', true); "
+                + "select id, priority, enqueued_at, attempts, headers, payload, ("
                 + NOW
                 + "), group_key from \"sqlq_message\" where (queue = ? and visible_at <= ("
                 + NOW
                 + ") and ((group_key is null or not exists (select 1 from \"sqlq_message\" g where g.queue = \"sql"
                 + "q_message\".queue and g.group_key = \"sqlq_message\".group_key and g.id < \"sqlq_message\".id))"
-                + ")) order by priority desc, visible_at asc, id asc fetch next ? rows only for update skip locked");
+                + ")) order by priority desc, visible_at asc, (id + 0) asc fetch next ? rows only for update skip locked"
+                + "; set local enable_bitmapscan to default; set local enable_seqscan to default; set local enable_sort to default");
         e.put("leaseUpdate",
                 "update \"sqlq_message\" set lease_token = ?, attempts = (attempts + 1), claimed_at = (" + NOW
                 + "), visible_at = ((" + NOW + ") + ?) where id = ?");
@@ -58,11 +60,16 @@ class SkipLockedStatementsTest {
         e.put("deleteById",
                 "delete from \"sqlq_message\" where id = ?");
         e.put("leaseClaim",
-                "set local enable_bitmapscan = off; with c as (select id, visible_at as was, ctid as loc from \"sqlq_message\" where (queue = ? and visible_at <= (" + NOW + ") and ((group_key is null or not exists (select 1 from \"sqlq_message\" g where g.queue = \"sqlq_message\".queue and g.group_key = \"sqlq_message\".group_key and g.id < \"sqlq_message\".id)))) order by priority desc, visible_at asc, id asc fetch next ? rows only for update skip locked) update \"sqlq_message\" m set lease_token = ?, attempts = m.attempts + 1, claimed_at = (" + NOW + "), visible_at = (" + NOW + ") + ? from c where m.ctid = c.loc and m.id = c.id returning m.id, m.priority, m.enqueued_at, m.attempts, m.headers, m.payload, (" + NOW + "), m.group_key, c.was");
+                "select set_config('enable_bitmapscan', 'off', true), set_config('enable_seqscan', 'off', true), set_config('enable_sort', 'off', true); "
+                + "with c as (select id, visible_at as was, ctid as loc from \"sqlq_message\" where (queue = ? and visible_at <= (" + NOW + ") and ((group_key is null or not exists (select 1 from \"sqlq_message\" g where g.queue = \"sqlq_message\".queue and g.group_key = \"sqlq_message\".group_key and g.id < \"sqlq_message\".id)))) order by priority desc, visible_at asc, (id + 0) asc fetch next ? rows only for update skip locked) update \"sqlq_message\" m set lease_token = ?, attempts = m.attempts + 1, claimed_at = (" + NOW + "), visible_at = (" + NOW + ") + ? from c where m.ctid = c.loc and m.id = c.id returning m.id, m.priority, m.enqueued_at, m.attempts, m.headers, m.payload, (" + NOW + "), m.group_key, c.was");
+        e.put("idArrayPlan", "set local enable_seqscan = off");
         e.put("deleteByIds",
                 "delete from \"sqlq_message\" where (id = any(cast(? as bigint[])))");
         e.put("deleteLeasedByIds",
                 "delete from \"sqlq_message\" where (((queue = ?) is not false) and lease_token = ? and (id = any(cast(? as bigint[]))))");
+        e.put("ackByClaim",
+                "select set_config('enable_seqscan', 'off', true); delete from \"sqlq_message\" where (((queue = ?) is not false)"
+                + " and lease_token = ? and (id = any(cast(? as bigint[])))) returning id");
         e.put("historyLeased",
                 "insert into \"sqlq_history\" (id, queue, enqueued_at, started_at, finished_at, attempts, "
                 + "outcome, detail) select id, queue, enqueued_at, coalesce(claimed_at, (" + NOW + ")), (" + NOW
@@ -98,11 +105,9 @@ class SkipLockedStatementsTest {
                 "select count(*), sum(case when (visible_at > (select (" + NOW
                 + ")) and lease_token is not null) then 1 else 0 end), sum(case when (visible_at > (select (" + NOW
                 + ")) and lease_token is null) then 1 else 0 end), min(case when visible_at <= (select (" + NOW
-                + ")) then enqueued_at end), (select (" + NOW + ")) from \"sqlq_message\" where queue = ?");
-        e.put("countDead",
-                "select count(*) from \"sqlq_dead_letter\" where queue = ?");
-        e.put("countHistory",
-                "select count(*) from \"sqlq_history\" where queue = ?");
+                + ")) then enqueued_at end), (select (" + NOW + ")), (select count(*) from \"sqlq_dead_letter\" where queue = ?)"
+                + ", (select count(*) from \"sqlq_history\" where queue = ?)"
+                + " from \"sqlq_message\" where queue = ?");
         e.put("listHistory",
                 "select id, enqueued_at, started_at, finished_at, duration_ms, attempts, outcome, detail "
                 + "from \"sqlq_history\" where queue = ? order by history_id desc fetch next ? rows only");
@@ -240,11 +245,9 @@ class SkipLockedStatementsTest {
                 "select count(*), sum(case when (visible_at > ("
                 + NOW + ") and lease_token is not null) then 1 else 0 end), sum(case when (visible_at > (" + NOW
                 + ") and lease_token is null) then 1 else 0 end), min(case when visible_at <= (" + NOW
-                + ") then enqueued_at end), (" + NOW + ") from `sqlq_message` where queue = ?");
-        e.put("countDead",
-                "select count(*) from `sqlq_dead_letter` where queue = ?");
-        e.put("countHistory",
-                "select count(*) from `sqlq_history` where queue = ?");
+                + ") then enqueued_at end), (" + NOW + "), (select count(*) from `sqlq_dead_letter` where queue = ?)"
+                + ", (select count(*) from `sqlq_history` where queue = ?)"
+                + " from `sqlq_message` where queue = ?");
         e.put("listHistory",
                 "select id, enqueued_at, started_at, finished_at, duration_ms, attempts, outcome, detail "
                 + "from `sqlq_history` where queue = ? order by history_id desc fetch next ? rows only");
@@ -341,10 +344,9 @@ class SkipLockedStatementsTest {
         e.put("claimCandidates",
                 "select id from \"sqlq_message\" where (queue = cast(? as varchar) and visible_at <= ("
                 + NOW
-                + ") and (not (id = any(cast(? as bigint array)))) and ((group_key is null or not exists (select 1"
-                + " from \"sqlq_message\" g where g.queue = \"sqlq_message\".queue and g.group_key = \"sqlq_messag"
-                + "e\".group_key and g.id < \"sqlq_message\".id)))) order by queue asc, priority desc, visible_at "
-                + "asc, id asc fetch next ? rows only");
+                + ") and ((group_key is null or not exists (select 1 from \"sqlq_message\" g where g.queue = \"sql"
+                + "q_message\".queue and g.group_key = \"sqlq_message\".group_key and g.id < \"sqlq_message\".id))"
+                + ")) order by queue asc, priority desc, visible_at asc, id asc fetch next ? rows only");
         e.put("leaseUpdate",
                 "update \"sqlq_message\" set lease_token = ?, attempts = (attempts + 1), claimed_at = (" + NOW
                 + "), visible_at = ((" + NOW + ") + cast(? as bigint)) where id = cast(? as bigint)");
@@ -401,11 +403,9 @@ class SkipLockedStatementsTest {
                 "select count(*), sum(case when (visible_at > ("
                 + NOW + ") and lease_token is not null) then 1 else 0 end), sum(case when (visible_at > (" + NOW
                 + ") and lease_token is null) then 1 else 0 end), min(case when visible_at <= (" + NOW
-                + ") then enqueued_at end), (" + NOW + ") from \"sqlq_message\" where queue = cast(? as varchar)");
-        e.put("countDead",
-                "select count(*) from \"sqlq_dead_letter\" where queue = cast(? as varchar)");
-        e.put("countHistory",
-                "select count(*) from \"sqlq_history\" where queue = cast(? as varchar)");
+                + ") then enqueued_at end), (" + NOW + "), (select count(*) from \"sqlq_dead_letter\" where queue = cast(? as varchar))"
+                + ", (select count(*) from \"sqlq_history\" where queue = cast(? as varchar))"
+                + " from \"sqlq_message\" where queue = cast(? as varchar)");
         e.put("listHistory",
                 "select id, enqueued_at, started_at, finished_at, duration_ms, attempts, outcome, detail "
                 + "from \"sqlq_history\" where queue = cast(? as varchar) order by history_id desc fetch next "
@@ -564,16 +564,18 @@ class SkipLockedStatementsTest {
     }
 
     /**
-     * No statement carries a queue name or any other value: the only string literal in any statement
-     * is MariaDB's fixed epoch, and every comparison with a queue column is with a bind.
+     * No statement carries a queue name or any other value: the only string literals in any statement
+     * are MariaDB's fixed epoch and PostgreSQL's planner settings, and every comparison with a queue column is with a bind.
      */
     @ParameterizedTest
     @EnumSource(SkipLockedDialect.class)
     void queueNamesAreAlwaysBindValues(SkipLockedDialect d) {
         Pattern literal = Pattern.compile("'[^']*'");
-        Pattern queueCompare = Pattern.compile("\\b(queue|name) = (\\S+)");
+        Pattern queueCompare = Pattern.compile("\\b(queue|name) = ([^\\s,]+)");
         for (Map.Entry<String, String> s : StatementDump.of(new SkipLockedStatements(d, "sqlq_")).entrySet()) {
-            Matcher lit = literal.matcher(s.getValue());
+            // PostgreSQL's fixed planner settings before a claim or an ack are literals too
+            Matcher lit = literal.matcher(s.getValue().replace(SkipLockedStatements.CLAIM_PLAN, "")
+                    .replace(SkipLockedStatements.ACK_PLAN, ""));
             while (lit.find()) {
                 assertEquals("'1970-01-01 00:00:00'", lit.group(), d + " " + s.getKey() + " holds a literal");
             }
@@ -587,7 +589,7 @@ class SkipLockedStatementsTest {
         }
         // the statements that take a queue name have it as their first bind (see SkipLockedBackend)
         Map<String, String> all = StatementDump.of(new SkipLockedStatements(d, "sqlq_"));
-        for (String name : Set.of("stats", "countDead", "countHistory", "listHistory", "listDead", "lockDeadIds",
+        for (String name : Set.of("stats", "listHistory", "listDead", "lockDeadIds",
                 "requeueDead", "deleteDead", "purgeDead", "purgeMessages", "purgeHistory", "deleteQueue",
                 "deleteExpiredKey", "keyMessage", "deleteKeys",
                 d == SkipLockedDialect.H2 ? "claimCandidates" : "claimSelect")) {
@@ -611,11 +613,15 @@ class SkipLockedStatementsTest {
         binds.put("ensureQueue", h2 ? 2 : 1);    // queue (H2: queue twice, NOT EXISTS)
         binds.put("claimSelect", h2 ? 1 : 2);    // queue, limit (H2: the candidate ids)
         if (h2) {
-            binds.put("claimCandidates", 3);     // queue, held ids, limit
+            binds.put("claimCandidates", 2);     // queue, limit (held ids are left out in Java)
         }
         binds.put("leaseUpdate", 3);             // token, lease, id
         binds.put("deleteLeased", 3);            // id, token, queue
         binds.put("deleteById", 1);              // id
+        if (d == SkipLockedDialect.POSTGRES) {
+            binds.put("idArrayPlan", 0);         // a SET LOCAL before the deletes by id array
+            binds.put("ackByClaim", 3);          // queue, token, ids
+        }
         if (h2) {
             binds.put("leaseUpdateByIds", 3);    // token, lease, ids
         }
@@ -631,9 +637,7 @@ class SkipLockedStatementsTest {
         binds.put("releaseLeased", 3);           // id, token, queue
         binds.put("deadLetterLeased", 4);        // reason, id, token, queue
         binds.put("deadLetterById", 2);          // reason, id
-        binds.put("stats", 1);
-        binds.put("countDead", 1);
-        binds.put("countHistory", 1);
+        binds.put("stats", 3);                   // queue of the dead-letter count, of the history count, of the message table
         binds.put("listHistory", 2);             // queue, limit
         binds.put("listDead", 2);                // queue, limit
         binds.put("lockDeadIds", 1);
@@ -674,8 +678,9 @@ class SkipLockedStatementsTest {
             String outsideLiterals = text.replaceAll("'[^']*'", "");
             assertEquals(binds.get(name), outsideLiterals.length() - outsideLiterals.replace("?", "").length(),
                     d + " " + name + ": " + text);
-            // one statement, but for the plan setting PostgreSQL's claims send before them in the same round trip
-            assertFalse(text.replace(SkipLockedStatements.CLAIM_PLAN, "").contains(";"), d + " " + name + " is one statement");
+            // one statement, but for the plan settings PostgreSQL's claims send around them in the same round trip
+            assertFalse(text.replace(SkipLockedStatements.CLAIM_PLAN, "").replace(SkipLockedStatements.CLAIM_PLAN_END, "")
+                    .replace(SkipLockedStatements.ACK_PLAN, "").contains(";"), d + " " + name + " is one statement");
         });
     }
 }

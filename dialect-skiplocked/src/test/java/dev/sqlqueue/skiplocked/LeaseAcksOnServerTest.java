@@ -1,0 +1,126 @@
+package dev.sqlqueue.skiplocked;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.sqlqueue.ConsumeRequest;
+import dev.sqlqueue.Delivery;
+import dev.sqlqueue.Message;
+import dev.sqlqueue.QueueConfig;
+import dev.sqlqueue.QueueName;
+import dev.sqlqueue.QueueStats;
+import dev.sqlqueue.Receipt;
+import dev.sqlqueue.SqlQueue;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Lease-mode claims and acks of one claim, which on PostgreSQL each run as one statement in one auto-commit
+ * round trip ({@code leaseClaim}, {@code ackByClaim}): the acks of a claim report exactly the leases it lost
+ * and delete the rest, and the planner settings sent before them end with their round trip.
+ */
+class LeaseAcksOnServerTest {
+    private static String prefix() {
+        return "la" + Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xffffffL) + "_";
+    }
+
+    @ParameterizedTest
+    @EnumSource(SkipLockedDialect.class)
+    void theAcksOfAClaimReportExactlyTheLeasesItLost(SkipLockedDialect d) throws Exception {
+        StatementsOnServerTest.Server s = StatementsOnServerTest.server(d);
+        QueueConfig config = QueueConfig.builder().url(s.url()).user(s.user()).password(s.password()).tablePrefix(prefix()).build();
+        QueueName q = QueueName.of("acks");
+        try (SqlQueue queue = SqlQueue.open(config)) {
+            try {
+                queue.createQueue(q);
+                List<Message> ten = new ArrayList<>();
+                for (int i = 0; i < 10; i++) {
+                    ten.add(Message.ofText("m" + i));
+                }
+                queue.enqueueAll(q, ten);
+                List<Delivery> first = queue.consume(q, ConsumeRequest.of(10).withLease(Duration.ofSeconds(1)));
+                assertEquals(10, first.size());
+                Thread.sleep(1_500); // the leases end (database clock)
+                List<Delivery> second = queue.consume(q, ConsumeRequest.of(3).withLease(Duration.ofMinutes(5)));
+                assertEquals(3, second.size(), "three of the ten, claimed again");
+                Set<Long> retaken = second.stream().map(Delivery::id).collect(Collectors.toSet());
+
+                Set<Receipt> lost = queue.ackAll(first.stream().map(Delivery::receipt).toList());
+
+                assertEquals(retaken, lost.stream().map(Receipt::messageId).collect(Collectors.toSet()),
+                        d + ": the lost leases are exactly those claimed again");
+                QueueStats st = queue.stats(q);
+                assertEquals(3, st.depth(), d + ": the other seven were acked, the three stay with their new claim");
+                assertEquals(3, st.inFlight());
+                assertEquals(Set.of(), queue.ackAll(second.stream().map(Delivery::receipt).toList()), "the new claim's acks");
+                assertEquals(0, queue.stats(q).depth());
+            } finally {
+                queue.dropSchema();
+            }
+        }
+    }
+
+    /**
+     * The claim and the ack run in auto-commit on PostgreSQL, after {@code set_config(..., true)}: the settings
+     * end with the round trip's implicit transaction, so the next user of the pooled connection plans with the
+     * server's settings. Checked on every connection of a caller's pool of three (the schema migration needs two, the wake-up listener holds one) but the listener's.
+     */
+    @Test
+    void thePlannerSettingsOfAClaimAndAnAckDoNotOutliveTheirRoundTrip() throws Exception {
+        StatementsOnServerTest.Server s = StatementsOnServerTest.server(SkipLockedDialect.POSTGRES);
+        HikariConfig hc = new HikariConfig();
+        hc.setJdbcUrl(s.url());
+        hc.setUsername(s.user());
+        hc.setPassword(s.password());
+        hc.setMaximumPoolSize(3);
+        try (HikariDataSource ds = new HikariDataSource(hc)) {
+            QueueConfig config = QueueConfig.builder().dataSource(ds).backend("postgresql").tablePrefix(prefix()).build();
+            QueueName q = QueueName.of("plans");
+            try (SqlQueue queue = SqlQueue.open(config)) {
+                try {
+                    queue.createQueue(q);
+                    queue.enqueueAll(q, List.of(Message.ofText("a"), Message.ofText("b")));
+                    List<Delivery> got = queue.consume(q, ConsumeRequest.of(2).withLease(Duration.ofMinutes(5)));
+                    assertEquals(2, got.size());
+                    assertEquals(List.of("on", "on", "on", "on", "on", "on"), settings(ds), "after the claim");
+                    assertEquals(Set.of(), queue.ackAll(got.stream().map(Delivery::receipt).toList()));
+                    assertEquals(List.of("on", "on", "on", "on", "on", "on"), settings(ds), "after the ack");
+                    try (Connection a = ds.getConnection(); Connection b = ds.getConnection()) {
+                        assertTrue(a.getAutoCommit() && b.getAutoCommit(), "the caller's connections come back in their own auto-commit mode");
+                    }
+                    assertEquals(0, queue.stats(q).depth());
+                } finally {
+                    queue.dropSchema();
+                }
+            }
+        }
+    }
+
+    /** The three settings on each of the pool's two connections, both held at once. */
+    private static List<String> settings(HikariDataSource ds) throws Exception {
+        List<String> out = new ArrayList<>();
+        try (Connection a = ds.getConnection(); Connection b = ds.getConnection()) {
+            for (Connection c : List.of(a, b)) {
+                try (Statement st = c.createStatement();
+                     ResultSet rs = st.executeQuery("select current_setting('enable_bitmapscan'), current_setting('enable_seqscan'),"
+                             + " current_setting('enable_sort')")) {
+                    rs.next();
+                    out.addAll(List.of(rs.getString(1), rs.getString(2), rs.getString(3)));
+                }
+            }
+        }
+        return out;
+    }
+}

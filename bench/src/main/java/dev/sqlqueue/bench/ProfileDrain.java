@@ -9,7 +9,8 @@ import java.util.Locale;
 /**
  * The library side of the drain scenario alone, for a profiler (JFR): {@code ProfileDrain <db> <options>
  * [messages] [runs]}, options {@code default} (WorkerOptions.defaults() with 8 threads), {@code lease100},
- * {@code tx100} or {@code enqueue} (enqueueAll of 100, 4 producers). Run it with {@code -XX:StartFlightRecording=filename=drain.jfr,settings=profile}; see
+ * {@code tx100}, {@code enqueue} (enqueueAll of 100, 4 producers), {@code raw-lease} or {@code raw-tx} (the raw loops, 8 threads,
+ * claims of 100); each run prints its rate and the CPU time of the JVM and of the rest of the machine ({@link CpuSplit}). Run it with {@code -XX:StartFlightRecording=filename=drain.jfr,settings=profile}; see
  * docs/benchmarks.md.
  */
 public final class ProfileDrain {
@@ -26,16 +27,21 @@ public final class ProfileDrain {
             case "default" -> opts;
             case "lease100" -> opts.withBatchSize(100);
             case "tx100" -> opts.withBatchSize(100).withMode(ClaimMode.TRANSACTIONAL);
-            case "enqueue" -> opts;
-            default -> throw new IllegalArgumentException("options: default, lease100, tx100, enqueue");
+            case "enqueue", "raw-lease", "raw-tx" -> opts;
+            default -> throw new IllegalArgumentException("options: default, lease100, tx100, enqueue, raw-lease, raw-tx");
         };
         Path tmp = Files.createTempDirectory("sqlqueue-profile");
         try (Target t = new Target(Database.of(db, tmp), 20)) {
             Trials trials = new Trials(t, 100);
             for (int i = 0; i < runs; i++) {
                 t.settle();
-                double rate = what.equals("enqueue") ? trials.enqueueLibrary(messages, 100, 4) : trials.endToEndLibrary(messages, opts);
-                System.out.printf(Locale.ROOT, "%s %s run %d: %.0f msg/s%n", db, what, i + 1, rate);
+                double rate = switch (what) {
+                    case "enqueue" -> trials.enqueueLibrary(messages, 100, 4);
+                    case "raw-lease" -> trials.rawLease(messages, 8, 100);
+                    case "raw-tx" -> trials.rawTransactional(messages, 8, 100);
+                    default -> trials.endToEndLibrary(messages, opts);
+                };
+                System.out.printf(Locale.ROOT, "%s %s run %d: %.0f msg/s, %s%n", db, what, i + 1, rate, trials.lastCpu());
             }
         }
         System.exit(0);

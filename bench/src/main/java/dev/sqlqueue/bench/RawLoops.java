@@ -54,8 +54,10 @@ final class RawLoops {
         String t = q + prefix + "message" + q;
         this.now = "(" + dialect.nowMillis(prefix) + ")";
         String cols = "id, priority, enqueued_at, attempts, headers, payload, group_key";
+        // PostgreSQL: the claim index ends with (id + 0) (migration V4), the order that reads it without a sort
+        String lastKey = dialect == SkipLockedDialect.POSTGRES ? "(id + 0)" : "id";
         String pick = "SELECT id FROM " + t + " WHERE queue = ? AND visible_at <= " + now
-                + " ORDER BY priority DESC, visible_at, id LIMIT ?";
+                + " ORDER BY priority DESC, visible_at, " + lastKey + " LIMIT ?";
         this.leaseClaim = "UPDATE " + t + " SET lease_token = ?, attempts = attempts + 1, claimed_at = " + now
                 + ", visible_at = " + now + " + ? WHERE id IN (" + pick + " FOR UPDATE SKIP LOCKED) RETURNING " + cols;
         this.txClaim = "DELETE FROM " + t + " WHERE id IN (" + pick + " FOR UPDATE SKIP LOCKED) RETURNING " + cols;

@@ -49,6 +49,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *   --sample-s=10         sampling interval
  *   --vacuum-every-s=0    when above 0, a plain VACUUM of the message table every so many seconds from a
  *                         separate autocommit connection (what a cron job would do with autovacuum off)
+ *   --option=KEY=VALUE    a backend option of the paced run's queue, repeatable: for example
+ *                         --option=postgresql.vacuum-every=1m (the library vacuums its own table)
  *   --keep                leave the paced run's tables in place (to inspect plans and statistics afterwards)
  *   --out=FILE.csv        default bench/results/sustained-&lt;label&gt;.csv; the PNG is written beside it
  * </pre>
@@ -127,6 +129,7 @@ public final class Sustained {
         double minutes = 20;
         int sampleSeconds = 10;
         int vacuumEvery = 0;
+        List<String> options = new ArrayList<>();
         Path out = null;
         boolean keep = false;
         for (String a : args) {
@@ -149,6 +152,8 @@ public final class Sustained {
                 minutes = Double.parseDouble(v);
             } else if (a.startsWith("--sample-s=")) {
                 sampleSeconds = Integer.parseInt(v);
+            } else if (a.startsWith("--option=")) {
+                options.add(v);
             } else if (a.startsWith("--vacuum-every-s=")) {
                 vacuumEvery = Integer.parseInt(v);
             } else if (a.startsWith("--out=")) {
@@ -189,7 +194,12 @@ public final class Sustained {
 
         String prefix = prefix();
         Claims claims = new Claims();
-        QueueConfig config = QueueConfig.builder().url(url).user(user).password(password).tablePrefix(prefix).poolSize(20).build();
+        QueueConfig.Builder builder = QueueConfig.builder().url(url).user(user).password(password).tablePrefix(prefix).poolSize(20);
+        for (String o : options) {
+            int eq = o.indexOf('=');
+            builder.option(o.substring(0, eq), o.substring(eq + 1));
+        }
+        QueueConfig config = builder.build();
         SqlQueue lib = SqlQueue.wrap(new TimedBackend(BackendDiscovery.find(config).open(config), claims), config);
         QueueName q = QueueName.of("sustained");
         lib.createQueue(q);

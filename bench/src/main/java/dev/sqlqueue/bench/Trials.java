@@ -32,6 +32,7 @@ final class Trials {
     private final Target t;
     private final Baseline base;
     private final RawLoops raw;
+    private String lastCpu = "";
     final byte[] payload;
 
     Trials(Target t, int payloadBytes) {
@@ -212,12 +213,14 @@ final class Trials {
                 lost.incrementAndGet();
             }
         };
+        CpuSplit cpu = CpuSplit.start();
         long start = System.nanoTime();
         WorkerPool pool = WorkerPool.start(t.lib, q, d -> {
             handled.incrementAndGet();
             return Outcome.ack();
         }, opts, listener);
         boolean ok = all.await(TIMEOUT_S, TimeUnit.SECONDS);
+        lastCpu = cpu.per1000(messages);
         pool.close();
         if (!ok) {
             throw new IllegalStateException("library end-to-end: " + acked.get() + " of " + messages
@@ -292,6 +295,7 @@ final class Trials {
     private double rawDrain(int messages, int workers, Step step) {
         QueueName q = t.newQueue();
         t.fill(q, messages, payload);
+        CpuSplit cpu = CpuSplit.start();
         AtomicInteger done = new AtomicInteger();
         AtomicLong end = new AtomicLong();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_S);
@@ -311,6 +315,12 @@ final class Trials {
                 }
             }
         });
+        lastCpu = cpu.per1000(messages);
         return messages / ((end.get() - start) / 1e9);
+    }
+
+    /** The CPU split ({@link CpuSplit}) of the last drain trial, fill excluded. */
+    String lastCpu() {
+        return lastCpu;
     }
 }

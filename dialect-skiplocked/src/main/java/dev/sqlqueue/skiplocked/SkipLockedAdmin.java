@@ -99,6 +99,9 @@ final class SkipLockedAdmin {
         claims.values().forEach(TransactionalClaim::abort);
         inTransaction("drop schema", c -> {
             try (Statement st = c.createStatement()) {
+                for (String s : sql.emptyBeforeDrop) { // H2: wait for other sessions' row locks first
+                    st.execute(s);
+                }
                 for (String s : sql.dropSchema) {
                     st.execute(s);
                 }

@@ -218,6 +218,16 @@ public final class SkipLockedStatements {
     public final String deleteKeys;
     /** Drop every table of the prefix, children first; the Flyway history table last. */
     public final List<String> dropSchema;
+    /**
+     * H2 only (else empty): delete every row of the prefix's tables, in the drop's transaction, before
+     * {@link #dropSchema}. H2 2.3.232 takes no table lock for {@code SELECT ... FOR UPDATE} (a transactional
+     * claim's only hold on its rows), so its {@code DROP TABLE} does not wait for such a claim, and when the
+     * claim's transaction then ends H2 replays its undo log against the dropped table and the database file
+     * fails ("MVStoreException: Unable to read the page"; H2DropSchemaTest, cf. h2database #3695). A
+     * {@code DELETE} waits for every row lock ({@code LOCK_TIMEOUT}); PostgreSQL's and MariaDB's
+     * {@code DROP TABLE} wait for row locks themselves.
+     */
+    public final List<String> emptyBeforeDrop;
     /** PostgreSQL only (else null): (channel, queue) wake listeners when the transaction commits. */
     public final String notify;
     /** PostgreSQL only (else null): subscribe to the prefix's wake-up channel. */
@@ -486,6 +496,12 @@ public final class SkipLockedStatements {
                 sql(dsl.dropTableIfExists(message), dsl),
                 sql(dsl.dropTableIfExists(queueTable), dsl),
                 sql(dsl.dropTableIfExists(table(quotedName(prefix + "schema_history"))), dsl));
+        emptyBeforeDrop = dialect != SkipLockedDialect.H2 ? List.of() : List.of(
+                sql(dsl.deleteFrom(dedupe), dsl),
+                sql(dsl.deleteFrom(history), dsl),
+                sql(dsl.deleteFrom(deadLetter), dsl),
+                sql(dsl.deleteFrom(message), dsl),
+                sql(dsl.deleteFrom(queueTable), dsl));
         channel = prefix + "wakeup";
         notify = dialect == SkipLockedDialect.POSTGRES ? "select pg_notify(?, ?)" : null;
         listen = dialect == SkipLockedDialect.POSTGRES ? "listen \"" + channel + "\"" : null;

@@ -475,6 +475,16 @@ class SkipLockedStatementsTest {
                 "drop table if exists \"sqlq_queue\"");
         e.put("dropSchema[5]",
                 "drop table if exists \"sqlq_schema_history\"");
+        e.put("emptyBeforeDrop[0]",
+                "delete from \"sqlq_dedupe_key\"");
+        e.put("emptyBeforeDrop[1]",
+                "delete from \"sqlq_history\"");
+        e.put("emptyBeforeDrop[2]",
+                "delete from \"sqlq_dead_letter\"");
+        e.put("emptyBeforeDrop[3]",
+                "delete from \"sqlq_message\"");
+        e.put("emptyBeforeDrop[4]",
+                "delete from \"sqlq_queue\"");
         e.put("dropFunction",
                 "DROP ALIAS IF EXISTS \"sqlq_now_ms\"");
 
@@ -671,6 +681,9 @@ class SkipLockedStatementsTest {
         }
         if (h2) {
             binds.put("dropFunction", 0);
+            for (int i = 0; i < 5; i++) {
+                binds.put("emptyBeforeDrop[" + i + "]", 0);
+            }
         }
         Map<String, String> all = StatementDump.of(new SkipLockedStatements(d, "sqlq_"));
         assertEquals(binds.keySet(), all.keySet(), d + " statements");

@@ -78,7 +78,13 @@ final class QueryTimeouts {
      * @throws StatementTimeout when the driver stopped it for that timeout
      */
     static <T> T run(PreparedStatement ps, String name, String sql, int seconds, Call<T> call) throws SQLException {
-        ps.setQueryTimeout(seconds);
+        // H2 2.3.232 runs a SET QUERY_TIMEOUT command on every setQueryTimeout (JdbcConnection.setQueryTimeout
+        // does not compare with the session's value it caches), a third of them inside the claim each queue
+        // serializes; its getQueryTimeout returns that cached session value. PostgreSQL and MariaDB keep the
+        // value per statement, 0 on a new one, so they are always set.
+        if (ps.getQueryTimeout() != seconds) {
+            ps.setQueryTimeout(seconds);
+        }
         long t0 = System.nanoTime();
         try {
             return call.run();

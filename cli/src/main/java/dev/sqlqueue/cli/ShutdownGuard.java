@@ -17,12 +17,20 @@ import java.util.concurrent.TimeUnit;
  * running handlers finish within the grace period, release unstarted messages) run while the database
  * is still open; the command then ends normally and returns {@link #exitCode(int)}. A second signal
  * (more than 2 s after the first; a signal sent to the process and to its group arrives twice) exits
- * at once. A shutdown hook still covers other ways the JVM may stop.
+ * at once: {@code onForce} runs (the work command kills the commands still running, so none is left
+ * behind to run beside a later delivery of its message), this guard's shutdown hook stops waiting for
+ * the clean-up, and the JVM exits with {@code 128 + signal}; should the other shutdown hooks (H2 closing
+ * its file) take more than {@link #HALT_AFTER_MILLIS} ms, it halts. Messages still leased come back when
+ * their lease ends (at-least-once). A shutdown hook still covers other ways the JVM may stop.
  *
  * <p>{@link #close()} restores the previous signal handlers and removes the hook.
  */
 final class ShutdownGuard implements AutoCloseable {
+    /** How long a forced exit lets the JVM's shutdown hooks run before it halts. */
+    static final long HALT_AFTER_MILLIS = 5_000;
+
     private final Runnable onSignal;
+    private final Runnable onForce;
     private final Thread hook;
     private final CountDownLatch done = new CountDownLatch(1);
     private final List<SignalTrap> traps = new ArrayList<>();
@@ -36,7 +44,17 @@ final class ShutdownGuard implements AutoCloseable {
      * @param maxWait how long the shutdown hook waits for the command to finish its clean-up
      */
     ShutdownGuard(Runnable onSignal, Duration maxWait) {
+        this(onSignal, () -> { }, maxWait);
+    }
+
+    /**
+     * @param onSignal what to do on the first signal; runs on its own thread
+     * @param onForce what to do, quickly, on a second signal before the JVM exits (on the signal's thread)
+     * @param maxWait how long the shutdown hook waits for the command to finish its clean-up
+     */
+    ShutdownGuard(Runnable onSignal, Runnable onForce, Duration maxWait) {
         this.onSignal = onSignal;
+        this.onForce = onForce;
         for (String name : List.of("INT", "TERM")) {
             SignalTrap trap = SignalTrap.install(name, number -> caught(name, number));
             if (trap != null) {
@@ -62,13 +80,33 @@ final class ShutdownGuard implements AutoCloseable {
             // the same signal often arrives twice at once (to the process and to its process group)
             if (System.nanoTime() - signalNanos > REPEAT_WINDOW_NANOS) {
                 System.err.println("sqlqueue: SIG" + name + " again, exiting now");
-                System.exit(128 + number);
+                exitNow(128 + number);
             }
             return;
         }
         Thread t = new Thread(onSignal, "sqlqueue-stop");
         t.setDaemon(true);
         t.start();
+    }
+
+    private void exitNow(int code) {
+        done.countDown(); // this guard's hook must not wait for the clean-up the exit cuts short
+        try {
+            onForce.run();
+        } catch (RuntimeException e) {
+            System.err.println("sqlqueue: " + e);
+        }
+        Thread halt = new Thread(() -> {
+            try {
+                Thread.sleep(HALT_AFTER_MILLIS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            Runtime.getRuntime().halt(code);
+        }, "sqlqueue-halt");
+        halt.setDaemon(true);
+        halt.start();
+        System.exit(code);
     }
 
     private synchronized boolean trigger(String name) {

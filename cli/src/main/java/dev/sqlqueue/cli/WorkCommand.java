@@ -151,7 +151,7 @@ public final class WorkCommand implements Callable<Integer> {
         AtomicReference<WorkerPool> running = new AtomicReference<>();
         int code;
         // resources close in reverse order: the pool, then the database, then the guard lets a signal's exit go on
-        try (ShutdownGuard guard = new ShutdownGuard(() -> stop(running.get(), err), grace.plusSeconds(15));
+        try (ShutdownGuard guard = new ShutdownGuard(() -> stop(running.get(), err), command::killAll, grace.plusSeconds(15));
              SqlQueue client = SqlQueue.open(config)) {
             if (drain) {
                 Queues.requireExisting(client, queue); // nothing to drain: most often a typo

@@ -123,6 +123,57 @@ class SignalTest {
         }
     }
 
+    /**
+     * A second SIGTERM more than 2 s after the first exits at once (docs/cli.md), not when the grace period
+     * ends: the running commands are killed rather than left behind, and no message is lost (the two that
+     * were running come back when their lease ends).
+     */
+    @Test
+    void aSecondSignalExitsAtOnceAndKillsTheRunningCommands() throws Exception {
+        Cli cli = new Cli(dir);
+        Path input = dir.resolve("in.txt");
+        Files.write(input, List.of("m1", "m2", "m3", "m4", "m5", "m6"));
+        assertEquals(0, cli.run("enqueue", "-q", "slow", input.toString()).code());
+        Path pids = dir.resolve("pids");
+        Path done = dir.resolve("done");
+        Path stderr = dir.resolve("stderr");
+        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), Main.class.getName(),
+                "work", "-q", "slow", "--workers", "2", "--batch-size", "3", "--grace", "120s",
+                "--exec", "echo $$ >> '" + pids + "'; sleep 60; echo {} >> '" + done + "'",
+                "--url", cli.url());
+        pb.redirectOutput(dir.resolve("stdout").toFile());
+        pb.redirectError(stderr.toFile());
+        Process p = pb.start();
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+            while (lines(pids) < 2 && System.nanoTime() < deadline && p.isAlive()) {
+                Thread.sleep(50);
+            }
+            assertEquals(2, lines(pids), () -> "two commands should be running; stderr: " + read(stderr));
+            assertEquals(0, new ProcessBuilder("kill", "-TERM", Long.toString(p.pid())).inheritIO().start().waitFor());
+            Thread.sleep(4000); // past the 2 s in which a repeat counts as the same signal, even if the first was handled late
+            assertTrue(p.isAlive(), "the first signal waits for the running commands");
+            assertEquals(0, new ProcessBuilder("kill", "-TERM", Long.toString(p.pid())).inheritIO().start().waitFor());
+            assertTrue(p.waitFor(15, TimeUnit.SECONDS), "a second signal must exit at once, not after the 120 s grace: "
+                    + read(stderr));
+            assertEquals(143, p.exitValue(), () -> read(stderr));
+        } finally {
+            p.destroyForcibly();
+        }
+        assertTrue(read(stderr).contains("SIGTERM again, exiting now"), read(stderr));
+        Thread.sleep(500);
+        for (String pid : Files.readAllLines(pids)) {
+            assertTrue(ProcessHandle.of(Long.parseLong(pid.trim())).map(h -> !h.isAlive()).orElse(true),
+                    "command " + pid + " was left running");
+        }
+        assertFalse(Files.exists(done), "no command ran to its end");
+        try (SqlQueue q = cli.client()) {
+            QueueStats s = q.stats(QueueName.of("slow"));
+            assertEquals(6, s.ready() + s.inFlight() + s.delayed(), "no message lost: " + s);
+        }
+    }
+
     private static int lines(Path p) throws Exception {
         return Files.exists(p) ? Files.readAllLines(p).size() : 0;
     }

@@ -5,6 +5,7 @@ import dev.sqlqueue.spi.BackendProvider;
 import dev.sqlqueue.spi.Probe;
 import dev.sqlqueue.spi.ProbeContext;
 import dev.sqlqueue.spi.ProbeResult;
+import dev.sqlqueue.spi.Redaction;
 import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -109,8 +110,10 @@ public final class ServerProbes {
             java.sql.DatabaseMetaData md = c.getMetaData();
             return (md.getDatabaseProductName() + " " + md.getDatabaseProductVersion()).replace('\n', ' ');
         } catch (SQLException e) {
-            throw new TransientBackendException("cannot connect to " + BackendDiscovery.redact(context.config().url())
-                    + ": " + e.getMessage(), e);
+            String url = context.config().url();
+            String password = context.config().password();
+            throw new TransientBackendException("cannot connect to " + BackendDiscovery.redact(url)
+                    + ": " + Redaction.text(e.getMessage(), url, password), Redaction.throwable(e, url, password));
         }
     }
 

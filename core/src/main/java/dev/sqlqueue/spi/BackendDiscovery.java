@@ -53,8 +53,8 @@ public final class BackendDiscovery {
                         "no backend accepts the URL '" + redact(url) + "'; known backends: " + known));
     }
 
-    /** The URL with any password parameter masked, for messages. */
+    /** The URL with its password parameters and user-info password masked, for messages ({@link Redaction#url}). */
     public static String redact(String url) {
-        return url == null ? null : url.replaceAll("(?i)(password=)[^;&]*", "$1***");
+        return Redaction.url(url);
     }
 }

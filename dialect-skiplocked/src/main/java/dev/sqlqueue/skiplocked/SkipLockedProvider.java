@@ -8,6 +8,7 @@ import dev.sqlqueue.TransientBackendException;
 import dev.sqlqueue.spi.BackendDiscovery;
 import dev.sqlqueue.spi.BackendProvider;
 import dev.sqlqueue.spi.QueueBackend;
+import dev.sqlqueue.spi.Redaction;
 
 /**
  * Base of the three providers of this module. Opens a HikariCP pool (auto-commit off, READ
@@ -95,7 +96,8 @@ abstract class SkipLockedProvider implements BackendProvider {
                     }
                     throw new TransientBackendException("cannot connect to " + BackendDiscovery.redact(config.url())
                             + (attempts > 1 ? " (tried " + attempts + " times in " + OPEN_RETRY_NANOS / 1_000_000_000L + " s)" : "")
-                            + ": " + cause.getMessage(), e);
+                            + ": " + Redaction.text(cause.getMessage(), config.url(), config.password()),
+                            Redaction.throwable(e, config.url(), config.password()));
                 }
             }
             ds = pool;

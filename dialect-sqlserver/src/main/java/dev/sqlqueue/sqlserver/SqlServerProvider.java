@@ -7,6 +7,7 @@ import dev.sqlqueue.InvalidInputException;
 import dev.sqlqueue.QueueConfig;
 import dev.sqlqueue.SqlQueueException;
 import dev.sqlqueue.TransientBackendException;
+import dev.sqlqueue.spi.Redaction;
 import dev.sqlqueue.sqlserver.SqlServerOptions.ClaimOrder;
 import dev.sqlqueue.sqlserver.SqlServerOptions.Layout;
 import dev.sqlqueue.spi.BackendDiscovery;
@@ -150,7 +151,8 @@ public final class SqlServerProvider implements BackendProvider {
             return new HikariDataSource(hc);
         } catch (HikariPool.PoolInitializationException e) {
             throw new TransientBackendException("cannot connect to SQL Server at " + BackendDiscovery.redact(config.url())
-                    + ": " + e.getMessage(), e);
+                    + ": " + Redaction.text(e.getMessage(), config.url(), config.password()),
+                    Redaction.throwable(e, config.url(), config.password()));
         }
     }
 }

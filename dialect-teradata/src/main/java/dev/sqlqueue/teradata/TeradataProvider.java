@@ -9,6 +9,7 @@ import dev.sqlqueue.TransientBackendException;
 import dev.sqlqueue.spi.BackendDiscovery;
 import dev.sqlqueue.spi.BackendProvider;
 import dev.sqlqueue.spi.QueueBackend;
+import dev.sqlqueue.spi.Redaction;
 
 /**
  * The {@code teradata} backend provider, selected by name or by any {@code jdbc:teradata:} URL. The
@@ -108,7 +109,8 @@ public final class TeradataProvider implements BackendProvider {
             return new HikariDataSource(hc);
         } catch (HikariPool.PoolInitializationException e) {
             throw new TransientBackendException("cannot connect to " + BackendDiscovery.redact(config.url()) + ": "
-                    + e.getMessage(), e);
+                    + Redaction.text(e.getMessage(), config.url(), config.password()),
+                    Redaction.throwable(e, config.url(), config.password()));
         }
     }
 }

@@ -7,6 +7,7 @@ import dev.sqlqueue.TransientBackendException;
 import dev.sqlqueue.spi.BackendDiscovery;
 import dev.sqlqueue.spi.BackendProvider;
 import dev.sqlqueue.spi.QueueBackend;
+import dev.sqlqueue.spi.Redaction;
 import javax.sql.DataSource;
 
 /**
@@ -61,7 +62,9 @@ public final class ServiceBrokerProvider implements BackendProvider {
             try {
                 own = new HikariDataSource(h);
             } catch (RuntimeException e) {
-                throw new TransientBackendException("cannot reach " + BackendDiscovery.redact(config.url()) + ": " + e.getMessage(), e);
+                throw new TransientBackendException("cannot reach " + BackendDiscovery.redact(config.url()) + ": "
+                        + Redaction.text(e.getMessage(), config.url(), config.password()),
+                        Redaction.throwable(e, config.url(), config.password()));
             }
             ds = own;
         }

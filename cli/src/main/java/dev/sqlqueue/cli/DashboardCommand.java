@@ -63,7 +63,7 @@ public final class DashboardCommand implements Callable<Integer> {
             String host = hostForUrl(bind);
             out.println("sqlqueue dashboard on http://" + host + ":" + server.port() + "/"
                     + (options.token() != null ? "?token=" + options.token() : "")
-                    + (readOnly ? " (read-only)" : "") + "; Ctrl-C stops it");
+                    + (readOnly ? " (read-only)" : "") + " (Ctrl-C stops it)");
             out.flush();
             stop.await();
         } finally {

@@ -28,6 +28,12 @@ final class ErrorHandler implements IExecutionExceptionHandler, IParameterExcept
         PrintWriter err = cmd.getErr();
         // picocli words a bad map entry "Value for option option '--header' ..."
         String message = oneLine(ex.getMessage()).replace("option option ", "option ");
+        if (ex instanceof CommandLine.UnmatchedArgumentException u && cmd.getParent() == null && !cmd.getSubcommands().isEmpty()
+                && !u.getUnmatched().isEmpty() && args.length > 0 && args[0].equals(u.getUnmatched().get(0))
+                && !args[0].startsWith("-")) {
+            // the first word is not one of the commands
+            message = "unknown command '" + args[0] + "'; commands: " + String.join(", ", cmd.getSubcommands().keySet());
+        }
         err.println(PREFIX + message + " (see '" + cmd.getCommandSpec().qualifiedName() + " --help')");
         if (verbose(args)) {
             ex.printStackTrace(err);

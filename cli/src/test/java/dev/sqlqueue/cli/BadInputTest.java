@@ -52,6 +52,15 @@ class BadInputTest {
     }
 
     @Test
+    void anUnknownCommandIsNamedAndTheCommandsListed() {
+        Cli.Run run = Cli.raw("frob");
+        assertOneLineError(run, ExitCodes.USAGE, "unknown command 'frob'", "enqueue", "work", "stats");
+        Cli.Run option = Cli.raw("enqueue", "-q", "jobs", "--frob");
+        assertOneLineError(option, ExitCodes.USAGE, "'--frob'");
+        assertStoreUnchanged();
+    }
+
+    @Test
     void anOverSizeLine5000WritesNothing() throws Exception {
         List<String> lines = new ArrayList<>();
         for (int i = 1; i < 5000; i++) {

@@ -16,7 +16,7 @@ public final class Redaction {
     static final int MIN_SECRET_LENGTH = 3;
 
     private static final Pattern PARAM = Pattern.compile("(?i)(password=)([^;&]*)");
-    private static final Pattern USER_INFO = Pattern.compile("(//[^/@?;:]*:)([^@/]*)@");
+    private static final Pattern USER_INFO = Pattern.compile("(//[^/@?;:]*:)([^@/?;]*)@");
 
     private Redaction() {
     }

@@ -20,6 +20,8 @@ class RedactionTest {
         assertEquals("jdbc:postgresql://h:5432/db?user=u", Redaction.url("jdbc:postgresql://h:5432/db?user=u"));
         assertEquals("jdbc:h2:file:/tmp/x;AUTO_SERVER=TRUE", Redaction.url("jdbc:h2:file:/tmp/x;AUTO_SERVER=TRUE"));
         assertEquals("jdbc:mariadb://root@h/test", Redaction.url("jdbc:mariadb://root@h/test"), "a user without a password");
+        assertEquals("jdbc:sqlserver://srv:1433;user=admin@srv;password=***",
+                Redaction.url("jdbc:sqlserver://srv:1433;user=admin@srv;password=x"), "an @ in a parameter is not user-info");
     }
 
     @Test

@@ -32,21 +32,12 @@ class SignalTest {
     @CsvSource({"TERM, 143", "INT, 130"})
     void aSignalLetsRunningCommandsFinishAndReleasesTheRest(String signal, int exitCode) throws Exception {
         Cli cli = new Cli(dir);
-        Path input = dir.resolve("in.txt");
-        Files.write(input, List.of("m1", "m2", "m3", "m4", "m5", "m6"));
-        assertEquals(0, cli.run("enqueue", "-q", "slow", input.toString()).code());
+        sixMessages(cli);
 
         Path started = dir.resolve("started");
         Path done = dir.resolve("done");
         Path out = dir.resolve("stdout");
-        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), Main.class.getName(),
-                "work", "-q", "slow", "--workers", "2", "--batch-size", "3", "--grace", "30s",
-                "--exec", "echo {} >> '" + started + "'; sleep 2; echo {} >> '" + done + "'",
-                "--url", cli.url());
-        pb.redirectOutput(out.toFile());
-        pb.redirectError(dir.resolve("stderr").toFile());
-        Process p = pb.start();
+        Process p = startWork(cli, "echo {} >> '" + started + "'; sleep 2; echo {} >> '" + done + "'", "--grace", "30s");
         try {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
             while (lines(started) < 2 && System.nanoTime() < deadline && p.isAlive()) {
@@ -81,19 +72,10 @@ class SignalTest {
     @Test
     void commandsOutlastingTheGraceAreKilledAndNothingStaysInFlightOnH2() throws Exception {
         Cli cli = Cli.h2AsDefault(dir);
-        Path input = dir.resolve("in.txt");
-        Files.write(input, List.of("m1", "m2", "m3", "m4", "m5", "m6"));
-        assertEquals(0, cli.run("enqueue", "-q", "slow", input.toString()).code());
+        sixMessages(cli);
         Path started = dir.resolve("started");
         Path stderr = dir.resolve("stderr");
-        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), Main.class.getName(),
-                "work", "-q", "slow", "--workers", "2", "--batch-size", "3", "--grace", "2s", "--backoff", "100ms",
-                "--exec", "echo {} >> '" + started + "'; sleep 30",
-                "--url", cli.url());
-        pb.redirectOutput(dir.resolve("stdout").toFile());
-        pb.redirectError(stderr.toFile());
-        Process p = pb.start();
+        Process p = startWork(cli, "echo {} >> '" + started + "'; sleep 30", "--grace", "2s", "--backoff", "100ms");
         try {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
             while (lines(started) < 2 && System.nanoTime() < deadline && p.isAlive()) {
@@ -131,20 +113,11 @@ class SignalTest {
     @Test
     void aSecondSignalExitsAtOnceAndKillsTheRunningCommands() throws Exception {
         Cli cli = new Cli(dir);
-        Path input = dir.resolve("in.txt");
-        Files.write(input, List.of("m1", "m2", "m3", "m4", "m5", "m6"));
-        assertEquals(0, cli.run("enqueue", "-q", "slow", input.toString()).code());
+        sixMessages(cli);
         Path pids = dir.resolve("pids");
         Path done = dir.resolve("done");
         Path stderr = dir.resolve("stderr");
-        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), Main.class.getName(),
-                "work", "-q", "slow", "--workers", "2", "--batch-size", "3", "--grace", "120s",
-                "--exec", "echo $$ >> '" + pids + "'; sleep 60; echo {} >> '" + done + "'",
-                "--url", cli.url());
-        pb.redirectOutput(dir.resolve("stdout").toFile());
-        pb.redirectError(stderr.toFile());
-        Process p = pb.start();
+        Process p = startWork(cli, "echo $$ >> '" + pids + "'; sleep 60; echo {} >> '" + done + "'", "--grace", "120s");
         try {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
             while (lines(pids) < 2 && System.nanoTime() < deadline && p.isAlive()) {
@@ -172,6 +145,29 @@ class SignalTest {
             QueueStats s = q.stats(QueueName.of("slow"));
             assertEquals(6, s.ready() + s.inFlight() + s.delayed(), "no message lost: " + s);
         }
+    }
+
+    /** Enqueues m1..m6 to queue 'slow' of {@code cli}'s database. */
+    private void sixMessages(Cli cli) throws Exception {
+        Path input = dir.resolve("in.txt");
+        Files.write(input, List.of("m1", "m2", "m3", "m4", "m5", "m6"));
+        assertEquals(0, cli.run("enqueue", "-q", "slow", input.toString()).code());
+    }
+
+    /**
+     * Starts {@code sqlqueue work -q slow --workers 2 --batch-size 3 --exec EXEC OPTIONS} in a JVM of its own;
+     * its output goes to the files {@code stdout} and {@code stderr} of the test's directory.
+     */
+    private Process startWork(Cli cli, String exec, String... options) throws java.io.IOException {
+        List<String> command = new java.util.ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp", System.getProperty("java.class.path"),
+                Main.class.getName(), "work", "-q", "slow", "--workers", "2", "--batch-size", "3"));
+        command.addAll(List.of(options));
+        command.addAll(List.of("--exec", exec, "--url", cli.url()));
+        ProcessBuilder pb = new ProcessBuilder(command);
+        pb.redirectOutput(dir.resolve("stdout").toFile());
+        pb.redirectError(dir.resolve("stderr").toFile());
+        return pb.start();
     }
 
     private static int lines(Path p) throws Exception {

@@ -238,6 +238,11 @@ public final class SqlQueue implements QueueClient {
 
     @Override
     public List<Delivery> consume(QueueName queue, ConsumeRequest request) {
+        checkConsume(queue, request);
+        return consumeChecked(queue, request);
+    }
+
+    private void checkConsume(QueueName queue, ConsumeRequest request) {
         q(queue);
         Objects.requireNonNull(request, "request");
         if (!caps.supports(request.mode())) {
@@ -248,6 +253,41 @@ public final class SqlQueue implements QueueClient {
             throw new InvalidInputException("consume.max-messages", "a claim may take at most "
                     + caps.maxClaimBatch() + " messages on backend '" + caps.backend() + "', asked " + request.maxMessages());
         }
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Input is checked before anything reaches the database: the receipts as {@link #ackAll} checks them,
+     * each naming {@code queue} and lease mode, and the request as {@link #consume} checks it.
+     */
+    @Override
+    public AckedAndClaimed ackAllAndConsume(Collection<Receipt> receipts, QueueName queue, ConsumeRequest request) {
+        checkConsume(queue, request);
+        checkReceipts(receipts);
+        for (Receipt r : receipts) {
+            if (!r.queue().equals(queue)) {
+                throw new InvalidInputException("receipt.queue", "every receipt of ackAllAndConsume must name the queue it"
+                        + " claims from ('" + queue.value() + "'); receipt of message " + r.messageId() + " names '"
+                        + r.queue().value() + "'");
+            }
+            if (r.mode() != ClaimMode.LEASE) {
+                throw new InvalidInputException("receipt.mode", "ackAllAndConsume settles lease-mode receipts; receipt of"
+                        + " message " + r.messageId() + " is of a " + r.mode().name().toLowerCase() + " claim");
+            }
+        }
+        ConsumeRequest once = request.withWait(Duration.ZERO);
+        if (receipts.isEmpty()) {
+            return new AckedAndClaimed(Set.of(), backend.consume(queue, once));
+        }
+        if (backend.waitsInConsume()) {
+            Set<Receipt> lost = backend.ackAll(receipts);
+            return new AckedAndClaimed(lost, backend.consume(queue, once));
+        }
+        return backend.ackAllAndConsume(receipts, queue, once);
+    }
+
+    private List<Delivery> consumeChecked(QueueName queue, ConsumeRequest request) {
         if (backend.waitsInConsume() || request.maxWait().isZero()) {
             return backend.consume(queue, request);
         }
@@ -285,6 +325,17 @@ public final class SqlQueue implements QueueClient {
 
     // ---- acknowledger ------------------------------------------------------------------------
 
+    private static void checkReceipts(Collection<Receipt> receipts) {
+        if (receipts == null) {
+            throw new InvalidInputException("receipt.null", "receipts must not be null");
+        }
+        receipts.forEach(SqlQueue::r);
+        if (new java.util.HashSet<>(receipts).size() != receipts.size()) {
+            throw new InvalidInputException("receipt.duplicate", "the receipts of one ackAll must be distinct: a receipt"
+                    + " given twice would be acked once and also reported lost");
+        }
+    }
+
     @Override
     public void ack(Receipt receipt) {
         backend.ack(r(receipt));
@@ -297,14 +348,7 @@ public final class SqlQueue implements QueueClient {
 
     @Override
     public Set<Receipt> ackAll(Collection<Receipt> receipts) {
-        if (receipts == null) {
-            throw new InvalidInputException("receipt.null", "receipts must not be null");
-        }
-        receipts.forEach(SqlQueue::r);
-        if (new java.util.HashSet<>(receipts).size() != receipts.size()) {
-            throw new InvalidInputException("receipt.duplicate", "the receipts of one ackAll must be distinct: a receipt"
-                    + " given twice would be acked once and also reported lost");
-        }
+        checkReceipts(receipts);
         return receipts.isEmpty() ? Set.of() : backend.ackAll(receipts);
     }
 

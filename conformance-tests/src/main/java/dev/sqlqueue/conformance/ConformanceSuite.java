@@ -16,7 +16,8 @@ import org.junit.jupiter.api.BeforeEach;
  * The conformance suite: every behaviour of {@code shared/notes/conformance.md}, one test per case
  * (C01..C21), grouped in {@link DeliveryCases}, {@link LeaseCases}, {@link ConcurrencyCases} and
  * {@link AdminCases}, plus C22 (message groups) in {@link GroupCases} and C23 (text outside the BMP) in
- * {@link TextCases}, and C24..C26 (deduplication keys) in {@link DeduplicationCases}. A backend's test class extends this, supplies its {@link ConformanceTarget} and a
+ * {@link TextCases}, C24..C26 (deduplication keys) in {@link DeduplicationCases}, and C27 (ack and claim in one call) in
+ * {@link LeaseCases}. A backend's test class extends this, supplies its {@link ConformanceTarget} and a
  * {@link ClaimMode}, and inherits every case. A case whose capability or fault hook is missing aborts
  * with an assumption naming what is missing, so it is reported as skipped, never as passed.
  *

@@ -5,13 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sqlqueue.AckedAndClaimed;
 import dev.sqlqueue.Capability;
 import dev.sqlqueue.ClaimMode;
 import dev.sqlqueue.DeadLetter;
+import dev.sqlqueue.InvalidInputException;
 import dev.sqlqueue.Delivery;
 import dev.sqlqueue.LeaseLostException;
 import dev.sqlqueue.Message;
 import dev.sqlqueue.QueueName;
+import dev.sqlqueue.Receipt;
 import dev.sqlqueue.SqlQueue;
 import dev.sqlqueue.runtime.Outcome;
 import dev.sqlqueue.runtime.RetryPolicy;
@@ -22,7 +25,7 @@ import java.util.List;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
-/** Cases about holding and settling a message: C02, C03, C04, C05, C06, C12, C13. */
+/** Cases about holding and settling a message: C02, C03, C04, C05, C06, C12, C13, C27. */
 public interface LeaseCases extends SuiteContext {
 
     @Test
@@ -169,6 +172,72 @@ public interface LeaseCases extends SuiteContext {
         assertTrue(openAnother().consume(q, claim(1).withWait(Duration.ofMillis(500))).isEmpty(), "once");
         assertThrows(LeaseLostException.class, () -> crashing.ack(held.receipt()), "the crashed consumer's late ack fails");
         queue().ack(taken.receipt());
+        assertEquals(0, queue().stats(q).depth());
+    }
+
+    @Test
+    @DisplayName("C27 ack and claim in one call")
+    default void c27AckAndClaimInOneCall() {
+        requiresMode(ClaimMode.LEASE, "ackAllAndConsume settles lease-mode receipts");
+        QueueName q = newQueue("c27");
+        for (int i = 0; i < 6; i++) {
+            queue().enqueue(q, Message.ofText("m" + i));
+        }
+        List<Delivery> first = queue().consume(q, claim(3).withWait(Duration.ofSeconds(5)));
+        assertEquals(3, first.size());
+        java.util.Set<Long> firstIds = new java.util.HashSet<>();
+        first.forEach(d -> firstIds.add(d.id()));
+        List<Receipt> firstReceipts = first.stream().map(Delivery::receipt).toList();
+
+        // bad input is refused before anything runs: nothing acked, nothing claimed
+        QueueName other = newQueue("c27-other");
+        InvalidInputException wrongQueue = assertThrows(InvalidInputException.class,
+                () -> queue().ackAllAndConsume(firstReceipts, other, claim(10)));
+        assertEquals("receipt.queue", wrongQueue.rule());
+        Receipt transactional = new Receipt(q, first.get(0).id(), first.get(0).receipt().token(), ClaimMode.TRANSACTIONAL);
+        assertEquals("receipt.mode", assertThrows(InvalidInputException.class,
+                () -> queue().ackAllAndConsume(List.of(transactional), q, claim(10))).rule());
+        assertEquals("receipt.duplicate", assertThrows(InvalidInputException.class,
+                () -> queue().ackAllAndConsume(List.of(firstReceipts.get(0), firstReceipts.get(0)), q, claim(10))).rule());
+        assertEquals(6, queue().stats(q).depth(), "the refused calls acked nothing");
+        assertEquals(3, queue().stats(q).inFlight(), "the refused calls claimed nothing");
+
+        // the acks are done and the next claim holds other messages only
+        AckedAndClaimed next = queue().ackAllAndConsume(firstReceipts, q, claim(10));
+        assertEquals(java.util.Set.of(), next.lost(), "no lease was lost");
+        assertEquals(3, next.claimed().size(), "the three messages left");
+        next.claimed().forEach(d -> assertTrue(!firstIds.contains(d.id()), "an acked message came back: " + d.text()));
+        assertEquals(3, queue().stats(q).depth(), "three acked");
+
+        // the last acks with an empty claim: it does not wait for messages (the acks' outcome comes back at once)
+        AckedAndClaimed last = queue().ackAllAndConsume(next.claimed().stream().map(Delivery::receipt).toList(), q,
+                claim(10).withWait(Duration.ofSeconds(60)));
+        assertEquals(java.util.Set.of(), last.lost());
+        assertEquals(List.of(), last.claimed(), "nothing left to claim");
+        assertEquals(0, queue().stats(q).depth());
+
+        // a lost lease is reported to the caller, and the message stays with its new holder
+        queue().enqueue(q, Message.ofText("late"));
+        Delivery expiring = queue().consume(q, claim(1).withLease(Duration.ofMillis(600)).withWait(Duration.ofSeconds(5))).get(0);
+        Delivery retaken = consumeOne(openAnother(), q, Duration.ofSeconds(10));
+        assertEquals(expiring.id(), retaken.id(), "the message whose lease ran out");
+        AckedAndClaimed afterLoss = queue().ackAllAndConsume(List.of(expiring.receipt()), q, claim(10));
+        assertEquals(java.util.Set.of(expiring.receipt()), afterLoss.lost(), "exactly the lost lease is reported");
+        assertEquals(List.of(), afterLoss.claimed(), "the retaken message is not claimed again");
+        assertEquals(1, queue().stats(q).depth(), "the late ack removed nothing");
+        queue().ack(retaken.receipt());
+
+        // the claim sees the acks of the same call: a group's next message comes with its predecessor's ack
+        if (queue().capabilities().has(Capability.MESSAGE_GROUPS)) {
+            queue().enqueue(q, Message.builder("g:0".getBytes(java.nio.charset.StandardCharsets.UTF_8)).group("g").build());
+            queue().enqueue(q, Message.builder("g:1".getBytes(java.nio.charset.StandardCharsets.UTF_8)).group("g").build());
+            Delivery head = consumeOne(queue(), q, Duration.ofSeconds(10));
+            assertEquals("g:0", head.text());
+            AckedAndClaimed successor = queue().ackAllAndConsume(List.of(head.receipt()), q, claim(10));
+            assertEquals(List.of("g:1"), successor.claimed().stream().map(Delivery::text).toList(),
+                    "the group's next message, claimable once its predecessor is acked");
+            queue().ack(successor.claimed().get(0).receipt());
+        }
         assertEquals(0, queue().stats(q).depth());
     }
 }

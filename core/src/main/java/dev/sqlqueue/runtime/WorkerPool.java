@@ -1,5 +1,6 @@
 package dev.sqlqueue.runtime;
 
+import dev.sqlqueue.AckedAndClaimed;
 import dev.sqlqueue.Capability;
 import dev.sqlqueue.ClaimMode;
 import dev.sqlqueue.ConsumeRequest;
@@ -40,11 +41,12 @@ import org.slf4j.LoggerFactory;
  * message, when they come back short (low load keeps the latency of single claims), and never claims
  * more than about 100 ms of work by the recent mean handler time (a quarter of the lease if that is
  * less), so slow handlers are fed one message at a time and no message waits in a thread's batch. In
- * lease mode the acks of a batch are written when the batch is done (earlier when a handler took more
- * than a quarter of the lease); a thread with fewer than 32 to write shares one transaction with the
- * acks other threads are writing at that moment (a group commit), larger sets commit on their own;
- * {@code acked} is reported only after the transaction holding the delivery committed, and a lost lease
- * to the delivery it belongs to.
+ * lease mode the acks of a batch are written when the batch is done, together with the thread's next claim
+ * ({@link QueueClient#ackAllAndConsume}: one statement and one commit for both on PostgreSQL); earlier, on
+ * their own, when a handler took more than a quarter of the lease, and at shutdown. Acks written on their
+ * own by a thread with fewer than 32 share one transaction with the acks other threads are writing at that
+ * moment (a group commit), larger sets commit on their own. {@code acked} is reported only after the
+ * transaction holding the delivery committed, and a lost lease to the delivery it belongs to.
  *
  * <p><b>Transactional mode.</b> A claimed batch is one database transaction that commits when its last
  * delivery is settled. While handlers run, the pool renews the claim every third of the lease (where the
@@ -222,11 +224,19 @@ public final class WorkerPool implements AutoCloseable {
         long errorBackoff = 0;
         try {
             ClaimSizer sizer = new ClaimSizer(options.batchSize(), options.lease().toMillis());
+            List<Delivery> pendingAcks = List.of();
             while (running.get()) {
                 List<Delivery> batch;
                 int size = sizer.next();
+                ConsumeRequest request = new ConsumeRequest(size, options.lease(), options.pollWait(), options.mode());
                 try {
-                    batch = client.consume(queue, new ConsumeRequest(size, options.lease(), options.pollWait(), options.mode()));
+                    if (pendingAcks.isEmpty()) {
+                        batch = client.consume(queue, request);
+                    } else {
+                        List<Delivery> acking = pendingAcks;
+                        pendingAcks = List.of();
+                        batch = ackAndClaim(acking, request);
+                    }
                     sizer.claimed(size, batch.size());
                     errorBackoff = 0;
                 } catch (RuntimeException e) {
@@ -243,8 +253,9 @@ public final class WorkerPool implements AutoCloseable {
                     }
                     continue;
                 }
-                processBatch(batch, sizer);
+                pendingAcks = processBatch(batch, sizer);
             }
+            flushAcks(new ArrayList<>(pendingAcks));
         } finally {
             finished.countDown();
         }
@@ -292,7 +303,28 @@ public final class WorkerPool implements AutoCloseable {
         }
     }
 
-    private void processBatch(List<Delivery> batch, ClaimSizer sizer) {
+    /**
+     * The acks of the last batch and the next claim in one call ({@link QueueClient#ackAllAndConsume}: one
+     * statement and one commit on PostgreSQL). When it fails the acks are written on their own (the
+     * one-statement form changed nothing) and the failure goes on to the claim's back-off.
+     */
+    private List<Delivery> ackAndClaim(List<Delivery> toAck, ConsumeRequest request) {
+        List<Receipt> receipts = toAck.stream().map(Delivery::receipt).toList();
+        // out of the renewer's sight before the ack, so a renewal racing the ack reports no lost lease
+        receipts.forEach(this::forget);
+        AckedAndClaimed result;
+        try {
+            result = client.ackAllAndConsume(receipts, queue, request);
+        } catch (RuntimeException e) {
+            flushAcks(new ArrayList<>(toAck));
+            throw e;
+        }
+        reportAcks(toAck, result.lost());
+        return result.claimed();
+    }
+
+    /** @return the lease-mode acks of the batch still to be written (with the next claim) */
+    private List<Delivery> processBatch(List<Delivery> batch, ClaimSizer sizer) {
         long claimedAt = System.nanoTime();
         batch.forEach(d -> {
             renewedAt.put(d.receipt(), claimedAt);
@@ -300,13 +332,13 @@ public final class WorkerPool implements AutoCloseable {
         });
         BatchEvents events = new BatchEvents();
         try {
-            processBatch(batch, events, sizer);
+            return processBatch(batch, events, sizer);
         } finally {
             events.batchDone();
         }
     }
 
-    private void processBatch(List<Delivery> batch, BatchEvents events, ClaimSizer sizer) {
+    private List<Delivery> processBatch(List<Delivery> batch, BatchEvents events, ClaimSizer sizer) {
         List<Delivery> toAck = new ArrayList<>();
         for (Delivery d : batch) {
             if (!running.get() || Thread.currentThread().isInterrupted()) {
@@ -351,7 +383,11 @@ public final class WorkerPool implements AutoCloseable {
                 flushAcks(toAck);
             }
         }
+        if (running.get() && !Thread.currentThread().isInterrupted()) {
+            return toAck; // written with the next claim
+        }
         flushAcks(toAck);
+        return List.of();
     }
 
     private void flushAcks(List<Delivery> toAck) {
@@ -362,18 +398,21 @@ public final class WorkerPool implements AutoCloseable {
         // out of the renewer's sight before the ack, so a renewal racing the ack reports no lost lease
         receipts.forEach(this::forget);
         try {
-            Set<Receipt> lost = acks.ackAll(receipts);
-            for (Delivery d : toAck) {
-                if (lost.contains(d.receipt())) {
-                    listener.leaseLost(d);
-                } else {
-                    listener.acked(d, 0);
-                }
-            }
+            reportAcks(toAck, acks.ackAll(receipts));
         } catch (RuntimeException e) {
             LOG.warn("ack of {} messages on '{}' failed ({}); they will be redelivered after their lease", toAck.size(), queue, e.toString());
         }
         toAck.clear();
+    }
+
+    private void reportAcks(List<Delivery> acked, Set<Receipt> lost) {
+        for (Delivery d : acked) {
+            if (lost.contains(d.receipt())) {
+                listener.leaseLost(d);
+            } else {
+                listener.acked(d, 0);
+            }
+        }
     }
 
     private void handleFailure(Delivery d, Outcome.Retry retry, BatchEvents events) {

@@ -1,5 +1,6 @@
 package dev.sqlqueue.spi;
 
+import dev.sqlqueue.AckedAndClaimed;
 import dev.sqlqueue.Capabilities;
 import dev.sqlqueue.ConsumeRequest;
 import dev.sqlqueue.DeadLetter;
@@ -120,6 +121,11 @@ public abstract class ForwardingQueueBackend implements QueueBackend {
     @Override
     public Set<Receipt> ackAll(Collection<Receipt> receipts) {
         return delegate.ackAll(receipts);
+    }
+
+    @Override
+    public AckedAndClaimed ackAllAndConsume(Collection<Receipt> receipts, QueueName queue, ConsumeRequest request) {
+        return delegate.ackAllAndConsume(receipts, queue, request);
     }
 
     @Override

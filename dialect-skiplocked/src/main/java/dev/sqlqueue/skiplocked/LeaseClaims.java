@@ -5,6 +5,7 @@ import static dev.sqlqueue.skiplocked.Transactions.clip;
 import static dev.sqlqueue.skiplocked.Transactions.newToken;
 
 import dev.sqlqueue.skiplocked.ClaimRows.Row;
+import dev.sqlqueue.AckedAndClaimed;
 import dev.sqlqueue.ClaimMode;
 import dev.sqlqueue.ConsumeRequest;
 import dev.sqlqueue.Delivery;
@@ -18,8 +19,10 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -100,6 +103,25 @@ final class LeaseClaims {
     }
 
     /**
+     * PostgreSQL: the acks of one claim and the next lease claim in one statement ({@link
+     * SkipLockedStatements#ackAndLeaseClaim}), one round trip and one commit; otherwise as {@link
+     * #consumeLeasedInOne}. Receipts whose row the statement did not delete are the lost leases.
+     *
+     * @param receipts receipts of one lease claim (one queue, one token), not empty
+     */
+    AckedAndClaimed ackAndConsumeLeased(List<Receipt> receipts, QueueName queue, ConsumeRequest request) {
+        Set<Long> acked = new HashSet<>();
+        List<Delivery> claimed = consumeLeasedInOne(queue, request, receipts, acked);
+        Set<Receipt> lost = new HashSet<>();
+        for (Receipt r : receipts) {
+            if (!acked.contains(r.messageId())) {
+                lost.add(r);
+            }
+        }
+        return new AckedAndClaimed(lost, claimed);
+    }
+
+    /**
      * PostgreSQL: the lease claim in one statement ({@link SkipLockedStatements#leaseClaim}) and one round
      * trip, in auto-commit ({@link Transactions#inAutoCommit}); rows put back in claim order (priority,
      * visible_at before the claim, id). Rows with malformed headers are then dead-lettered by their new lease,
@@ -107,19 +129,46 @@ final class LeaseClaims {
      * ends, as any leased row does.
      */
     private List<Delivery> consumeLeasedInOne(QueueName queue, ConsumeRequest request) {
+        return consumeLeasedInOne(queue, request, List.of(), new HashSet<>());
+    }
+
+    /** With {@code acks} not empty, {@link SkipLockedStatements#ackAndLeaseClaim}; the ids it deleted go to {@code acked}. */
+    private List<Delivery> consumeLeasedInOne(QueueName queue, ConsumeRequest request, List<Receipt> acks, Set<Long> acked) {
         long token = newToken();
         int timeout = timeouts.claim(request.lease().toMillis());
-        return tx.inAutoCommit("consume", true, c -> {
+        String statement = acks.isEmpty() ? sql.leaseClaim : sql.ackAndLeaseClaim;
+        // with acks a lost connection is not retried: the statement may have committed, and its repeat would
+        // report its own acks as lost leases
+        return tx.inAutoCommit(acks.isEmpty() ? "consume" : "ack and consume", acks.isEmpty(), c -> {
             record Claimed(Row row, long was) {
             }
             List<Claimed> claimed = new ArrayList<>();
-            try (PreparedStatement ps = c.prepareStatement(sql.leaseClaim)) {
-                ps.setString(1, queue.value());
-                ps.setInt(2, request.maxMessages());
-                ps.setLong(3, token);
-                ps.setLong(4, request.lease().toMillis());
-                QueryTimeouts.run(ps, "leaseClaim", sql.leaseClaim, timeout, () -> {
-                    try (ResultSet rs = ClaimRows.resultOf(ps, true)) {
+            acked.clear(); // a deadlock victim's attempt changed nothing
+            try (PreparedStatement ps = c.prepareStatement(statement)) {
+                int i = 1;
+                if (!acks.isEmpty()) {
+                    ps.setString(i++, queue.value());
+                    ps.setLong(i++, acks.get(0).token());
+                    ps.setObject(i++, acks.stream().map(Receipt::messageId).toArray(Long[]::new));
+                }
+                ps.setString(i++, queue.value());
+                ps.setInt(i++, request.maxMessages());
+                ps.setLong(i++, token);
+                ps.setLong(i, request.lease().toMillis());
+                QueryTimeouts.run(ps, acks.isEmpty() ? "leaseClaim" : "ackAndLeaseClaim", statement, timeout, () -> {
+                    ResultSet rows = ClaimRows.resultOf(ps, true);
+                    if (!acks.isEmpty()) {
+                        try (ResultSet ids = rows) {
+                            while (ids.next()) {
+                                acked.add(ids.getLong(1));
+                            }
+                        }
+                        if (!ps.getMoreResults()) {
+                            throw new SQLException("the claim after the acks returned no rows result");
+                        }
+                        rows = ps.getResultSet();
+                    }
+                    try (ResultSet rs = rows) {
                         while (rs.next()) {
                             claimed.add(new Claimed(new Row(rs.getLong(1), rs.getInt(2), rs.getLong(3), rs.getInt(4) - 1,
                                     rs.getString(5), rs.getBytes(6), rs.getString(8)), rs.getLong(9)));

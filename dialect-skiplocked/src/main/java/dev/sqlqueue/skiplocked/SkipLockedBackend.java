@@ -1,6 +1,7 @@
 package dev.sqlqueue.skiplocked;
 
 import dev.sqlqueue.Capabilities;
+import dev.sqlqueue.AckedAndClaimed;
 import dev.sqlqueue.ClaimMode;
 import dev.sqlqueue.ConsumeRequest;
 import dev.sqlqueue.DeadLetter;
@@ -229,6 +230,22 @@ final class SkipLockedBackend implements QueueBackend {
     @Override
     public Set<Receipt> ackAll(Collection<Receipt> receipts) {
         return acks.ackAll(receipts);
+    }
+
+    /**
+     * PostgreSQL, lease mode, no history, receipts of one claim on {@code queue}: one statement ({@link
+     * SkipLockedStatements#ackAndLeaseClaim}); otherwise {@code ackAll} then {@code consume}.
+     */
+    @Override
+    public AckedAndClaimed ackAllAndConsume(Collection<Receipt> receipts, QueueName queue, ConsumeRequest request) {
+        List<Receipt> list = List.copyOf(receipts);
+        if (sql.ackAndLeaseClaim != null && !config.history() && request.mode() == ClaimMode.LEASE && !list.isEmpty()
+                && list.stream().allMatch(r -> r.mode() == ClaimMode.LEASE && r.queue().equals(queue)
+                        && r.token() == list.get(0).token())) {
+            return leases.ackAndConsumeLeased(list, queue, request);
+        }
+        Set<Receipt> lost = list.isEmpty() ? Set.of() : ackAll(list);
+        return new AckedAndClaimed(lost, consume(queue, request));
     }
 
     @Override

@@ -71,6 +71,21 @@ public final class SkipLockedStatements {
      */
     public final String leaseClaim;
     /**
+     * PostgreSQL only (else null): (queue, old token, ids bigint[], queue, limit, new token, lease ms): the acks
+     * of one claim and the next lease claim in one round trip and one transaction: {@link #CLAIM_PLAN}, then
+     * {@link #deleteLeasedByIds} returning the deleted ids (the second result), then the statement of {@link
+     * #leaseClaim} (the third). PostgreSQL runs the statements sent before one Sync as one transaction
+     * (PostgreSQL manual, Frontend/Backend Protocol, "Multiple Statements in a Simple Query" and Extended
+     * Query), so both commit together, with one WAL flush. They are two statements, not two CTEs of one: in
+     * READ COMMITTED each statement takes its own snapshot (manual, Transaction Isolation), so the claim sees
+     * the table after the acks (a group's next message is claimable at once), and its snapshot is not as old
+     * as the acks' row-lock waits. (In one statement, claims on a snapshot taken before those waits met rows
+     * other workers had leased since; {@code FOR UPDATE} then locks the row's newest version before it
+     * rechecks and skips it, that lock lasts to the end of the transaction, and other workers' acks of those
+     * rows waited for it: seven times as many lock waits in the drain benchmark, docs/benchmarks.md.)
+     */
+    public final String ackAndLeaseClaim;
+    /**
      * PostgreSQL: sent before a claim in the same round trip (the claim statements start with it; its one row is
      * read and dropped), for the claim's transaction only: bitmap scans, sequential scans and sorts off, so that
      * the one plan left is the claim index read in order, stopping at the limit (and the group index for the
@@ -387,12 +402,15 @@ public final class SkipLockedStatements {
                     .forUpdate().skipLocked()
                     .getSQL(ParamType.INDEXED);
             String nowSql = "(" + dialect.nowMillis(prefix) + ")";
-            leaseClaim = CLAIM_PLAN + "with c as (" + pick + ") update " + t + " m set lease_token = ?, attempts = m.attempts + 1,"
+            String leaseUpdateOfPick = "update " + t + " m set lease_token = ?, attempts = m.attempts + 1,"
                     + " claimed_at = " + nowSql + ", visible_at = " + nowSql + " + ? from c where m.ctid = c.loc and m.id = c.id"
                     + " returning m.id, m.priority, m.enqueued_at, m.attempts, m.headers, m.payload, " + nowSql
-                    + ", m.group_key, c.was";
+                    + " as claimed_now, m.group_key, c.was";
+            leaseClaim = CLAIM_PLAN + "with c as (" + pick + ") " + leaseUpdateOfPick;
+            ackAndLeaseClaim = CLAIM_PLAN + deleteLeasedByIds + " returning id; with c as (" + pick + ") " + leaseUpdateOfPick;
         } else {
             leaseClaim = null;
+            ackAndLeaseClaim = null;
             insertMany = null;
         }
         Field<String> outcome = param("outcome", String.class);

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.sqlqueue.AckedAndClaimed;
 import dev.sqlqueue.ConsumeRequest;
 import dev.sqlqueue.Delivery;
 import dev.sqlqueue.Message;
@@ -73,6 +74,48 @@ class LeaseAcksOnServerTest {
     }
 
     /**
+     * {@code ackAllAndConsume} (on PostgreSQL the acks and the claim in one round trip and one transaction,
+     * {@code ackAndLeaseClaim}): the same lost leases as {@code ackAll}, and a claim that sees the acks.
+     */
+    @ParameterizedTest
+    @EnumSource(SkipLockedDialect.class)
+    void ackAndClaimInOneCallReportExactlyTheLeasesLost(SkipLockedDialect d) throws Exception {
+        StatementsOnServerTest.Server s = StatementsOnServerTest.server(d);
+        QueueConfig config = QueueConfig.builder().url(s.url()).user(s.user()).password(s.password()).tablePrefix(prefix()).build();
+        QueueName q = QueueName.of("ackclaim");
+        try (SqlQueue queue = SqlQueue.open(config)) {
+            try {
+                queue.createQueue(q);
+                List<Message> ten = new ArrayList<>();
+                for (int i = 0; i < 10; i++) {
+                    ten.add(Message.ofText("m" + i));
+                }
+                queue.enqueueAll(q, ten);
+                List<Delivery> first = queue.consume(q, ConsumeRequest.of(10).withLease(Duration.ofSeconds(1)));
+                assertEquals(10, first.size());
+                Thread.sleep(1_500); // the leases end (database clock)
+                List<Delivery> second = queue.consume(q, ConsumeRequest.of(3).withLease(Duration.ofMinutes(5)));
+                assertEquals(3, second.size(), "three of the ten, claimed again");
+                Set<Long> retaken = second.stream().map(Delivery::id).collect(Collectors.toSet());
+                List<Long> fresh = queue.enqueueAll(q, List.of(Message.ofText("n0"), Message.ofText("n1")));
+
+                AckedAndClaimed r = queue.ackAllAndConsume(first.stream().map(Delivery::receipt).toList(), q,
+                        ConsumeRequest.of(10).withLease(Duration.ofMinutes(5)));
+
+                assertEquals(retaken, r.lost().stream().map(Receipt::messageId).collect(Collectors.toSet()),
+                        d + ": the lost leases are exactly those claimed again");
+                assertEquals(Set.copyOf(fresh), r.claimed().stream().map(Delivery::id).collect(Collectors.toSet()),
+                        d + ": the claim holds the two new messages: none of the seven acked, none of the three held elsewhere");
+                QueueStats st = queue.stats(q);
+                assertEquals(5, st.depth(), d + ": seven acked; three with the second claim, two with this one");
+                assertEquals(5, st.inFlight());
+            } finally {
+                queue.dropSchema();
+            }
+        }
+    }
+
+    /**
      * The claim and the ack run in auto-commit on PostgreSQL, after {@code set_config(..., true)}: the settings
      * end with the round trip's implicit transaction, so the next user of the pooled connection plans with the
      * server's settings. Checked on every connection of a caller's pool of three (the schema migration needs two, the wake-up listener holds one) but the listener's.
@@ -97,6 +140,13 @@ class LeaseAcksOnServerTest {
                     assertEquals(List.of("on", "on", "on", "on", "on", "on"), settings(ds), "after the claim");
                     assertEquals(Set.of(), queue.ackAll(got.stream().map(Delivery::receipt).toList()));
                     assertEquals(List.of("on", "on", "on", "on", "on", "on"), settings(ds), "after the ack");
+                    queue.enqueueAll(q, List.of(Message.ofText("c"), Message.ofText("d")));
+                    List<Delivery> more = queue.consume(q, ConsumeRequest.of(1).withLease(Duration.ofMinutes(5)));
+                    AckedAndClaimed next = queue.ackAllAndConsume(more.stream().map(Delivery::receipt).toList(), q,
+                            ConsumeRequest.of(1).withLease(Duration.ofMinutes(5)));
+                    assertEquals(1, next.claimed().size(), "the other of the two");
+                    assertEquals(List.of("on", "on", "on", "on", "on", "on"), settings(ds), "after an ack and claim in one round trip");
+                    assertEquals(Set.of(), queue.ackAll(next.claimed().stream().map(Delivery::receipt).toList()));
                     try (Connection a = ds.getConnection(); Connection b = ds.getConnection()) {
                         assertTrue(a.getAutoCommit() && b.getAutoCommit(), "the caller's connections come back in their own auto-commit mode");
                     }

@@ -118,6 +118,7 @@ class StatementsOnServerTest {
             b.put("insertMany", new Object[] {channel, queue, queue, new Integer[] {0}, new Long[] {0L}, new String[] {""},
                 new byte[][] {PAYLOAD}, new String[] {"g"}});
             b.put("leaseClaim", new Object[] {queue, 10, token, 30_000L});
+            b.put("ackAndLeaseClaim", new Object[] {queue, token, new Long[] {id}, queue, 10, token + 1, 30_000L});
         }
         return b;
     }
@@ -141,6 +142,7 @@ class StatementsOnServerTest {
             ROWS.put(s, 0);
         }
         ROWS.put("purgeMessages", 2);
+        ROWS.put("ackAndLeaseClaim", 2); // the leased message acked (its id), then the ready one claimed
     }
 
     @ParameterizedTest
@@ -216,12 +218,15 @@ class StatementsOnServerTest {
                 isResultSet = ps.getMoreResults();
             }
             if (isResultSet) {
+                // rows of every result after the plan settings (two for ackAndLeaseClaim: acks, then the claim)
                 int n = 0;
-                try (ResultSet rs = ps.getResultSet()) {
-                    while (rs.next()) {
-                        n++;
+                do {
+                    try (ResultSet rs = ps.getResultSet()) {
+                        while (rs.next()) {
+                            n++;
+                        }
                     }
-                }
+                } while (ps.getMoreResults());
                 return n;
             }
             return ps.getUpdateCount();

@@ -4,6 +4,7 @@ import static dev.sqlqueue.micrometer.SqlQueueMeters.TAG_BACKEND;
 import static dev.sqlqueue.micrometer.SqlQueueMeters.TAG_OUTCOME;
 import static dev.sqlqueue.micrometer.SqlQueueMeters.TAG_QUEUE;
 
+import dev.sqlqueue.AckedAndClaimed;
 import dev.sqlqueue.ConsumeRequest;
 import dev.sqlqueue.Delivery;
 import dev.sqlqueue.EnqueueResult;
@@ -122,10 +123,26 @@ final class MeteredBackend extends ForwardingQueueBackend {
 
     @Override
     public List<Delivery> consume(QueueName queue, ConsumeRequest request) {
+        return claim(queue, () -> super.consume(queue, request));
+    }
+
+    /** The acks counted as {@link #ackAll} counts them, the claim timed and counted as {@link #consume}. */
+    @Override
+    public AckedAndClaimed ackAllAndConsume(Collection<Receipt> receipts, QueueName queue, ConsumeRequest request) {
+        AckedAndClaimed[] result = new AckedAndClaimed[1];
+        claim(queue, () -> {
+            result[0] = super.ackAllAndConsume(receipts, queue, request);
+            return result[0].claimed();
+        });
+        countAcks(receipts, result[0].lost());
+        return result[0];
+    }
+
+    private List<Delivery> claim(QueueName queue, java.util.function.Supplier<List<Delivery>> call) {
         long start = System.nanoTime();
         String outcome = "error";
         try {
-            List<Delivery> got = super.consume(queue, request);
+            List<Delivery> got = call.get();
             outcome = got.isEmpty() ? "empty" : "messages";
             long now = System.nanoTime();
             for (Delivery d : got) {
@@ -190,6 +207,11 @@ final class MeteredBackend extends ForwardingQueueBackend {
     @Override
     public Set<Receipt> ackAll(Collection<Receipt> receipts) {
         Set<Receipt> lost = super.ackAll(receipts);
+        countAcks(receipts, lost);
+        return lost;
+    }
+
+    private void countAcks(Collection<Receipt> receipts, Set<Receipt> lost) {
         for (Receipt r : receipts) {
             Claimed c = claimed.remove(r);
             if (lost.contains(r)) {
@@ -198,7 +220,6 @@ final class MeteredBackend extends ForwardingQueueBackend {
                 acked(r, c);
             }
         }
-        return lost;
     }
 
     @Override

@@ -45,7 +45,7 @@ import org.junit.platform.launcher.core.LauncherFactory;
 import org.junit.platform.reporting.legacy.xml.LegacyXmlReportGeneratingListener;
 
 /**
- * The conformance kit: runs the suite (C01..C26) against any database reachable by a JDBC URL, through
+ * The conformance kit: runs the suite (C01..C27) against any database reachable by a JDBC URL, through
  * the JUnit Platform Launcher, without Maven, and writes the report. This is what
  * {@code sqlqueue conformance} calls.
  *

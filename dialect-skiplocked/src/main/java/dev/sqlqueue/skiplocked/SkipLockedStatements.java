@@ -89,7 +89,10 @@ public final class SkipLockedStatements {
      * PostgreSQL: sent before a claim in the same round trip (the claim statements start with it; its one row is
      * read and dropped), for the claim's transaction only: bitmap scans, sequential scans and sorts off, so that
      * the one plan left is the claim index read in order, stopping at the limit (and the group index for the
-     * group check), whatever the table's statistics say. Without statistics (a new table, or a server with
+     * group check), whatever the table's statistics say; hash and merge joins off, so that the lease update finds
+     * the claimed rows by a nested loop over the primary key (joined to a full scan of the primary key, the
+     * update read the whole table at every claim when the statistics said the table was empty: {@code
+     * ClaimPlanOnServerTest}). Without statistics (a new table, or a server with
      * autovacuum off, so never analyzed) the planner estimated a handful of rows for a queue and served every
      * claim with a bitmap scan of the queue's whole backlog and a sort of it (about 11 ms per claim at 20,000
      * messages, growing with the backlog, against 0.1 ms); with statistics that autovacuum's ANALYZE took of a
@@ -104,7 +107,8 @@ public final class SkipLockedStatements {
      * client and the server log, at every claim).
      */
     public static final String CLAIM_PLAN = "select set_config('enable_bitmapscan', 'off', true), set_config('enable_seqscan', 'off', true),"
-            + " set_config('enable_sort', 'off', true); ";
+            + " set_config('enable_sort', 'off', true), set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true),"
+            + " set_config('plan_cache_mode', 'force_generic_plan', true); ";
     /**
      * PostgreSQL: starts {@link #ackByClaim}, in the same round trip: {@link #idArrayPlan} as {@code set_config},
      * quiet in auto-commit (see {@link #CLAIM_PLAN}); its one row is read and dropped.
@@ -113,10 +117,10 @@ public final class SkipLockedStatements {
     /**
      * PostgreSQL: ends {@link #claimSelect}, whose transaction goes on with the handlers' work in transactional
      * mode: the planner settings of {@link #CLAIM_PLAN} back to their defaults (the values the session started
-     * with; a handler's own session-level {@code SET} of these three is not restored) for the rest of it.
+     * with; a handler's own session-level {@code SET} of these five is not restored) for the rest of it.
      */
     public static final String CLAIM_PLAN_END = "; set local enable_bitmapscan to default; set local enable_seqscan to default;"
-            + " set local enable_sort to default";
+            + " set local enable_sort to default; set local enable_hashjoin to default; set local enable_mergejoin to default; set local plan_cache_mode to default";
     /**
      * PostgreSQL only (else null): run in a transaction before {@link #deleteLeasedByIds} and {@link #deleteByIds}
      * (the driver cannot batch a statement that holds two, so it is a statement of its own). When PostgreSQL's
@@ -389,12 +393,12 @@ public final class SkipLockedStatements {
                     + " select ?, u.p, " + nowMs + " + u.d, " + nowMs + ", 0, u.h, u.b, u.g from n, unnest(cast(? as int[]),"
                     + " cast(? as bigint[]), cast(? as text[]), cast(? as bytea[]), cast(? as varchar[]))"
                     + " with ordinality as u(p, d, h, b, g, o) order by u.o returning id";
-            // the CTE returns each locked row's ctid and the update finds the row by it (a Tid Scan per row): joined
-            // on id, PostgreSQL planned the update's side as a full scan of the primary key once the table's
-            // statistics said it was empty (autovacuum had run while the queue was drained: reltuples near 0),
-            // so every claim read the whole table while a backlog built up (claims of 5-25 s in the
-            // sustained-load benchmark of issue 16, docs/benchmarks.md). The rows are locked by this statement,
-            // so their ctid cannot change before the update; "m.id = c.id" stays as a check.
+            // the update finds the claimed rows by id, by a nested loop over the primary key: CLAIM_PLAN turns hash
+            // and merge joins off, so no statistics can make it a join against a full scan of the primary key (that
+            // plan read the whole table at every claim once autovacuum had recorded a drained queue as empty:
+            // claims of 5-25 s in the sustained-load benchmark of issue 16, docs/benchmarks.md;
+            // ClaimPlanOnServerTest). Finding them by ctid instead (a Tid Scan per row), as before, cost about 8 %
+            // of the default drain's throughput (eighth pass, docs/benchmarks.md).
             String pick = dsl.select(ID, VISIBLE_AT.as("was"), DSL.field("ctid").as("loc")).from(message)
                     .where(QUEUE.eq(queue)).and(VISIBLE_AT.le(now)).and(headOfGroup)
                     .orderBy(PRIORITY.desc(), VISIBLE_AT.asc(), claimOrderId.asc())

@@ -137,15 +137,15 @@ class LeaseAcksOnServerTest {
                     queue.enqueueAll(q, List.of(Message.ofText("a"), Message.ofText("b")));
                     List<Delivery> got = queue.consume(q, ConsumeRequest.of(2).withLease(Duration.ofMinutes(5)));
                     assertEquals(2, got.size());
-                    assertEquals(List.of("on", "on", "on", "on", "on", "on"), settings(ds), "after the claim");
+                    assertEquals(EXPECTED, settings(ds), "after the claim");
                     assertEquals(Set.of(), queue.ackAll(got.stream().map(Delivery::receipt).toList()));
-                    assertEquals(List.of("on", "on", "on", "on", "on", "on"), settings(ds), "after the ack");
+                    assertEquals(EXPECTED, settings(ds), "after the ack");
                     queue.enqueueAll(q, List.of(Message.ofText("c"), Message.ofText("d")));
                     List<Delivery> more = queue.consume(q, ConsumeRequest.of(1).withLease(Duration.ofMinutes(5)));
                     AckedAndClaimed next = queue.ackAllAndConsume(more.stream().map(Delivery::receipt).toList(), q,
                             ConsumeRequest.of(1).withLease(Duration.ofMinutes(5)));
                     assertEquals(1, next.claimed().size(), "the other of the two");
-                    assertEquals(List.of("on", "on", "on", "on", "on", "on"), settings(ds), "after an ack and claim in one round trip");
+                    assertEquals(EXPECTED, settings(ds), "after an ack and claim in one round trip");
                     assertEquals(Set.of(), queue.ackAll(next.claimed().stream().map(Delivery::receipt).toList()));
                     try (Connection a = ds.getConnection(); Connection b = ds.getConnection()) {
                         assertTrue(a.getAutoCommit() && b.getAutoCommit(), "the caller's connections come back in their own auto-commit mode");
@@ -158,16 +158,22 @@ class LeaseAcksOnServerTest {
         }
     }
 
-    /** The three settings on each of the pool's two connections, both held at once. */
+    /** The server's defaults of the claim's planner settings, on each of two connections. */
+    private static final List<String> EXPECTED = List.of("on", "on", "on", "on", "on", "auto", "on", "on", "on", "on", "on", "auto");
+
+    /** The six settings on each of the pool's two connections, both held at once. */
     private static List<String> settings(HikariDataSource ds) throws Exception {
         List<String> out = new ArrayList<>();
         try (Connection a = ds.getConnection(); Connection b = ds.getConnection()) {
             for (Connection c : List.of(a, b)) {
                 try (Statement st = c.createStatement();
                      ResultSet rs = st.executeQuery("select current_setting('enable_bitmapscan'), current_setting('enable_seqscan'),"
-                             + " current_setting('enable_sort')")) {
+                             + " current_setting('enable_sort'), current_setting('enable_hashjoin'), current_setting('enable_mergejoin'),"
+                             + " current_setting('plan_cache_mode')")) {
                     rs.next();
-                    out.addAll(List.of(rs.getString(1), rs.getString(2), rs.getString(3)));
+                    for (int i = 1; i <= 6; i++) {
+                        out.add(rs.getString(i));
+                    }
                 }
             }
         }

@@ -43,7 +43,8 @@ class SkipLockedStatementsTest {
         e.put("ensureQueue",
                 "insert into \"sqlq_queue\" (name, created_at) values (?, (" + NOW + ")) on conflict do nothing");
         e.put("claimSelect",
-                "select set_config('enable_bitmapscan', 'off', true), set_config('enable_seqscan', 'off', true), set_config('enable_sort', 'off', true); "
+                "select set_config('enable_bitmapscan', 'off', true), set_config('enable_seqscan', 'off', true), set_config('enable_sort', 'off', true),"
+                + " set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true), set_config('plan_cache_mode', 'force_generic_plan', true); "
                 + "select id, priority, enqueued_at, attempts, headers, payload, ("
                 + NOW
                 + "), group_key from \"sqlq_message\" where (queue = ? and visible_at <= ("
@@ -51,7 +52,8 @@ class SkipLockedStatementsTest {
                 + ") and ((group_key is null or not exists (select 1 from \"sqlq_message\" g where g.queue = \"sql"
                 + "q_message\".queue and g.group_key = \"sqlq_message\".group_key and g.id < \"sqlq_message\".id))"
                 + ")) order by priority desc, visible_at asc, (id + 0) asc fetch next ? rows only for update skip locked"
-                + "; set local enable_bitmapscan to default; set local enable_seqscan to default; set local enable_sort to default");
+                + "; set local enable_bitmapscan to default; set local enable_seqscan to default; set local enable_sort to default;"
+                + " set local enable_hashjoin to default; set local enable_mergejoin to default; set local plan_cache_mode to default");
         e.put("leaseUpdate",
                 "update \"sqlq_message\" set lease_token = ?, attempts = (attempts + 1), claimed_at = (" + NOW
                 + "), visible_at = ((" + NOW + ") + ?) where id = ?");
@@ -60,10 +62,12 @@ class SkipLockedStatementsTest {
         e.put("deleteById",
                 "delete from \"sqlq_message\" where id = ?");
         e.put("leaseClaim",
-                "select set_config('enable_bitmapscan', 'off', true), set_config('enable_seqscan', 'off', true), set_config('enable_sort', 'off', true); "
+                "select set_config('enable_bitmapscan', 'off', true), set_config('enable_seqscan', 'off', true), set_config('enable_sort', 'off', true),"
+                + " set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true), set_config('plan_cache_mode', 'force_generic_plan', true); "
                 + "with c as (select id, visible_at as was, ctid as loc from \"sqlq_message\" where (queue = ? and visible_at <= (" + NOW + ") and ((group_key is null or not exists (select 1 from \"sqlq_message\" g where g.queue = \"sqlq_message\".queue and g.group_key = \"sqlq_message\".group_key and g.id < \"sqlq_message\".id)))) order by priority desc, visible_at asc, (id + 0) asc fetch next ? rows only for update skip locked) update \"sqlq_message\" m set lease_token = ?, attempts = m.attempts + 1, claimed_at = (" + NOW + "), visible_at = (" + NOW + ") + ? from c where m.ctid = c.loc and m.id = c.id returning m.id, m.priority, m.enqueued_at, m.attempts, m.headers, m.payload, (" + NOW + ") as claimed_now, m.group_key, c.was");
         e.put("ackAndLeaseClaim",
-                "select set_config('enable_bitmapscan', 'off', true), set_config('enable_seqscan', 'off', true), set_config('enable_sort', 'off', true); "
+                "select set_config('enable_bitmapscan', 'off', true), set_config('enable_seqscan', 'off', true), set_config('enable_sort', 'off', true),"
+                + " set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true), set_config('plan_cache_mode', 'force_generic_plan', true); "
                 + "delete from \"sqlq_message\" where (((queue = ?) is not false) and lease_token = ? and (id = any(cast(? as bigint[])))) returning id; "
                 + "with c as (select id, visible_at as was, ctid as loc from \"sqlq_message\" where (queue = ? and visible_at <= (" + NOW + ") and ((group_key is null or not exists (select 1 from \"sqlq_message\" g where g.queue = \"sqlq_message\".queue and g.group_key = \"sqlq_message\".group_key and g.id < \"sqlq_message\".id)))) order by priority desc, visible_at asc, (id + 0) asc fetch next ? rows only for update skip locked) update \"sqlq_message\" m set lease_token = ?, attempts = m.attempts + 1, claimed_at = (" + NOW + "), visible_at = (" + NOW + ") + ? from c where m.ctid = c.loc and m.id = c.id returning m.id, m.priority, m.enqueued_at, m.attempts, m.headers, m.payload, (" + NOW + ") as claimed_now, m.group_key, c.was");
         e.put("idArrayPlan", "set local enable_seqscan = off");

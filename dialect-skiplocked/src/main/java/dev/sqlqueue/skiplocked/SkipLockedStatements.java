@@ -393,12 +393,14 @@ public final class SkipLockedStatements {
                     + " select ?, u.p, " + nowMs + " + u.d, " + nowMs + ", 0, u.h, u.b, u.g from n, unnest(cast(? as int[]),"
                     + " cast(? as bigint[]), cast(? as text[]), cast(? as bytea[]), cast(? as varchar[]))"
                     + " with ordinality as u(p, d, h, b, g, o) order by u.o returning id";
-            // the update finds the claimed rows by id, by a nested loop over the primary key: CLAIM_PLAN turns hash
-            // and merge joins off, so no statistics can make it a join against a full scan of the primary key (that
-            // plan read the whole table at every claim once autovacuum had recorded a drained queue as empty:
-            // claims of 5-25 s in the sustained-load benchmark of issue 16, docs/benchmarks.md;
-            // ClaimPlanOnServerTest). Finding them by ctid instead (a Tid Scan per row), as before, cost about 8 %
-            // of the default drain's throughput (eighth pass, docs/benchmarks.md).
+            // the CTE returns each locked row's ctid and the update finds the row by it (a Tid Scan per row, in a
+            // nested loop: CLAIM_PLAN turns hash and merge joins off, so the generic plan it forces cannot join the
+            // claimed rows to a full scan of the primary key either). Joined on id, PostgreSQL planned the update's
+            // side as a full scan of the primary key once the table's statistics said it was empty (autovacuum had
+            // run while the queue was drained: reltuples near 0), so every claim read the whole table while a
+            // backlog built up (claims of 5-25 s in the sustained-load benchmark of issue 16, docs/benchmarks.md);
+            // it still did with hash and merge joins off (ClaimPlanOnServerTest). The rows are locked by this
+            // statement, so their ctid cannot change before the update; "m.id = c.id" stays as a check.
             String pick = dsl.select(ID, VISIBLE_AT.as("was"), DSL.field("ctid").as("loc")).from(message)
                     .where(QUEUE.eq(queue)).and(VISIBLE_AT.le(now)).and(headOfGroup)
                     .orderBy(PRIORITY.desc(), VISIBLE_AT.asc(), claimOrderId.asc())

@@ -15,23 +15,36 @@ public interface QueueClient extends Producer, Consumer, Acknowledger, QueueAdmi
      * <p>The claim does not wait: {@code request.maxWait()} is not used, so that the acks' outcome comes back
      * at once; after an empty claim, call {@code consume} to wait for messages. When it returns, the acks are
      * committed (they survive a crash of the process) and the claim is committed as {@code consume} commits
-     * it. When it throws, the one-statement form changed nothing; the fallback may have committed the acks
-     * before the claim failed, so a caller that acks again after an error may see some of them reported as
-     * lost. In the one-statement form the claim reads the table as it was before these acks, so a message of
-     * a {@linkplain Message#group() group} whose older message is acked here is claimable from the next
-     * claim on.
+     * it. The claim sees these acks: a message of a {@linkplain Message#group() group} whose older message
+     * is acked here can be claimed by the same call. Failures: the one-statement form commits the acks and
+     * the claim together or not at all, so when it throws nothing changed (but for a connection lost after
+     * the commit, as with any statement); the fallback commits the acks first, and when its claim then
+     * fails with a {@link TransientBackendException} or another {@link SqlQueueException} it returns the acks'
+     * outcome with no deliveries, and the claim's failure shows at the next {@code consume}.
      *
      * @param receipts distinct receipts of lease-mode claims on {@code queue}; may be empty (then this is
      *     {@code consume})
      * @return the receipts whose lease was lost and the new claim
      * @throws InvalidInputException as {@link #ackAll} and {@link #consume} do, and when a receipt names
      *     another queue than {@code queue} (rule {@code receipt.queue}) or was issued in transactional mode
-     *     (rule {@code receipt.mode}); nothing was changed
+     *     (rule {@code receipt.mode}), or when the request is not in lease mode (rule {@code consume.mode});
+     *     nothing was changed
      * @throws TransientBackendException if the database cannot be reached
      */
     default AckedAndClaimed ackAllAndConsume(java.util.Collection<Receipt> receipts, QueueName queue, ConsumeRequest request) {
-        java.util.Set<Receipt> lost = receipts.isEmpty() ? java.util.Set.of() : ackAll(receipts);
-        return new AckedAndClaimed(lost, consume(queue, request.withWait(java.time.Duration.ZERO)));
+        ConsumeRequest once = request.withWait(java.time.Duration.ZERO);
+        if (receipts.isEmpty()) {
+            return new AckedAndClaimed(java.util.Set.of(), consume(queue, once));
+        }
+        java.util.Set<Receipt> lost = ackAll(receipts);
+        try {
+            return new AckedAndClaimed(lost, consume(queue, once));
+        } catch (InvalidInputException | UnsupportedCapabilityException e) {
+            throw e;
+        } catch (SqlQueueException e) {
+            // the acks are committed: their outcome is the answer; the claim's failure shows at the next consume
+            return new AckedAndClaimed(lost, java.util.List.of());
+        }
     }
 
     /** What this backend can do. */

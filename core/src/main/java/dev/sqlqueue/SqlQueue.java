@@ -276,13 +276,14 @@ public final class SqlQueue implements QueueClient {
                         + " message " + r.messageId() + " is of a " + r.mode().name().toLowerCase() + " claim");
             }
         }
+        if (request.mode() != ClaimMode.LEASE) {
+            throw new InvalidInputException("consume.mode", "ackAllAndConsume claims in lease mode, as the receipts it"
+                    + " settles are; the request asks for a " + request.mode().name().toLowerCase() + " claim: use ackAll,"
+                    + " then consume");
+        }
         ConsumeRequest once = request.withWait(Duration.ZERO);
         if (receipts.isEmpty()) {
             return new AckedAndClaimed(Set.of(), backend.consume(queue, once));
-        }
-        if (backend.waitsInConsume()) {
-            Set<Receipt> lost = backend.ackAll(receipts);
-            return new AckedAndClaimed(lost, backend.consume(queue, once));
         }
         return backend.ackAllAndConsume(receipts, queue, once);
     }

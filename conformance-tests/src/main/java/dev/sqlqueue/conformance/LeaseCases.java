@@ -197,6 +197,8 @@ public interface LeaseCases extends SuiteContext {
         Receipt transactional = new Receipt(q, first.get(0).id(), first.get(0).receipt().token(), ClaimMode.TRANSACTIONAL);
         assertEquals("receipt.mode", assertThrows(InvalidInputException.class,
                 () -> queue().ackAllAndConsume(List.of(transactional), q, claim(10))).rule());
+        assertEquals("consume.mode", assertThrows(InvalidInputException.class,
+                () -> queue().ackAllAndConsume(firstReceipts, q, claim(10).withMode(ClaimMode.TRANSACTIONAL))).rule());
         assertEquals("receipt.duplicate", assertThrows(InvalidInputException.class,
                 () -> queue().ackAllAndConsume(List.of(firstReceipts.get(0), firstReceipts.get(0)), q, claim(10))).rule());
         assertEquals(6, queue().stats(q).depth(), "the refused calls acked nothing");

@@ -305,8 +305,9 @@ public final class WorkerPool implements AutoCloseable {
 
     /**
      * The acks of the last batch and the next claim in one call ({@link QueueClient#ackAllAndConsume}: one
-     * statement and one commit on PostgreSQL). When it fails the acks are written on their own (the
-     * one-statement form changed nothing) and the failure goes on to the claim's back-off.
+     * round trip and one commit on PostgreSQL). When it throws, its acks were not committed (the one-round-trip
+     * form commits both or nothing; the fallback returns the acks' outcome when only its claim failed), so they
+     * are written on their own and the failure goes on to the claim's back-off.
      */
     private List<Delivery> ackAndClaim(List<Delivery> toAck, ConsumeRequest request) {
         List<Receipt> receipts = toAck.stream().map(Delivery::receipt).toList();

@@ -244,8 +244,7 @@ final class SkipLockedBackend implements QueueBackend {
                         && r.token() == list.get(0).token())) {
             return leases.ackAndConsumeLeased(list, queue, request);
         }
-        Set<Receipt> lost = list.isEmpty() ? Set.of() : ackAll(list);
-        return new AckedAndClaimed(lost, consume(queue, request));
+        return QueueBackend.super.ackAllAndConsume(list, queue, request);
     }
 
     @Override

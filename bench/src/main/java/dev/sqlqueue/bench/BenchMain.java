@@ -196,7 +196,7 @@ public final class BenchMain {
         results.point(t.db.name(), scenario, workers, batch, messages, l, b);
     }
 
-    private static void deleteTree(Path p) {
+    static void deleteTree(Path p) {
         try (Stream<Path> s = Files.walk(p)) {
             s.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
         } catch (Exception ignored) {

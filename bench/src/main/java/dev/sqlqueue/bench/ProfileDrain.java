@@ -31,22 +31,26 @@ public final class ProfileDrain {
             default -> throw new IllegalArgumentException("options: default, lease100, tx100, enqueue, raw-lease, raw-tx, pairs");
         };
         Path tmp = Files.createTempDirectory("sqlqueue-profile");
-        try (Target t = new Target(Database.of(db, tmp), 20)) {
-            Trials trials = new Trials(t, 100);
-            if (what.equals("pairs")) {
-                pairs(t, trials, messages, runs, opts);
-                System.exit(0);
+        try {
+            try (Target t = new Target(Database.of(db, tmp), 20)) {
+                Trials trials = new Trials(t, 100);
+                if (what.equals("pairs")) {
+                    pairs(t, trials, messages, runs, opts);
+                    runs = 0;
+                }
+                for (int i = 0; i < runs; i++) {
+                    t.settle();
+                    double rate = switch (what) {
+                        case "enqueue" -> trials.enqueueLibrary(messages, 100, 4);
+                        case "raw-lease" -> trials.rawLease(messages, 8, 100);
+                        case "raw-tx" -> trials.rawTransactional(messages, 8, 100);
+                        default -> trials.endToEndLibrary(messages, opts);
+                    };
+                    System.out.printf(Locale.ROOT, "%s %s run %d: %.0f msg/s, %s%n", db, what, i + 1, rate, trials.lastCpu());
+                }
             }
-            for (int i = 0; i < runs; i++) {
-                t.settle();
-                double rate = switch (what) {
-                    case "enqueue" -> trials.enqueueLibrary(messages, 100, 4);
-                    case "raw-lease" -> trials.rawLease(messages, 8, 100);
-                    case "raw-tx" -> trials.rawTransactional(messages, 8, 100);
-                    default -> trials.endToEndLibrary(messages, opts);
-                };
-                System.out.printf(Locale.ROOT, "%s %s run %d: %.0f msg/s, %s%n", db, what, i + 1, rate, trials.lastCpu());
-            }
+        } finally {
+            BenchMain.deleteTree(tmp);
         }
         System.exit(0);
     }

@@ -18,13 +18,13 @@ import dev.sqlqueue.runtime.WorkerPool;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@link QueueClient#ackAllAndConsume}'s fallback (ackAll, then consume, as on H2 and MariaDB) commits the acks
@@ -33,8 +33,7 @@ import org.junit.jupiter.api.Test;
  */
 class AckAndClaimFallbackTest {
     @Test
-    void aClaimFailingAfterTheAcksStillReportsThemAcked() throws Exception {
-        Path dir = Files.createTempDirectory("sqlqueue-fallback");
+    void aClaimFailingAfterTheAcksStillReportsThemAcked(@TempDir Path dir) throws Exception {
         QueueConfig config = QueueConfig.builder().url("jdbc:h2:file:" + dir.resolve("db").toAbsolutePath()).poolSize(4).build();
         QueueName q = QueueName.of("fallback");
         try (SqlQueue real = SqlQueue.open(config)) {

@@ -37,9 +37,15 @@ class LeaseAcksOnServerTest {
         return "la" + Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xffffffL) + "_";
     }
 
-    @ParameterizedTest
-    @EnumSource(SkipLockedDialect.class)
-    void theAcksOfAClaimReportExactlyTheLeasesItLost(SkipLockedDialect d) throws Exception {
+    /** Ten messages claimed with a 1 s lease ({@code first}), then three of them claimed again once it ran out. */
+    private record Retaken(List<Delivery> first, List<Delivery> second, Set<Long> retaken) {
+    }
+
+    private interface Case {
+        void run(SqlQueue queue, QueueName q, Retaken r) throws Exception;
+    }
+
+    private static void withRetaken(SkipLockedDialect d, Case body) throws Exception {
         StatementsOnServerTest.Server s = StatementsOnServerTest.server(d);
         QueueConfig config = QueueConfig.builder().url(s.url()).user(s.user()).password(s.password()).tablePrefix(prefix()).build();
         QueueName q = QueueName.of("acks");
@@ -56,21 +62,27 @@ class LeaseAcksOnServerTest {
                 Thread.sleep(1_500); // the leases end (database clock)
                 List<Delivery> second = queue.consume(q, ConsumeRequest.of(3).withLease(Duration.ofMinutes(5)));
                 assertEquals(3, second.size(), "three of the ten, claimed again");
-                Set<Long> retaken = second.stream().map(Delivery::id).collect(Collectors.toSet());
-
-                Set<Receipt> lost = queue.ackAll(first.stream().map(Delivery::receipt).toList());
-
-                assertEquals(retaken, lost.stream().map(Receipt::messageId).collect(Collectors.toSet()),
-                        d + ": the lost leases are exactly those claimed again");
-                QueueStats st = queue.stats(q);
-                assertEquals(3, st.depth(), d + ": the other seven were acked, the three stay with their new claim");
-                assertEquals(3, st.inFlight());
-                assertEquals(Set.of(), queue.ackAll(second.stream().map(Delivery::receipt).toList()), "the new claim's acks");
-                assertEquals(0, queue.stats(q).depth());
+                body.run(queue, q, new Retaken(first, second, second.stream().map(Delivery::id).collect(Collectors.toSet())));
             } finally {
                 queue.dropSchema();
             }
         }
+    }
+
+    @ParameterizedTest
+    @EnumSource(SkipLockedDialect.class)
+    void theAcksOfAClaimReportExactlyTheLeasesItLost(SkipLockedDialect d) throws Exception {
+        withRetaken(d, (queue, q, r) -> {
+            Set<Receipt> lost = queue.ackAll(r.first().stream().map(Delivery::receipt).toList());
+
+            assertEquals(r.retaken(), lost.stream().map(Receipt::messageId).collect(Collectors.toSet()),
+                    d + ": the lost leases are exactly those claimed again");
+            QueueStats st = queue.stats(q);
+            assertEquals(3, st.depth(), d + ": the other seven were acked, the three stay with their new claim");
+            assertEquals(3, st.inFlight());
+            assertEquals(Set.of(), queue.ackAll(r.second().stream().map(Delivery::receipt).toList()), "the new claim's acks");
+            assertEquals(0, queue.stats(q).depth());
+        });
     }
 
     /**
@@ -80,39 +92,20 @@ class LeaseAcksOnServerTest {
     @ParameterizedTest
     @EnumSource(SkipLockedDialect.class)
     void ackAndClaimInOneCallReportExactlyTheLeasesLost(SkipLockedDialect d) throws Exception {
-        StatementsOnServerTest.Server s = StatementsOnServerTest.server(d);
-        QueueConfig config = QueueConfig.builder().url(s.url()).user(s.user()).password(s.password()).tablePrefix(prefix()).build();
-        QueueName q = QueueName.of("ackclaim");
-        try (SqlQueue queue = SqlQueue.open(config)) {
-            try {
-                queue.createQueue(q);
-                List<Message> ten = new ArrayList<>();
-                for (int i = 0; i < 10; i++) {
-                    ten.add(Message.ofText("m" + i));
-                }
-                queue.enqueueAll(q, ten);
-                List<Delivery> first = queue.consume(q, ConsumeRequest.of(10).withLease(Duration.ofSeconds(1)));
-                assertEquals(10, first.size());
-                Thread.sleep(1_500); // the leases end (database clock)
-                List<Delivery> second = queue.consume(q, ConsumeRequest.of(3).withLease(Duration.ofMinutes(5)));
-                assertEquals(3, second.size(), "three of the ten, claimed again");
-                Set<Long> retaken = second.stream().map(Delivery::id).collect(Collectors.toSet());
-                List<Long> fresh = queue.enqueueAll(q, List.of(Message.ofText("n0"), Message.ofText("n1")));
+        withRetaken(d, (queue, q, r) -> {
+            List<Long> fresh = queue.enqueueAll(q, List.of(Message.ofText("n0"), Message.ofText("n1")));
 
-                AckedAndClaimed r = queue.ackAllAndConsume(first.stream().map(Delivery::receipt).toList(), q,
-                        ConsumeRequest.of(10).withLease(Duration.ofMinutes(5)));
+            AckedAndClaimed got = queue.ackAllAndConsume(r.first().stream().map(Delivery::receipt).toList(), q,
+                    ConsumeRequest.of(10).withLease(Duration.ofMinutes(5)));
 
-                assertEquals(retaken, r.lost().stream().map(Receipt::messageId).collect(Collectors.toSet()),
-                        d + ": the lost leases are exactly those claimed again");
-                assertEquals(Set.copyOf(fresh), r.claimed().stream().map(Delivery::id).collect(Collectors.toSet()),
-                        d + ": the claim holds the two new messages: none of the seven acked, none of the three held elsewhere");
-                QueueStats st = queue.stats(q);
-                assertEquals(5, st.depth(), d + ": seven acked; three with the second claim, two with this one");
-                assertEquals(5, st.inFlight());
-            } finally {
-                queue.dropSchema();
-            }
-        }
+            assertEquals(r.retaken(), got.lost().stream().map(Receipt::messageId).collect(Collectors.toSet()),
+                    d + ": the lost leases are exactly those claimed again");
+            assertEquals(Set.copyOf(fresh), got.claimed().stream().map(Delivery::id).collect(Collectors.toSet()),
+                    d + ": the claim holds the two new messages: none of the seven acked, none of the three held elsewhere");
+            QueueStats st = queue.stats(q);
+            assertEquals(5, st.depth(), d + ": seven acked; three with the second claim, two with this one");
+            assertEquals(5, st.inFlight());
+        });
     }
 
     /**

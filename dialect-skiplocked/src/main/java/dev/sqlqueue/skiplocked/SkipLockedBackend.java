@@ -233,8 +233,9 @@ final class SkipLockedBackend implements QueueBackend {
     }
 
     /**
-     * PostgreSQL, lease mode, no history, receipts of one claim on {@code queue}: one statement ({@link
-     * SkipLockedStatements#ackAndLeaseClaim}); otherwise {@code ackAll} then {@code consume}.
+     * PostgreSQL, lease mode, no history, receipts of one claim on {@code queue}: one round trip and one
+     * transaction ({@link SkipLockedStatements#ackAndLeaseClaim}); otherwise the interface's {@code ackAll}, then
+     * {@code consume}.
      */
     @Override
     public AckedAndClaimed ackAllAndConsume(Collection<Receipt> receipts, QueueName queue, ConsumeRequest request) {

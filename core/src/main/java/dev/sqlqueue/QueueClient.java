@@ -7,7 +7,7 @@ package dev.sqlqueue;
 public interface QueueClient extends Producer, Consumer, Acknowledger, QueueAdmin, AutoCloseable {
     /**
      * Ack {@code receipts} (as {@link #ackAll}) and then claim from {@code queue} (as {@link #consume}), in
-     * one statement, one round trip and one commit where the backend can: PostgreSQL in lease mode without
+     * one round trip and one commit where the backend can: PostgreSQL in lease mode without
      * history, when the receipts come from one claim (a worker's batch). Elsewhere, and by default, it is
      * {@code ackAll} followed by {@code consume}. A worker that settles a batch and claims the next one
      * saves a commit and a round trip per batch this way (issue 16, docs/benchmarks.md).
@@ -16,7 +16,7 @@ public interface QueueClient extends Producer, Consumer, Acknowledger, QueueAdmi
      * at once; after an empty claim, call {@code consume} to wait for messages. When it returns, the acks are
      * committed (they survive a crash of the process) and the claim is committed as {@code consume} commits
      * it. The claim sees these acks: a message of a {@linkplain Message#group() group} whose older message
-     * is acked here can be claimed by the same call. Failures: the one-statement form commits the acks and
+     * is acked here can be claimed by the same call. Failures: the one-round-trip form commits the acks and
      * the claim together or not at all, so when it throws nothing changed (but for a connection lost after
      * the commit, as with any statement); the fallback commits the acks first, and when its claim then
      * fails with a {@link TransientBackendException} or another {@link SqlQueueException} it returns the acks'

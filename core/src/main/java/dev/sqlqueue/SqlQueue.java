@@ -281,11 +281,7 @@ public final class SqlQueue implements QueueClient {
                     + " settles are; the request asks for a " + request.mode().name().toLowerCase() + " claim: use ackAll,"
                     + " then consume");
         }
-        ConsumeRequest once = request.withWait(Duration.ZERO);
-        if (receipts.isEmpty()) {
-            return new AckedAndClaimed(Set.of(), backend.consume(queue, once));
-        }
-        return backend.ackAllAndConsume(receipts, queue, once);
+        return backend.ackAllAndConsume(receipts, queue, request.withWait(Duration.ZERO));
     }
 
     private List<Delivery> consumeChecked(QueueName queue, ConsumeRequest request) {

@@ -255,7 +255,7 @@ public final class WorkerPool implements AutoCloseable {
                 }
                 pendingAcks = processBatch(batch, sizer);
             }
-            flushAcks(new ArrayList<>(pendingAcks));
+            flushAcks(pendingAcks);
         } finally {
             finished.countDown();
         }
@@ -317,7 +317,7 @@ public final class WorkerPool implements AutoCloseable {
         try {
             result = client.ackAllAndConsume(receipts, queue, request);
         } catch (RuntimeException e) {
-            flushAcks(new ArrayList<>(toAck));
+            flushAcks(toAck);
             throw e;
         }
         reportAcks(toAck, result.lost());

@@ -103,9 +103,8 @@ final class LeaseClaims {
     }
 
     /**
-     * PostgreSQL: the acks of one claim and the next lease claim in one statement ({@link
-     * SkipLockedStatements#ackAndLeaseClaim}), one round trip and one commit; otherwise as {@link
-     * #consumeLeasedInOne}. Receipts whose row the statement did not delete are the lost leases.
+     * PostgreSQL: the acks of one claim and the next lease claim in one round trip and one commit ({@link
+     * SkipLockedStatements#ackAndLeaseClaim}). Receipts whose row the delete did not return are the lost leases.
      *
      * @param receipts receipts of one lease claim (one queue, one token), not empty
      */

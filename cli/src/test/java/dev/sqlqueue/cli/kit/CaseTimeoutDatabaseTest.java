@@ -29,7 +29,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * The kit's time limit per case, on H2 (file database), PostgreSQL and MariaDB: while C10 runs, a second
  * connection of this test locks C10's message table (PostgreSQL {@code LOCK TABLE ... ACCESS EXCLUSIVE},
  * MariaDB {@code LOCK TABLES ... WRITE}; H2 has no table lock, so {@code SELECT ... FOR UPDATE} of every
- * row once consumers hold leases, whose acks then wait), so C10 blocks. C10 must be reported failed "timed out after 15 s" with the statement in flight
+ * row once consumers hold leases, taken again until an ack waits on it), so C10 blocks. C10 must be reported failed "timed out after 15 s" with the statement in flight
  * and what the database says about the wait; the run must go on to C11 and finish; no object of the run
  * may be left. The lock is released when the kit prints that it has stopped the case, so that the kit's
  * clean-up (which drops the locked table) can proceed, as a DBA would once told.
@@ -125,13 +125,42 @@ class CaseTimeoutDatabaseTest {
                     st.execute("LOCK TABLE \"" + table + "\" IN ACCESS EXCLUSIVE MODE");
                 }
                 case "mariadb" -> st.execute("LOCK TABLES `" + table + "` WRITE");
-                default -> {
-                    c.setAutoCommit(false);
-                    st.executeQuery("SELECT id FROM \"" + table + "\" FOR UPDATE").close();
-                }
+                default -> lockH2(c, st, table, run);
             }
         }
         return c;
+    }
+
+    /**
+     * H2: locks every row of the table until a consumer's ack waits on one of them. The rows locked are those
+     * present when the select reads them; when every lease among them was acked first, only ready rows are locked,
+     * which consumers skip (SKIP LOCKED), so nothing waits: then the lock is let go and taken again.
+     */
+    private static void lockH2(Connection c, Statement st, String table, Future<Integer> run) throws Exception {
+        c.setAutoCommit(false);
+        long session;
+        try (ResultSet rs = st.executeQuery("SELECT SESSION_ID()")) {
+            rs.next();
+            session = rs.getLong(1);
+        }
+        long until = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+        while (System.nanoTime() < until && !run.isDone()) {
+            st.executeQuery("SELECT id FROM \"" + table + "\" FOR UPDATE").close();
+            long check = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+            while (System.nanoTime() < check) {
+                try (ResultSet rs = st.executeQuery(
+                        "SELECT COUNT(*) FROM INFORMATION_SCHEMA.SESSIONS WHERE BLOCKER_ID = " + session)) {
+                    rs.next();
+                    if (rs.getLong(1) > 0) {
+                        return;
+                    }
+                }
+                Thread.sleep(20);
+            }
+            c.rollback();
+            System.out.println("H2: no ack waited on the rows locked within 2 s; locking again");
+        }
+        throw new AssertionError("no consumer of C10 ever waited on the rows this test locked");
     }
 
     private static boolean hasRows(String url, String user, String table, String condition) {

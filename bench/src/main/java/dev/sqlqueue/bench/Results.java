@@ -11,10 +11,15 @@ import java.util.List;
 import java.util.Locale;
 import java.util.stream.Collectors;
 
-/** Prints each measured point and appends it to the CSV (flushed per row, so a stopped run keeps what it had). */
+/**
+ * Prints each measured point and appends it to the CSV (flushed per row, so a stopped run keeps what it had).
+ * {@code ratio} is the library's median over the baseline's median; {@code pair_ratio} is the median of the
+ * ratios of each library run to the baseline run right after it (the runs alternate), which a machine whose
+ * speed drifts between runs sways less.
+ */
 final class Results implements AutoCloseable {
     static final String HEADER = "date,db,scenario,workers,batch,messages,reps,library_msg_s,baseline_msg_s,ratio,"
-            + "library_runs,baseline_runs,peak_heap_mb,xmx_mb";
+            + "library_runs,baseline_runs,peak_heap_mb,xmx_mb,pair_ratio";
 
     private final PrintWriter out;
     private final String date = Instant.now().toString();
@@ -28,8 +33,8 @@ final class Results implements AutoCloseable {
         this.out = new PrintWriter(Files.newBufferedWriter(path, StandardCharsets.UTF_8));
         out.println(HEADER);
         out.flush();
-        System.out.printf(Locale.ROOT, "%-10s %-14s %7s %5s %8s %12s %12s %6s  %s%n", "db", "scenario", "workers",
-                "batch", "messages", "library/s", "baseline/s", "ratio", "runs (library | baseline)");
+        System.out.printf(Locale.ROOT, "%-10s %-14s %7s %5s %8s %12s %12s %6s %6s  %s%n", "db", "scenario", "workers",
+                "batch", "messages", "library/s", "baseline/s", "ratio", "pairs", "runs (library | baseline)");
     }
 
     static double median(double[] v) {
@@ -42,19 +47,29 @@ final class Results implements AutoCloseable {
         return Arrays.stream(v).mapToObj(x -> String.format(Locale.ROOT, "%.0f", x)).collect(Collectors.joining(";"));
     }
 
+    /** The median of {@code lib[i] / base[i]}. */
+    static double pairRatio(double[] lib, double[] base) {
+        double[] r = new double[Math.min(lib.length, base.length)];
+        for (int i = 0; i < r.length; i++) {
+            r[i] = lib[i] / base[i];
+        }
+        return median(r);
+    }
+
     void point(String db, String scenario, int workers, int batch, int messages, double[] lib, double[] base) {
         double l = median(lib);
         double b = median(base);
         double ratio = l / b;
-        System.out.printf(Locale.ROOT, "%-10s %-14s %7d %5d %8d %12.0f %12.0f %6.2f  %s | %s%s%n", db, scenario, workers,
-                batch, messages, l, b, ratio, runs(lib), runs(base), ratio < 0.8 ? "   < 0.8" : "");
-        out.printf(Locale.ROOT, "%s,%s,%s,%d,%d,%d,%d,%.0f,%.0f,%.3f,%s,%s,,%n", date, db, scenario, workers, batch,
-                messages, lib.length, l, b, ratio, runs(lib), runs(base));
+        double pairs = pairRatio(lib, base);
+        System.out.printf(Locale.ROOT, "%-10s %-14s %7d %5d %8d %12.0f %12.0f %6.2f %6.2f  %s | %s%s%n", db, scenario,
+                workers, batch, messages, l, b, ratio, pairs, runs(lib), runs(base), ratio < 0.8 ? "   < 0.8" : "");
+        out.printf(Locale.ROOT, "%s,%s,%s,%d,%d,%d,%d,%.0f,%.0f,%.3f,%s,%s,,,%.3f%n", date, db, scenario, workers, batch,
+                messages, lib.length, l, b, ratio, runs(lib), runs(base), pairs);
         out.flush();
     }
 
     void memory(String db, int workers, int batch, int messages, double drainRate, double peakHeapMb, double xmxMb) {
-        out.printf(Locale.ROOT, "%s,%s,memory,%d,%d,%d,1,%.0f,,,,,%.1f,%.0f%n", date, db, workers, batch, messages,
+        out.printf(Locale.ROOT, "%s,%s,memory,%d,%d,%d,1,%.0f,,,,,%.1f,%.0f,%n", date, db, workers, batch, messages,
                 drainRate, peakHeapMb, xmxMb);
         out.flush();
     }

@@ -5,7 +5,8 @@ import java.time.Duration;
 
 /**
  * Events of a {@link WorkerPool}, for progress bars, metrics and logs. Called on worker threads; must be
- * thread-safe and quick. Every method has an empty default.
+ * thread-safe and quick. Every method has an empty default. A {@link RuntimeException} a method throws is
+ * logged at WARN by the pool and changes nothing it does with the delivery.
  */
 public interface WorkerListener {
     /** The delivery was acked; {@code handlerNanos} is the handler's run time. */

@@ -93,7 +93,7 @@ public final class WorkerPool implements AutoCloseable {
         this.queue = queue;
         this.handler = handler;
         this.options = options;
-        this.listener = listener == null ? new WorkerListener() { } : listener;
+        this.listener = new GuardedListener(listener == null ? new WorkerListener() { } : listener);
         this.finished = new CountDownLatch(options.threads());
         this.acks = new AckGroupCommit(client);
         // transactional claims are renewed too: a backend may roll back a claim older than its lease

@@ -63,7 +63,7 @@ class WorkerPoolOnServerTest {
     }
 
     /** Per message id: how often the listener reported each event. */
-    static final class Events implements WorkerListener {
+    static class Events implements WorkerListener {
         final Map<Long, AtomicInteger> acked = new ConcurrentHashMap<>();
         final Map<Long, AtomicInteger> lost = new ConcurrentHashMap<>();
 
@@ -211,6 +211,48 @@ class WorkerPoolOnServerTest {
             assertEquals(2, deliveries.get(), "the message whose ack failed came back after its lease");
             assertEquals(once(ids), events.ackedCounts(), "acked once: the failed ack is not reported acked");
             assertEquals(once(ids), lostCounts(events));
+        });
+    }
+
+    /**
+     * A listener that throws changes nothing the pool does: in lease mode the acks of a batch are reported after
+     * the call that also claimed the next batch, and a throwing {@code acked} once made the pool drop that batch
+     * as if the claim had failed (its messages came back after their lease, on their second attempt).
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("backends")
+    void aListenerThatThrowsCostsNoDeliveryItsAttempt(ConformanceTarget target) throws Exception {
+        on(target, (queue, config) -> {
+            QueueName q = QueueName.of("noisy");
+            List<Long> ids = enqueue(queue, q, 200);
+            AtomicInteger calls = new AtomicInteger();
+            Events events = new Events() {
+                @Override
+                public void acked(Delivery d, long handlerNanos) {
+                    super.acked(d, handlerNanos);
+                    if (calls.incrementAndGet() <= 3) {
+                        throw new IllegalStateException("injected: listener bug");
+                    }
+                }
+            };
+            Map<Long, Integer> handled = new ConcurrentHashMap<>();
+            List<Integer> laterAttempts = Collections.synchronizedList(new ArrayList<>());
+            WorkerOptions options = WorkerOptions.defaults().withLease(Duration.ofSeconds(30)).withThreads(1)
+                    .withBatchSize(10).withPollWait(Duration.ofMillis(200)).withStopWhenEmpty(true);
+            try (WorkerPool pool = WorkerPool.start(queue, q, d -> {
+                handled.merge(d.id(), 1, Integer::sum);
+                if (d.attempt() != 1) {
+                    laterAttempts.add(d.attempt());
+                }
+                return Outcome.ack();
+            }, options, events)) {
+                assertTrue(pool.awaitTermination(Duration.ofSeconds(20)),
+                        "the pool drains the queue (a dropped batch would wait out its 30 s lease)");
+            }
+            assertEquals(once(ids), handled, "each message handled once");
+            assertEquals(List.of(), laterAttempts, "no message came back for a second attempt");
+            assertEquals(once(ids), events.ackedCounts(), "every ack reported, also after the listener threw");
+            assertEquals(0, queue.stats(q).depth());
         });
     }
 

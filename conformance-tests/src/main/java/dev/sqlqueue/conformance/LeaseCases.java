@@ -201,8 +201,16 @@ public interface LeaseCases extends SuiteContext {
                 () -> queue().ackAllAndConsume(firstReceipts, q, claim(10).withMode(ClaimMode.TRANSACTIONAL))).rule());
         assertEquals("receipt.duplicate", assertThrows(InvalidInputException.class,
                 () -> queue().ackAllAndConsume(List.of(firstReceipts.get(0), firstReceipts.get(0)), q, claim(10))).rule());
+        // a receipt that names this queue for a message claimed from another (its claim's token, the wrong queue)
+        queue().enqueue(other, Message.ofText("elsewhere"));
+        Delivery elsewhere = consumeOne(queue(), other, Duration.ofSeconds(10));
+        Receipt misnamed = new Receipt(q, elsewhere.id(), elsewhere.receipt().token(), ClaimMode.LEASE);
+        assertEquals("receipt.queue", assertThrows(InvalidInputException.class,
+                () -> queue().ackAllAndConsume(List.of(misnamed), q, claim(10))).rule());
+        assertEquals(1, queue().stats(other).inFlight(), "the misnamed receipt's message is still held by its claim");
         assertEquals(6, queue().stats(q).depth(), "the refused calls acked nothing");
         assertEquals(3, queue().stats(q).inFlight(), "the refused calls claimed nothing");
+        queue().ack(elsewhere.receipt());
 
         // the acks are done and the next claim holds other messages only
         AckedAndClaimed next = queue().ackAllAndConsume(firstReceipts, q, claim(10));

@@ -121,6 +121,25 @@ final class LeaseClaims {
     }
 
     /**
+     * The first receipt whose row is held under its token, with the queue that holds it ({@link
+     * SkipLockedStatements#leaseQueue}), or null when none is (every lease lost).
+     */
+    private Map.Entry<Receipt, String> queueOfClaim(Connection c, List<Receipt> receipts) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql.leaseQueue)) {
+            for (Receipt r : receipts) {
+                ps.setLong(1, r.messageId());
+                ps.setLong(2, r.token());
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (rs.next()) {
+                        return Map.entry(r, rs.getString(1));
+                    }
+                }
+            }
+        }
+        return null;
+    }
+
+    /**
      * PostgreSQL: the lease claim in one statement ({@link SkipLockedStatements#leaseClaim}) and one round
      * trip, in auto-commit ({@link Transactions#inAutoCommit}); rows put back in claim order (priority,
      * visible_at before the claim, id). Rows with malformed headers are then dead-lettered by their new lease,
@@ -139,7 +158,7 @@ final class LeaseClaims {
         // with acks a lost connection is not retried: the statement may have committed, and its repeat would
         // report its own acks as lost leases
         return tx.inAutoCommit(acks.isEmpty() ? "consume" : "ack and consume", acks.isEmpty(), c -> {
-            record Claimed(Row row, long was) {
+            record Claimed(Row row, long was, Long wasToken, Long wasClaimed) {
             }
             List<Claimed> claimed = new ArrayList<>();
             acked.clear(); // a deadlock victim's attempt changed nothing
@@ -170,11 +189,35 @@ final class LeaseClaims {
                     try (ResultSet rs = rows) {
                         while (rs.next()) {
                             claimed.add(new Claimed(new Row(rs.getLong(1), rs.getInt(2), rs.getLong(3), rs.getInt(4) - 1,
-                                    rs.getString(5), rs.getBytes(6), rs.getString(8)), rs.getLong(9)));
+                                    rs.getString(5), rs.getBytes(6), rs.getString(8)), rs.getLong(9),
+                                    rs.getObject(10, Long.class), rs.getObject(11, Long.class)));
                         }
                     }
                     return null;
                 });
+            }
+            if (!acks.isEmpty() && acked.isEmpty()) {
+                // no receipt matched: lost leases, or receipts naming another queue than their claim's, which
+                // are refused with nothing changed, so this claim is given back as it found its rows
+                Map.Entry<Receipt, String> held = queueOfClaim(c, acks);
+                if (held != null && !held.getValue().equals(queue.value())) {
+                    if (!claimed.isEmpty()) {
+                        c.setAutoCommit(false);
+                        try (PreparedStatement ps = c.prepareStatement(sql.unclaim)) {
+                            for (Claimed x : claimed) {
+                                ps.setObject(1, x.wasToken());
+                                ps.setObject(2, x.wasClaimed());
+                                ps.setLong(3, x.was());
+                                ps.setLong(4, x.row().id());
+                                ps.setLong(5, token);
+                                ps.addBatch();
+                            }
+                            QueryTimeouts.run(ps, "unclaim", sql.unclaim, timeout, ps::executeBatch);
+                        }
+                        c.commit();
+                    }
+                    throw SkipLockedAcks.otherQueue(held.getKey(), held.getValue());
+                }
             }
             if (claimed.isEmpty()) {
                 return List.of();

@@ -86,6 +86,13 @@ public final class SkipLockedStatements {
      */
     public final String ackAndLeaseClaim;
     /**
+     * PostgreSQL only (else null): gives back one row of a claim made by {@link #ackAndLeaseClaim} whose receipts
+     * turned out to name another queue than their claim's: lease token, claim time and visible time as the claim
+     * found them (the claim returns them), one attempt less; only while the row still holds that claim's token.
+     * Parameters: old token, old claimed_at, old visible_at, id, the claim's token.
+     */
+    public final String unclaim;
+    /**
      * PostgreSQL: sent before a claim in the same round trip (the claim statements start with it; its one row is
      * read and dropped), for the claim's transaction only: bitmap scans, sequential scans and sorts off, so that
      * the one plan left is the claim index read in order, stopping at the limit (and the group index for the
@@ -401,7 +408,8 @@ public final class SkipLockedStatements {
             // backlog built up (claims of 5-25 s in the sustained-load benchmark of issue 16, docs/benchmarks.md);
             // it still did with hash and merge joins off (ClaimPlanOnServerTest). The rows are locked by this
             // statement, so their ctid cannot change before the update; "m.id = c.id" stays as a check.
-            String pick = dsl.select(ID, VISIBLE_AT.as("was"), DSL.field("ctid").as("loc")).from(message)
+            String pick = dsl.select(ID, VISIBLE_AT.as("was"), DSL.field("ctid").as("loc"), LEASE_TOKEN.as("was_token"),
+                            CLAIMED_AT.as("was_claimed")).from(message)
                     .where(QUEUE.eq(queue)).and(VISIBLE_AT.le(now)).and(headOfGroup)
                     .orderBy(PRIORITY.desc(), VISIBLE_AT.asc(), claimOrderId.asc())
                     .limit(param("limit", Integer.class))
@@ -411,12 +419,15 @@ public final class SkipLockedStatements {
             String leaseUpdateOfPick = "update " + t + " m set lease_token = ?, attempts = m.attempts + 1,"
                     + " claimed_at = " + nowSql + ", visible_at = " + nowSql + " + ? from c where m.ctid = c.loc and m.id = c.id"
                     + " returning m.id, m.priority, m.enqueued_at, m.attempts, m.headers, m.payload, " + nowSql
-                    + " as claimed_now, m.group_key, c.was";
+                    + " as claimed_now, m.group_key, c.was, c.was_token, c.was_claimed";
             leaseClaim = CLAIM_PLAN + "with c as (" + pick + ") " + leaseUpdateOfPick;
             ackAndLeaseClaim = CLAIM_PLAN + deleteLeasedByIds + " returning id; with c as (" + pick + ") " + leaseUpdateOfPick;
+            unclaim = "update " + t + " set lease_token = ?, attempts = attempts - 1, claimed_at = ?, visible_at = ?"
+                    + " where id = ? and lease_token = ?";
         } else {
             leaseClaim = null;
             ackAndLeaseClaim = null;
+            unclaim = null;
             insertMany = null;
         }
         Field<String> outcome = param("outcome", String.class);

@@ -38,7 +38,8 @@ class LeaseAcksOnServerTest {
     }
 
     /** Ten messages claimed with a 1 s lease ({@code first}), then three of them claimed again once it ran out. */
-    private record Retaken(List<Delivery> first, List<Delivery> second, Set<Long> retaken) {
+    private record Retaken(List<Delivery> first, List<Delivery> second, Set<Long> retaken, String table,
+                           StatementsOnServerTest.Server server) {
     }
 
     private interface Case {
@@ -47,7 +48,8 @@ class LeaseAcksOnServerTest {
 
     private static void withRetaken(SkipLockedDialect d, Case body) throws Exception {
         StatementsOnServerTest.Server s = StatementsOnServerTest.server(d);
-        QueueConfig config = QueueConfig.builder().url(s.url()).user(s.user()).password(s.password()).tablePrefix(prefix()).build();
+        String prefix = prefix();
+        QueueConfig config = QueueConfig.builder().url(s.url()).user(s.user()).password(s.password()).tablePrefix(prefix).build();
         QueueName q = QueueName.of("acks");
         try (SqlQueue queue = SqlQueue.open(config)) {
             try {
@@ -62,7 +64,8 @@ class LeaseAcksOnServerTest {
                 Thread.sleep(1_500); // the leases end (database clock)
                 List<Delivery> second = queue.consume(q, ConsumeRequest.of(3).withLease(Duration.ofMinutes(5)));
                 assertEquals(3, second.size(), "three of the ten, claimed again");
-                body.run(queue, q, new Retaken(first, second, second.stream().map(Delivery::id).collect(Collectors.toSet())));
+                body.run(queue, q, new Retaken(first, second, second.stream().map(Delivery::id).collect(Collectors.toSet()),
+                        prefix + "message", s));
             } finally {
                 queue.dropSchema();
             }
@@ -106,6 +109,50 @@ class LeaseAcksOnServerTest {
             assertEquals(5, st.depth(), d + ": seven acked; three with the second claim, two with this one");
             assertEquals(5, st.inFlight());
         });
+    }
+
+    /**
+     * A receipt naming this queue for a message claimed from another is refused ({@code receipt.queue}) and
+     * the store is as it was, also where the acks and the claim are one round trip that has committed when
+     * the mismatch shows (PostgreSQL): the seven rows whose leases ran out, which that claim took, are given
+     * back with their old lease token, claim time, visible time and attempts.
+     */
+    @ParameterizedTest
+    @EnumSource(SkipLockedDialect.class)
+    void aReceiptNamingTheWrongQueueChangesNothing(SkipLockedDialect d) throws Exception {
+        withRetaken(d, (queue, q, r) -> {
+            QueueName other = QueueName.of("other");
+            queue.createQueue(other);
+            queue.enqueue(other, Message.ofText("elsewhere"));
+            Delivery elsewhere = queue.consume(other, ConsumeRequest.of(1).withLease(Duration.ofMinutes(5))).get(0);
+            Receipt misnamed = new Receipt(q, elsewhere.id(), elsewhere.receipt().token(), elsewhere.receipt().mode());
+            StatementsOnServerTest.Server s = r.server();
+            List<String> before = rows(s, r.table());
+
+            dev.sqlqueue.InvalidInputException e = org.junit.jupiter.api.Assertions.assertThrows(
+                    dev.sqlqueue.InvalidInputException.class,
+                    () -> queue.ackAllAndConsume(List.of(misnamed), q, ConsumeRequest.of(10).withLease(Duration.ofMinutes(5))));
+
+            assertEquals("receipt.queue", e.rule(), d + ": " + e.getMessage());
+            assertEquals(before, rows(s, r.table()), d + ": every row as it was");
+            queue.ack(elsewhere.receipt());
+        });
+    }
+
+    /** Every row's id, queue, lease token, attempts, claim time and visible time, in id order. */
+    private static List<String> rows(StatementsOnServerTest.Server s, String table) throws Exception {
+        String quoted = s.url().startsWith("jdbc:mariadb:") ? "`" + table + "`" : "\"" + table + "\"";
+        List<String> out = new ArrayList<>();
+        try (Connection c = java.sql.DriverManager.getConnection(s.url(), s.user(), s.password());
+             Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("select id, queue, lease_token, attempts, claimed_at, visible_at from " + quoted
+                     + " order by id")) {
+            while (rs.next()) {
+                out.add(rs.getLong(1) + " " + rs.getString(2) + " " + rs.getObject(3) + " " + rs.getInt(4) + " "
+                        + rs.getObject(5) + " " + rs.getLong(6));
+            }
+        }
+        return out;
     }
 
     /**

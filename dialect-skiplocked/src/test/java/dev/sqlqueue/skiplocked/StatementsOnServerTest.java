@@ -119,6 +119,8 @@ class StatementsOnServerTest {
                 new byte[][] {PAYLOAD}, new String[] {"g"}});
             b.put("leaseClaim", new Object[] {queue, 10, token, 30_000L});
             b.put("ackAndLeaseClaim", new Object[] {queue, token, new Long[] {id}, queue, 10, token + 1, 30_000L});
+            // nulls as the real call binds them for a row that had never been leased
+            b.put("unclaim", new Object[] {null, null, 0L, id, token});
         }
         return b;
     }
@@ -133,7 +135,7 @@ class StatementsOnServerTest {
         for (String s : List.of("insert", "insertReturning", "leaseUpdate", "deleteLeased", "deleteById", "historyLeased", "historyById",
                 "nackLeased", "nackById", "extend", "releaseLeased", "deadLetterLeased", "deadLetterById", "deleteQueue",
                 "rawInsert", "claimSelect", "claimCandidates", "stats", "listQueues", "notify", "leaseQueue",
-                "deleteByIds", "deleteLeasedByIds", "ackByClaim", "insertMany", "leaseClaim", "leaseUpdateByIds", "insertKey")) {
+                "deleteByIds", "deleteLeasedByIds", "ackByClaim", "insertMany", "leaseClaim", "leaseUpdateByIds", "insertKey", "unclaim")) {
             ROWS.put(s, 1);
         }
         for (String s : List.of("ensureQueue", "listHistory", "listDead", "lockDeadIds", "requeueDead", "requeueDeadGrouped", "deleteDead",

@@ -153,7 +153,10 @@ final class LeaseClaims {
     /** With {@code acks} not empty, {@link SkipLockedStatements#ackAndLeaseClaim}; the ids it deleted go to {@code acked}. */
     private List<Delivery> consumeLeasedInOne(QueueName queue, ConsumeRequest request, List<Receipt> acks, Set<Long> acked) {
         long token = newToken();
-        int timeout = timeouts.claim(request.lease().toMillis());
+        int claimTimeout = timeouts.claim(request.lease().toMillis());
+        // with acks, the bound of a settle too (the longest lease granted), as ackAll has: an ack waiting on a
+        // row lock is not cut short by a shorter lease of the next claim
+        int timeout = acks.isEmpty() ? claimTimeout : Math.max(claimTimeout, timeouts.settle());
         String statement = acks.isEmpty() ? sql.leaseClaim : sql.ackAndLeaseClaim;
         // with acks a lost connection is not retried: the statement may have committed, and its repeat would
         // report its own acks as lost leases

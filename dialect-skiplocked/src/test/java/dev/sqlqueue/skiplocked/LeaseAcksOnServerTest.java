@@ -139,6 +139,54 @@ class LeaseAcksOnServerTest {
         });
     }
 
+    /**
+     * The acks of {@code ackAllAndConsume} wait on a row lock as long as {@code ackAll}'s would (the longest lease
+     * granted), not only as long as the next claim's lease: on PostgreSQL both are one statement, which was
+     * bounded by the claim's 1 s and failed after it while a row of the acks was locked for 3 s.
+     */
+    @ParameterizedTest
+    @EnumSource(SkipLockedDialect.class)
+    void theAcksWaitOnARowLockAsLongAsAnAckWould(SkipLockedDialect d) throws Exception {
+        StatementsOnServerTest.Server s = StatementsOnServerTest.server(d);
+        String prefix = prefix();
+        QueueConfig config = QueueConfig.builder().url(s.url()).user(s.user()).password(s.password()).tablePrefix(prefix).build();
+        QueueName q = QueueName.of("locked");
+        try (SqlQueue queue = SqlQueue.open(config)) {
+            try {
+                queue.createQueue(q);
+                queue.enqueueAll(q, List.of(Message.ofText("a"), Message.ofText("b"), Message.ofText("c")));
+                List<Delivery> got = queue.consume(q, ConsumeRequest.of(2).withLease(Duration.ofSeconds(30)));
+                assertEquals(2, got.size());
+                String table = d == SkipLockedDialect.MARIADB ? "`" + prefix + "message`" : "\"" + prefix + "message\"";
+                java.util.concurrent.CountDownLatch locked = new java.util.concurrent.CountDownLatch(1);
+                Thread locker = new Thread(() -> {
+                    try (Connection c = java.sql.DriverManager.getConnection(s.url(), s.user(), s.password());
+                         Statement st = c.createStatement()) {
+                        c.setAutoCommit(false);
+                        st.executeQuery("select id from " + table + " where id = " + got.get(0).id() + " for update").close();
+                        locked.countDown();
+                        Thread.sleep(3_000);
+                        c.rollback();
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+                locker.start();
+                assertTrue(locked.await(10, java.util.concurrent.TimeUnit.SECONDS), "the row lock is held");
+
+                AckedAndClaimed result = queue.ackAllAndConsume(got.stream().map(Delivery::receipt).toList(), q,
+                        ConsumeRequest.of(1).withLease(Duration.ofSeconds(1)));
+
+                locker.join();
+                assertEquals(Set.of(), result.lost(), d + ": both acks done once the lock was let go");
+                assertEquals(1, result.claimed().size(), d + ": and the third message claimed");
+                assertEquals(1, queue.stats(q).depth());
+            } finally {
+                queue.dropSchema();
+            }
+        }
+    }
+
     /** Every row's id, queue, lease token, attempts, claim time and visible time, in id order. */
     private static List<String> rows(StatementsOnServerTest.Server s, String table) throws Exception {
         String quoted = s.url().startsWith("jdbc:mariadb:") ? "`" + table + "`" : "\"" + table + "\"";

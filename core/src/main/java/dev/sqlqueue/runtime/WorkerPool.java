@@ -80,6 +80,7 @@ public final class WorkerPool implements AutoCloseable {
     private final WorkerListener listener;
     private final AtomicBoolean running = new AtomicBoolean(true);
     private final List<Thread> threads = new ArrayList<>();
+    private final List<HandlerCalls> handlerCalls = new ArrayList<>();
     private final CountDownLatch finished;
     private final Map<Receipt, Delivery> inFlight = new ConcurrentHashMap<>();
     /** When each in-flight lease was claimed or last renewed (System.nanoTime). */
@@ -149,8 +150,11 @@ public final class WorkerPool implements AutoCloseable {
             renewer.scheduleWithFixedDelay(this::renewLeases, every, every, TimeUnit.MILLISECONDS);
         }
         for (int i = 0; i < options.threads(); i++) {
-            Thread t = new Thread(this::loop, "sqlqueue-worker-" + queue + "-" + i);
+            HandlerCalls calls = new HandlerCalls();
+            Thread t = new Thread(() -> loop(calls), "sqlqueue-worker-" + queue + "-" + i);
+            calls.thread = t;
             threads.add(t);
+            handlerCalls.add(calls);
             t.start();
         }
     }
@@ -186,7 +190,7 @@ public final class WorkerPool implements AutoCloseable {
         try {
             if (!finished.await(options.shutdownGrace().toMillis() + options.pollWait().toMillis(), TimeUnit.MILLISECONDS)) {
                 LOG.warn("handlers still running after the {} ms grace period; interrupting them", options.shutdownGrace().toMillis());
-                threads.forEach(Thread::interrupt);
+                handlerCalls.forEach(HandlerCalls::interrupt);
                 finished.await(10, TimeUnit.SECONDS);
             }
         } catch (InterruptedException e) {
@@ -220,7 +224,44 @@ public final class WorkerPool implements AutoCloseable {
         }
     }
 
-    private void loop() {
+    /**
+     * A worker thread's handler calls, for shutdown: {@link #close()} interrupts a worker only while its handler
+     * runs, and the interrupt is taken back before the worker's next statement. A thread interrupted inside a
+     * JDBC call can break more than that call: H2's file store runs on a {@code FileChannel}, which an interrupt
+     * closes ({@code java.nio.channels.ClosedByInterruptException}), and H2 then closes the whole database
+     * (error 90098) for every connection of the process; HikariCP refuses to hand a connection to an interrupted
+     * thread. The acks, nacks and releases of the shutdown itself then failed and were lost.
+     */
+    private static final class HandlerCalls {
+        private Thread thread;
+        private boolean inHandler;
+        private boolean interrupted;
+
+        synchronized void enter() {
+            inHandler = true;
+        }
+
+        /** After the handler returned or threw: any interrupt is cleared here and remembered. */
+        synchronized void leave() {
+            inHandler = false;
+            if (Thread.interrupted()) {
+                interrupted = true;
+            }
+        }
+
+        synchronized void interrupt() {
+            interrupted = true;
+            if (inHandler) {
+                thread.interrupt();
+            }
+        }
+
+        synchronized boolean interrupted() {
+            return interrupted;
+        }
+    }
+
+    private void loop(HandlerCalls calls) {
         long errorBackoff = 0;
         try {
             ClaimSizer sizer = new ClaimSizer(options.batchSize(), options.lease().toMillis());
@@ -253,7 +294,7 @@ public final class WorkerPool implements AutoCloseable {
                     }
                     continue;
                 }
-                pendingAcks = processBatch(batch, sizer);
+                pendingAcks = processBatch(batch, sizer, calls);
             }
             flushAcks(pendingAcks);
         } finally {
@@ -325,7 +366,7 @@ public final class WorkerPool implements AutoCloseable {
     }
 
     /** @return the lease-mode acks of the batch still to be written (with the next claim) */
-    private List<Delivery> processBatch(List<Delivery> batch, ClaimSizer sizer) {
+    private List<Delivery> processBatch(List<Delivery> batch, ClaimSizer sizer, HandlerCalls calls) {
         long claimedAt = System.nanoTime();
         batch.forEach(d -> {
             renewedAt.put(d.receipt(), claimedAt);
@@ -333,31 +374,34 @@ public final class WorkerPool implements AutoCloseable {
         });
         BatchEvents events = new BatchEvents();
         try {
-            return processBatch(batch, events, sizer);
+            return processBatch(batch, events, sizer, calls);
         } finally {
             events.batchDone();
         }
     }
 
-    private List<Delivery> processBatch(List<Delivery> batch, BatchEvents events, ClaimSizer sizer) {
+    private List<Delivery> processBatch(List<Delivery> batch, BatchEvents events, ClaimSizer sizer, HandlerCalls calls) {
         List<Delivery> toAck = new ArrayList<>();
         for (Delivery d : batch) {
-            if (!running.get() || Thread.currentThread().isInterrupted()) {
+            if (!running.get() || calls.interrupted()) {
                 events.settled(settle(d, () -> client.release(d.receipt())));
                 continue;
             }
             long start = System.nanoTime();
             Outcome outcome;
+            calls.enter();
             try {
                 outcome = handler.handle(d);
                 if (outcome == null) {
                     outcome = Outcome.retry("handler returned no outcome");
                 }
             } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+                // remembered by calls.leave(); the settle below runs with the interrupt cleared
                 outcome = Outcome.retry("interrupted by shutdown");
             } catch (Exception | Error e) {
                 outcome = Outcome.retry(e.toString());
+            } finally {
+                calls.leave();
             }
             long took = System.nanoTime() - start;
             sizer.handled(took);
@@ -384,7 +428,7 @@ public final class WorkerPool implements AutoCloseable {
                 flushAcks(toAck);
             }
         }
-        if (running.get() && !Thread.currentThread().isInterrupted()) {
+        if (running.get() && !calls.interrupted()) {
             return toAck; // written with the next claim
         }
         flushAcks(toAck);

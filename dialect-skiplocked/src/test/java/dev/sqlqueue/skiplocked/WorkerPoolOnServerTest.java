@@ -215,6 +215,45 @@ class WorkerPoolOnServerTest {
     }
 
     /**
+     * Shutdown past its grace period on an H2 file database: the pool interrupts the handler still running, and
+     * must not leave that interrupt on the thread for its own statements. An interrupted thread closes H2's
+     * {@code FileChannel} and with it the database (error 90098), so the acks of the handlers that had returned,
+     * the nack of the interrupted one and the releases of the rest all failed: three acked messages stayed in
+     * the table and six stayed leased until their lease ran out.
+     */
+    @org.junit.jupiter.api.Test
+    void aShutdownPastItsGraceOnAnH2FileDatabaseLosesNoAck(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        QueueConfig config = QueueConfig.builder().url("jdbc:h2:file:" + dir.resolve("db").toAbsolutePath())
+                .user("sa").password("").poolSize(4).build();
+        try (SqlQueue queue = SqlQueue.open(config)) {
+            QueueName q = QueueName.of("grace");
+            List<Long> ids = enqueue(queue, q, 10);
+            AtomicInteger started = new AtomicInteger();
+            java.util.concurrent.CountDownLatch slow = new java.util.concurrent.CountDownLatch(1);
+            WorkerOptions options = WorkerOptions.defaults().withThreads(1).withBatchSize(10)
+                    .withLease(Duration.ofMinutes(5)).withShutdownGrace(Duration.ofMillis(200));
+            Events events = new Events();
+            WorkerPool pool = WorkerPool.start(queue, q, d -> {
+                if (started.incrementAndGet() == 5) {
+                    slow.countDown();
+                    Thread.sleep(10_000);
+                }
+                return Outcome.ack();
+            }, options, events);
+            assertTrue(slow.await(20, java.util.concurrent.TimeUnit.SECONDS), "the fifth handler runs");
+            pool.close();
+
+            assertEquals(once(ids.subList(0, 4)), events.ackedCounts(), "the four that returned are acked");
+            dev.sqlqueue.QueueStats st = queue.stats(q);
+            assertEquals(6, st.depth(), "the four acked rows are gone: " + st);
+            assertEquals(0, st.inFlight(), "none left leased: the interrupted one retried, the five not started released");
+            List<Delivery> back = queue.consume(q, dev.sqlqueue.ConsumeRequest.of(10));
+            assertEquals(5, back.size(), "the five not started are ready again (the interrupted one waits out its back-off)");
+        }
+    }
+
+    /**
      * A listener that throws changes nothing the pool does: in lease mode the acks of a batch are reported after
      * the call that also claimed the next batch, and a throwing {@code acked} once made the pool drop that batch
      * as if the claim had failed (its messages came back after their lease, on their second attempt).

@@ -244,7 +244,9 @@ public final class SqlQueue implements QueueClient {
 
     private void checkConsume(QueueName queue, ConsumeRequest request) {
         q(queue);
-        Objects.requireNonNull(request, "request");
+        if (request == null) {
+            throw new InvalidInputException("consume.null", "the consume request must not be null");
+        }
         if (!caps.supports(request.mode())) {
             throw new InvalidInputException("consume.mode", "backend '" + caps.backend() + "' has no "
                     + request.mode().name().toLowerCase() + " claim mode; it offers " + caps.claimModes());

@@ -199,6 +199,8 @@ public interface LeaseCases extends SuiteContext {
                 () -> queue().ackAllAndConsume(List.of(transactional), q, claim(10))).rule());
         assertEquals("consume.mode", assertThrows(InvalidInputException.class,
                 () -> queue().ackAllAndConsume(firstReceipts, q, claim(10).withMode(ClaimMode.TRANSACTIONAL))).rule());
+        assertEquals("consume.null", assertThrows(InvalidInputException.class,
+                () -> queue().ackAllAndConsume(firstReceipts, q, null)).rule());
         assertEquals("receipt.duplicate", assertThrows(InvalidInputException.class,
                 () -> queue().ackAllAndConsume(List.of(firstReceipts.get(0), firstReceipts.get(0)), q, claim(10))).rule());
         // a receipt that names this queue for a message claimed from another (its claim's token, the wrong queue)

@@ -9,6 +9,7 @@ import dev.sqlqueue.InvalidInputException;
 import dev.sqlqueue.LeaseLostException;
 import dev.sqlqueue.QueueClient;
 import dev.sqlqueue.QueueName;
+import dev.sqlqueue.TransientBackendException;
 import dev.sqlqueue.Receipt;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -42,8 +43,10 @@ import org.slf4j.LoggerFactory;
  * more than about 100 ms of work by the recent mean handler time (a quarter of the lease if that is
  * less), so slow handlers are fed one message at a time and no message waits in a thread's batch. In
  * lease mode the acks of a batch are written when the batch is done, together with the thread's next claim
- * ({@link QueueClient#ackAllAndConsume}: one statement and one commit for both on PostgreSQL); earlier, on
- * their own, when a handler took more than a quarter of the lease, and at shutdown. Acks written on their
+ * ({@link QueueClient#ackAllAndConsume}: one round trip and one commit for both on PostgreSQL); earlier, on
+ * their own, when a handler took more than a quarter of the lease, and at shutdown. When that call fails with a
+ * {@link TransientBackendException} (the database unreachable), the acks are tried again with the next claim
+ * after the back-off, until three quarters of their lease have passed, so a short outage redelivers nothing. Acks written on their
  * own by a thread with fewer than 32 share one transaction with the acks other threads are writing at that
  * moment (a group commit), larger sets commit on their own. {@code acked} is reported only after the
  * transaction holding the delivery committed, and a lost lease to the delivery it belongs to.
@@ -266,6 +269,7 @@ public final class WorkerPool implements AutoCloseable {
         try {
             ClaimSizer sizer = new ClaimSizer(options.batchSize(), options.lease().toMillis());
             List<Delivery> pendingAcks = List.of();
+            long pendingSince = 0; // when the batch of pendingAcks was claimed (its leases began then or later)
             while (running.get()) {
                 List<Delivery> batch;
                 int size = sizer.next();
@@ -276,7 +280,13 @@ public final class WorkerPool implements AutoCloseable {
                     } else {
                         List<Delivery> acking = pendingAcks;
                         pendingAcks = List.of();
-                        batch = ackAndClaim(acking, request);
+                        try {
+                            batch = ackAndClaim(acking, request);
+                        } catch (TransientBackendException e) {
+                            // not written: kept for the next claim after the back-off, while their leases last
+                            pendingAcks = stillLeased(acking, pendingSince);
+                            throw e;
+                        }
                     }
                     sizer.claimed(size, batch.size());
                     errorBackoff = 0;
@@ -294,6 +304,7 @@ public final class WorkerPool implements AutoCloseable {
                     }
                     continue;
                 }
+                pendingSince = System.nanoTime();
                 pendingAcks = processBatch(batch, sizer, calls);
             }
             flushAcks(pendingAcks);
@@ -347,8 +358,10 @@ public final class WorkerPool implements AutoCloseable {
     /**
      * The acks of the last batch and the next claim in one call ({@link QueueClient#ackAllAndConsume}: one
      * round trip and one commit on PostgreSQL). When it throws, its acks were not committed (the one-round-trip
-     * form commits both or nothing; the fallback returns the acks' outcome when only its claim failed), so they
-     * are written on their own and the failure goes on to the claim's back-off.
+     * form commits both or nothing; the fallback returns the acks' outcome when only its claim failed). After a
+     * {@link TransientBackendException} (the database unreachable, a time-out) the caller keeps them for its next
+     * claim, after the back-off, so an outage shorter than the lease redelivers nothing; after any other
+     * failure they are written on their own. Either way the failure goes on to the claim's back-off.
      */
     private List<Delivery> ackAndClaim(List<Delivery> toAck, ConsumeRequest request) {
         List<Receipt> receipts = toAck.stream().map(Delivery::receipt).toList();
@@ -357,6 +370,8 @@ public final class WorkerPool implements AutoCloseable {
         AckedAndClaimed result;
         try {
             result = client.ackAllAndConsume(receipts, queue, request);
+        } catch (TransientBackendException e) {
+            throw e;
         } catch (RuntimeException e) {
             flushAcks(toAck);
             throw e;
@@ -432,6 +447,21 @@ public final class WorkerPool implements AutoCloseable {
             return toAck; // written with the next claim
         }
         flushAcks(toAck);
+        return List.of();
+    }
+
+    /**
+     * Acks not written yet, kept while a quarter of their lease is left (their batch was claimed at {@code
+     * claimedAt}, {@link System#nanoTime()}; a renewal only lengthens a lease): past that an ack is as likely to
+     * find the message with another consumer, so they are given up and come back after their lease, as any
+     * unacked delivery does.
+     */
+    private List<Delivery> stillLeased(List<Delivery> acks, long claimedAt) {
+        if (System.nanoTime() - claimedAt < options.lease().toNanos() * 3 / 4) {
+            return acks;
+        }
+        LOG.warn("{} acks on '{}' could not be written within three quarters of their lease; they will be redelivered",
+                acks.size(), queue);
         return List.of();
     }
 

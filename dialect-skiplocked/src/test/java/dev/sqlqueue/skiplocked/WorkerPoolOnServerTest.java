@@ -254,6 +254,49 @@ class WorkerPoolOnServerTest {
     }
 
     /**
+     * A database outage shorter than the lease costs no redelivery: the acks of a batch that could not be written
+     * with the next claim are kept and written once the database answers again (before, they were tried once on
+     * their own, failed as well, and were dropped: every message of the batch came back after its lease).
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("backends")
+    void acksThatFailInAnOutageShorterThanTheLeaseAreWrittenAfterIt(ConformanceTarget target) throws Exception {
+        on(target, (queue, config) -> {
+            QueueName q = QueueName.of("outage");
+            List<Long> ids = enqueue(queue, q, 50);
+            java.util.concurrent.atomic.AtomicLong outageUntil = new java.util.concurrent.atomic.AtomicLong();
+            QueueClient client = (QueueClient) Proxy.newProxyInstance(QueueClient.class.getClassLoader(),
+                    new Class<?>[] {QueueClient.class}, (proxy, method, args) -> {
+                        if (Set.of("consume", "ackAll", "ackAllAndConsume", "ack").contains(method.getName())
+                                && System.nanoTime() - outageUntil.get() < 0) {
+                            throw new TransientBackendException("injected: the database is unreachable", null);
+                        }
+                        try {
+                            return method.invoke(queue, args);
+                        } catch (InvocationTargetException e) {
+                            throw e.getCause();
+                        }
+                    });
+            Map<Long, Integer> handled = new ConcurrentHashMap<>();
+            WorkerOptions options = WorkerOptions.defaults().withLease(Duration.ofSeconds(20)).withThreads(1)
+                    .withBatchSize(10).withPollWait(Duration.ofMillis(200)).withStopWhenEmpty(true);
+            Events events = new Events();
+            try (WorkerPool pool = WorkerPool.start(client, q, d -> {
+                if (handled.merge(d.id(), 1, Integer::sum) == 1 && handled.size() == 20) {
+                    outageUntil.set(System.nanoTime() + Duration.ofMillis(1_500).toNanos());
+                }
+                return Outcome.ack();
+            }, options, events)) {
+                assertTrue(pool.awaitTermination(Duration.ofSeconds(15)),
+                        "the pool drains the queue (dropped acks would wait out their 20 s lease)");
+            }
+            assertEquals(once(ids), handled, "each message handled once");
+            assertEquals(once(ids), events.ackedCounts());
+            assertEquals(0, queue.stats(q).depth());
+        });
+    }
+
+    /**
      * A listener that throws changes nothing the pool does: in lease mode the acks of a batch are reported after
      * the call that also claimed the next batch, and a throwing {@code acked} once made the pool drop that batch
      * as if the claim had failed (its messages came back after their lease, on their second attempt).

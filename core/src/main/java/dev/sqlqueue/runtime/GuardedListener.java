@@ -20,52 +20,36 @@ final class GuardedListener implements WorkerListener {
         this.listener = listener;
     }
 
-    private static void failed(String event, RuntimeException e) {
-        LOG.warn("the worker listener's {} threw; the pool goes on as if it had returned", event, e);
+    private static void guard(String event, Runnable call) {
+        try {
+            call.run();
+        } catch (RuntimeException e) {
+            LOG.warn("the worker listener's {} threw; the pool goes on as if it had returned", event, e);
+        }
     }
 
     @Override
     public void acked(Delivery delivery, long handlerNanos) {
-        try {
-            listener.acked(delivery, handlerNanos);
-        } catch (RuntimeException e) {
-            failed("acked", e);
-        }
+        guard("acked", () -> listener.acked(delivery, handlerNanos));
     }
 
     @Override
     public void retried(Delivery delivery, String error, Duration delay) {
-        try {
-            listener.retried(delivery, error, delay);
-        } catch (RuntimeException e) {
-            failed("retried", e);
-        }
+        guard("retried", () -> listener.retried(delivery, error, delay));
     }
 
     @Override
     public void deadLettered(Delivery delivery, String reason) {
-        try {
-            listener.deadLettered(delivery, reason);
-        } catch (RuntimeException e) {
-            failed("deadLettered", e);
-        }
+        guard("deadLettered", () -> listener.deadLettered(delivery, reason));
     }
 
     @Override
     public void leaseLost(Delivery delivery) {
-        try {
-            listener.leaseLost(delivery);
-        } catch (RuntimeException e) {
-            failed("leaseLost", e);
-        }
+        guard("leaseLost", () -> listener.leaseLost(delivery));
     }
 
     @Override
     public void backendError(Exception error, Duration backoff) {
-        try {
-            listener.backendError(error, backoff);
-        } catch (RuntimeException e) {
-            failed("backendError", e);
-        }
+        guard("backendError", () -> listener.backendError(error, backoff));
     }
 }

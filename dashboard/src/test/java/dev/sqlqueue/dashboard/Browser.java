@@ -21,7 +21,15 @@ final class Browser {
     private Browser() {
     }
 
-    /** A new headless Chromium with a fresh profile; end it with {@code quit()}. */
+    private static void deleteTree(Path dir) {
+        try (java.util.stream.Stream<Path> paths = Files.walk(dir)) {
+            paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException | java.io.UncheckedIOException ignored) {
+            // best effort: a file Chromium still held stays behind
+        }
+    }
+
+    /** A new headless Chromium with a fresh profile, deleted by {@code quit()}; end it with {@code quit()}. */
     static ChromeDriver start() throws IOException {
         if (!Files.isExecutable(CHROMIUM) || !Files.isExecutable(CHROMEDRIVER)) {
             throw new IllegalStateException("the browser tests need Debian's Chromium and chromedriver at " + CHROMIUM
@@ -35,7 +43,16 @@ final class Browser {
                 "--disable-dev-shm-usage", "--user-data-dir=" + profile, "--window-size=1400,1000");
         ChromeDriverService service = new ChromeDriverService.Builder()
                 .usingDriverExecutable(CHROMEDRIVER.toFile()).usingAnyFreePort().build();
-        ChromeDriver driver = new ChromeDriver(service, options);
+        ChromeDriver driver = new ChromeDriver(service, options) {
+            @Override
+            public void quit() {
+                try {
+                    super.quit();
+                } finally {
+                    deleteTree(profile); // the profile of this browser only: nothing of the run is left in the temp dir
+                }
+            }
+        };
         driver.manage().timeouts().scriptTimeout(Duration.ofSeconds(10));
         driver.manage().window().setSize(new Dimension(1400, 1000));
         return driver;

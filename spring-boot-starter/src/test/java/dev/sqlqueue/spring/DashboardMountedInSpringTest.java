@@ -68,7 +68,7 @@ class DashboardMountedInSpringTest {
     }
 
     @Test
-    void mountedUnderItsPathWithTokenAndCsrf() throws Exception {
+    void mountedUnderItsPathWithTokenAndCsrf(@org.junit.jupiter.api.io.TempDir Path profile) throws Exception {
         try (ConfigurableApplicationContext ctx = new SpringApplicationBuilder(WebApp.class)
                 .web(WebApplicationType.SERVLET)
                 .properties("server.port=0", h2(), "sqlqueue.history=true", "sqlqueue.dashboard.enabled=true",
@@ -132,7 +132,7 @@ class DashboardMountedInSpringTest {
             for (Delivery d : q.consume(mail, ConsumeRequest.of(1))) {
                 q.deadLetter(d.receipt(), "smtp down");
             }
-            ChromeDriver driver = startChromium();
+            ChromeDriver driver = startChromium(profile);
             try {
                 WebDriverWait wait = new WebDriverWait(driver, Duration.ofSeconds(15));
                 driver.get(base + "?token=" + TOKEN);
@@ -154,8 +154,11 @@ class DashboardMountedInSpringTest {
         }
     }
 
-    /** Debian's Chromium and chromedriver (installed by .ci/run); missing, the test fails. */
-    private static ChromeDriver startChromium() throws java.io.IOException {
+    /**
+     * Debian's Chromium and chromedriver (installed by .ci/run), with its profile in {@code profile} (the test's
+     * temporary directory, deleted after it); missing, the test fails.
+     */
+    private static ChromeDriver startChromium(Path profile) {
         Path chromium = Path.of("/usr/bin/chromium");
         Path chromedriver = Path.of("/usr/bin/chromedriver");
         assertThat(Files.isExecutable(chromium) && Files.isExecutable(chromedriver))
@@ -164,7 +167,7 @@ class DashboardMountedInSpringTest {
         options.setBinary(chromium.toFile());
         options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                 "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
-                "--user-data-dir=" + Files.createTempDirectory("sqlqueue-starter-chromium"));
+                "--user-data-dir=" + profile);
         return new ChromeDriver(new ChromeDriverService.Builder().usingDriverExecutable(chromedriver.toFile())
                 .usingAnyFreePort().build(), options);
     }

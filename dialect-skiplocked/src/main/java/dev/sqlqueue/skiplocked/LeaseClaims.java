@@ -9,6 +9,7 @@ import dev.sqlqueue.AckedAndClaimed;
 import dev.sqlqueue.ClaimMode;
 import dev.sqlqueue.ConsumeRequest;
 import dev.sqlqueue.Delivery;
+import dev.sqlqueue.InvalidInputException;
 import dev.sqlqueue.QueueConfig;
 import dev.sqlqueue.QueueName;
 import dev.sqlqueue.Receipt;
@@ -120,6 +121,42 @@ final class LeaseClaims {
         return new AckedAndClaimed(lost, claimed);
     }
 
+    /** A row the lease claim took: its columns, and its visible time, lease token and claim time before the claim. */
+    private record Claimed(Row row, long was, Long wasToken, Long wasClaimed) {
+    }
+
+    /**
+     * After an {@link SkipLockedStatements#ackAndLeaseClaim} that deleted none of its receipts' rows: lost leases,
+     * or receipts naming another queue than their claim's. Those are refused ({@code receipt.queue}) with nothing
+     * changed, so the claim made with them is first given back as it found its rows ({@link
+     * SkipLockedStatements#unclaim}, one transaction).
+     *
+     * @throws InvalidInputException when a receipt's row is held under its token in another queue
+     */
+    private void refuseOtherQueue(Connection c, QueueName queue, List<Receipt> acks, List<Claimed> claimed, long token,
+                                  int timeout) throws SQLException {
+        Map.Entry<Receipt, String> held = queueOfClaim(c, acks);
+        if (held == null || held.getValue().equals(queue.value())) {
+            return;
+        }
+        if (!claimed.isEmpty()) {
+            c.setAutoCommit(false);
+            try (PreparedStatement ps = c.prepareStatement(sql.unclaim)) {
+                for (Claimed x : claimed) {
+                    ps.setObject(1, x.wasToken());
+                    ps.setObject(2, x.wasClaimed());
+                    ps.setLong(3, x.was());
+                    ps.setLong(4, x.row().id());
+                    ps.setLong(5, token);
+                    ps.addBatch();
+                }
+                QueryTimeouts.run(ps, "unclaim", sql.unclaim, timeout, ps::executeBatch);
+            }
+            c.commit();
+        }
+        throw SkipLockedAcks.otherQueue(held.getKey(), held.getValue());
+    }
+
     /**
      * The first receipt whose row is held under its token, with the queue that holds it ({@link
      * SkipLockedStatements#leaseQueue}), or null when none is (every lease lost).
@@ -154,15 +191,13 @@ final class LeaseClaims {
     private List<Delivery> consumeLeasedInOne(QueueName queue, ConsumeRequest request, List<Receipt> acks, Set<Long> acked) {
         long token = newToken();
         int claimTimeout = timeouts.claim(request.lease().toMillis());
-        // with acks, the bound of a settle too (the longest lease granted), as ackAll has: an ack waiting on a
-        // row lock is not cut short by a shorter lease of the next claim
-        int timeout = acks.isEmpty() ? claimTimeout : Math.max(claimTimeout, timeouts.settle());
+        // with acks, the bound of a settle (the longest lease granted, so never less than the claim's), as ackAll
+        // has: an ack waiting on a row lock is not cut short by a shorter lease of the next claim
+        int timeout = acks.isEmpty() ? claimTimeout : timeouts.settle();
         String statement = acks.isEmpty() ? sql.leaseClaim : sql.ackAndLeaseClaim;
         // with acks a lost connection is not retried: the statement may have committed, and its repeat would
         // report its own acks as lost leases
         return tx.inAutoCommit(acks.isEmpty() ? "consume" : "ack and consume", acks.isEmpty(), c -> {
-            record Claimed(Row row, long was, Long wasToken, Long wasClaimed) {
-            }
             List<Claimed> claimed = new ArrayList<>();
             acked.clear(); // a deadlock victim's attempt changed nothing
             try (PreparedStatement ps = c.prepareStatement(statement)) {
@@ -200,27 +235,7 @@ final class LeaseClaims {
                 });
             }
             if (!acks.isEmpty() && acked.isEmpty()) {
-                // no receipt matched: lost leases, or receipts naming another queue than their claim's, which
-                // are refused with nothing changed, so this claim is given back as it found its rows
-                Map.Entry<Receipt, String> held = queueOfClaim(c, acks);
-                if (held != null && !held.getValue().equals(queue.value())) {
-                    if (!claimed.isEmpty()) {
-                        c.setAutoCommit(false);
-                        try (PreparedStatement ps = c.prepareStatement(sql.unclaim)) {
-                            for (Claimed x : claimed) {
-                                ps.setObject(1, x.wasToken());
-                                ps.setObject(2, x.wasClaimed());
-                                ps.setLong(3, x.was());
-                                ps.setLong(4, x.row().id());
-                                ps.setLong(5, token);
-                                ps.addBatch();
-                            }
-                            QueryTimeouts.run(ps, "unclaim", sql.unclaim, timeout, ps::executeBatch);
-                        }
-                        c.commit();
-                    }
-                    throw SkipLockedAcks.otherQueue(held.getKey(), held.getValue());
-                }
+                refuseOtherQueue(c, queue, acks, claimed, token, timeout);
             }
             if (claimed.isEmpty()) {
                 return List.of();

@@ -22,10 +22,11 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * Runs one message as the user's command: {@code /bin/sh -c SCRIPT sqlqueue ARG}, where SCRIPT is the
- * user's command with every {@code {}} replaced by {@code "$1"}, or the same program started directly when
+ * user's command with every {@code {}} replaced by {@link #MESSAGE} (the message as one word, inside double
+ * quotes too), or the same program started directly when
  * the command is a simple one (below). The message therefore reaches the shell
  * as a positional parameter and is never parsed as shell syntax; its bytes are also written to the
- * command's standard input. (A {@code {}} inside single quotes in the user's command stays literal text.)
+ * command's standard input. (A {@code {}} inside single quotes in the user's command is not the message: the shell expands nothing there.)
  *
  * <p><b>Direct exec of a simple command.</b> When the user's command is a simple command ({@link #simpleWords}:
  * words of the characters {@code A-Z a-z 0-9 _ . / : , + @ % ^ = -} and {@code {}}, separated by spaces or
@@ -70,6 +71,14 @@ import java.util.concurrent.TimeoutException;
 final class ShellCommand {
     /** The token replaced by the message. */
     static final String PLACEHOLDER = "{}";
+    /**
+     * What {@link #PLACEHOLDER} becomes in the script: {@code $1} as one word both outside and inside double
+     * quotes (and in a command substitution inside them). {@code "$1"} would close the user's own double quotes
+     * in {@code rm "{}"} and leave {@code $1} unquoted there, split into words and expanded as a file name
+     * pattern. {@code ${1+"$1"}} is the positional parameter quoted in its own word of the expansion, which dash
+     * and bash keep as one word in either place (POSIX, Shell Command Language, 2.6.2 Parameter Expansion).
+     */
+    static final String MESSAGE = "${1+\"$1\"}";
     /** Linux's limit on one argument, terminating NUL included (MAX_ARG_STRLEN = 32 pages of 4 KiB). */
     static final int MAX_ARGUMENT_BYTES = 131_072;
     /** Prefix of the script that decodes an escaped message back into its bytes. */
@@ -128,7 +137,7 @@ final class ShellCommand {
         if (ownSession && SETSID == null) {
             throw new IllegalArgumentException("setsid is not installed");
         }
-        this.script = command.replace(PLACEHOLDER, "\"$1\"");
+        this.script = command.replace(PLACEHOLDER, MESSAGE);
         this.ownSession = ownSession;
         this.words = ownSession ? null : simpleWords(command);
         this.pwd = words == null ? null : pwdForShell(System.getenv("PWD"), Path.of("").toAbsolutePath());

@@ -31,8 +31,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "work", sortOptions = false,
         description = {
             "Run every message of a queue as a shell command, N at a time, with retries.",
-            "CMD runs as: /bin/sh -c CMD sqlqueue MESSAGE, where each {} in CMD is replaced by \"$1\" "
-                + "(the message, never parsed as shell syntax); the message is also on standard input. "
+            "CMD runs as: /bin/sh -c CMD sqlqueue MESSAGE, where each {} in CMD is replaced by $${1+\"$1\"} "
+                + "(the message as one word, also inside double quotes; never parsed as shell syntax); the message is also on standard input. "
                 + "Exit 0 acks; anything else retries with back-off, then dead-letters."
         })
 public final class WorkCommand implements Callable<Integer> {

@@ -237,4 +237,27 @@ class ShellCommandTest {
         assertEquals("started", r.stderrTail());
         assertTrue(System.nanoTime() - t0 < 10_000_000_000L);
     }
+
+    /**
+     * {@code "{}"} is how users of GNU parallel and {@code find -exec} write it: inside double quotes the message
+     * must still be one word, not split nor expanded as a file name pattern (a message {@code *} given to
+     * {@code rm "{}"} removed every file of the directory when {@code {}} became {@code "$1"}, which there closes
+     * the quotes).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {
+        "printf '[%s]' {} > OUT", "printf '[%s]' \"{}\" > OUT", "printf '[%s]' \"x{}y\" > OUT",
+        "printf '[%s]' \"$(printf '<%s>' {})\" > OUT", "printf '[%s]' \"a $(printf '<%s>' \"{}\") b\" > OUT"})
+    void theMessageIsOneWordInsideDoubleQuotesToo(String command) throws Exception {
+        Files.writeString(dir.resolve("keep1"), "");
+        Files.writeString(dir.resolve("keep2"), "");
+        Path out = dir.resolve("out");
+        ShellCommand c = new ShellCommand("cd '" + dir + "' && " + command.replace("OUT", "'" + out + "'"), null, 4096, false);
+        String msg = "a  b *";
+        ShellCommand.Result r = c.run(msg.getBytes(StandardCharsets.UTF_8), Map.of());
+        assertEquals(0, r.exitCode(), r::stderrTail);
+        String expected = command.contains("x{}y") ? "[xa  b *y]" : command.contains("a $(") ? "[a <a  b *> b]"
+                : command.contains("<%s>") ? "[<a  b *>]" : "[a  b *]";
+        assertEquals(expected, Files.readString(out), command);
+    }
 }

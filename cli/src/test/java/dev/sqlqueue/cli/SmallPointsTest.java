@@ -113,6 +113,8 @@ class SmallPointsTest {
         assertFalse(stats.out().contains("dead-lettered") || stats.out().contains("130/143"), stats.out());
         Cli.Run work = Cli.raw("work", "--help");
         assertTrue(work.out().contains("3 some messages were dead-lettered") && work.out().contains("130/143"), work.out());
+        // picocli reads ${...} in a description as a variable: the replacement of {} is shown as it is
+        assertTrue(work.out().replaceAll("\\s+", " ").contains("replaced by " + ShellCommand.MESSAGE + " "), work.out());
     }
 
     @Test

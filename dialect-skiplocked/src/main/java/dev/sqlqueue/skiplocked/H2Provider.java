@@ -21,8 +21,9 @@ import javax.sql.DataSource;
  * {@code AUTO_SERVER}) gets {@code ;WRITE_DELAY=0} appended when it does not set it, and a URL that sets
  * another value is refused with {@link InvalidInputException} (rule {@code h2.write-delay}). For a server
  * URL ({@code jdbc:h2:tcp:}, {@code jdbc:h2:ssl:}) or a {@code DataSource}, the database's setting is read
- * at open and a non-zero value is refused the same way: run {@code SET WRITE_DELAY 0} on it once (the
- * setting is persistent). In-memory databases ({@code jdbc:h2:mem:}) have nothing to lose to a delay.
+ * at open and a non-zero value is refused the same way: the URL that opens the database must set
+ * {@code ;WRITE_DELAY=0} (H2 2.3.232 stores {@code SET WRITE_DELAY 0} but opens the database with its default
+ * of 500 ms again; {@code INFORMATION_SCHEMA.SETTINGS} then lists both, and both are read). In-memory databases ({@code jdbc:h2:mem:}) have nothing to lose to a delay.
  */
 public final class H2Provider extends SkipLockedProvider {
     static final String WRITE_DELAY_RULE = "h2.write-delay";
@@ -88,21 +89,27 @@ public final class H2Provider extends SkipLockedProvider {
         try (Connection c = ds.getConnection();
              PreparedStatement ps = c.prepareStatement(
                      "SELECT SETTING_VALUE FROM INFORMATION_SCHEMA.SETTINGS WHERE SETTING_NAME = 'WRITE_DELAY'")) {
+            // every row: H2 2.3.232 lists the stored value (SET WRITE_DELAY) and, after it, the live one, which
+            // is the default of 500 ms again when the database was opened by a URL that does not set it
             String delay = null;
             try (ResultSet rs = ps.executeQuery()) {
-                if (rs.next()) {
-                    delay = rs.getString(1);
+                while (rs.next()) {
+                    String v = rs.getString(1);
+                    if (v != null && !v.trim().equals("0")) {
+                        delay = v.trim();
+                    }
                 }
             } finally {
                 if (!c.getAutoCommit()) {
                     c.rollback();
                 }
             }
-            if (delay != null && !delay.trim().equals("0")) {
+            if (delay != null) {
                 throw new InvalidInputException(WRITE_DELAY_RULE, "the H2 database "
                         + (config.url() != null ? BackendDiscovery.redact(config.url()) + " " : "")
                         + "delays writing commits by " + delay + " ms (WRITE_DELAY), so a crash could lose enqueues and acks"
-                        + " that had returned; run SET WRITE_DELAY 0 on it once (the setting is persistent)");
+                        + " that had returned; add ;WRITE_DELAY=0 to the URL the database is opened with (H2 opens a"
+                        + " database with a delay of 500 ms again even after SET WRITE_DELAY 0)");
             }
         } catch (SQLException e) {
             throw new SqlQueueException("cannot read the H2 database's WRITE_DELAY setting: " + e.getMessage(), e);

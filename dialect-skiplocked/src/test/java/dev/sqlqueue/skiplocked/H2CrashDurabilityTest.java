@@ -3,6 +3,7 @@ package dev.sqlqueue.skiplocked;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sqlqueue.ConsumeRequest;
@@ -126,6 +127,30 @@ class H2CrashDurabilityTest {
                      "SELECT COUNT(*) FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_SCHEMA = 'PUBLIC'")) {
             rs.next();
             assertEquals(0, rs.getInt(1), "no table was created");
+        }
+    }
+
+    /**
+     * H2 2.3.232 stores {@code SET WRITE_DELAY 0} but opens the database again with its default of 500 ms:
+     * {@code INFORMATION_SCHEMA.SETTINGS} then lists {@code WRITE_DELAY} twice, the stored 0 first and the
+     * live 500 after it. Reading the first row let such a database through, and a kill -9 lost returned acks.
+     */
+    @Test
+    void aDatabaseWhereSetWriteDelayZeroWasRunIsStillRefusedWhenItsLiveDelayIsNot() throws Exception {
+        String url = "jdbc:h2:file:" + dir.resolve("stored");
+        try (Connection c = DriverManager.getConnection(url, "sa", "")) {
+            c.createStatement().execute("SET WRITE_DELAY 0");
+        }
+        org.h2.jdbcx.JdbcDataSource ds = new org.h2.jdbcx.JdbcDataSource();
+        ds.setURL(url);
+        ds.setUser("sa");
+        InvalidInputException e = assertThrows(InvalidInputException.class,
+                () -> SqlQueue.open(QueueConfig.builder().dataSource(ds).backend("h2").build()));
+        assertEquals("h2.write-delay", e.rule());
+        assertTrue(e.getMessage().contains(";WRITE_DELAY=0"), e.getMessage());
+        ds.setURL(url + ";WRITE_DELAY=0");
+        try (SqlQueue q = SqlQueue.open(QueueConfig.builder().dataSource(ds).backend("h2").build())) {
+            assertNotNull(q, "the URL's WRITE_DELAY=0 is the live value");
         }
     }
 }

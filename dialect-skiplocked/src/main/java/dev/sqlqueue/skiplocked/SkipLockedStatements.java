@@ -441,8 +441,9 @@ public final class SkipLockedStatements {
         Field<Long> delay = param("delay", Long.class);
         Field<String> error = param("error", String.class);
         nackLeased = sql(dsl.update(message).set(VISIBLE_AT, now.plus(delay)).set(LEASE_TOKEN, NULL_TOKEN).set(LAST_ERROR, error).where(leased), dsl);
+        // the lease token of an earlier lease claim goes too: its receipt must not ack the retry put back here
         nackById = sql(dsl.update(message).set(VISIBLE_AT, now.plus(delay)).set(ATTEMPTS, ATTEMPTS.plus(inline(1)))
-                .set(LAST_ERROR, error).where(byId), dsl);
+                .set(LEASE_TOKEN, NULL_TOKEN).set(LAST_ERROR, error).where(byId), dsl);
         extend = sql(dsl.update(message).set(VISIBLE_AT, now.plus(param("lease", Long.class))).where(leased), dsl);
         releaseLeased = sql(dsl.update(message).set(VISIBLE_AT, now).set(LEASE_TOKEN, NULL_TOKEN)
                 .set(ATTEMPTS, ATTEMPTS.minus(inline(1))).where(leased), dsl);

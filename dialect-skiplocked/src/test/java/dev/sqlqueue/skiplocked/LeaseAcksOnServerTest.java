@@ -1,6 +1,7 @@
 package dev.sqlqueue.skiplocked;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.zaxxer.hikari.HikariConfig;
@@ -266,5 +267,30 @@ class LeaseAcksOnServerTest {
             }
         }
         return out;
+    }
+
+    /**
+     * A lease receipt whose message was claimed again in transactional mode and nacked (ready again for its
+     * retry) is a lost lease: the transactional nack left the old lease token in the row, so the stale ack
+     * deleted the message the nack had put back.
+     */
+    @ParameterizedTest
+    @EnumSource(SkipLockedDialect.class)
+    void aLeaseReceiptIsLostOnceATransactionalClaimNackedItsMessage(SkipLockedDialect d) throws Exception {
+        withRetaken(d, (queue, q, r) -> {
+            Delivery stale = r.first().stream().filter(x -> !r.retaken().contains(x.id())).findFirst().orElseThrow();
+            List<Delivery> tx = queue.consume(q, ConsumeRequest.of(7).withMode(dev.sqlqueue.ClaimMode.TRANSACTIONAL));
+            Delivery again = tx.stream().filter(x -> x.id() == stale.id()).findFirst().orElseThrow();
+            for (Delivery x : tx) {
+                if (x == again) {
+                    queue.nack(x.receipt(), Duration.ZERO, "retry");
+                } else {
+                    queue.release(x.receipt());
+                }
+            }
+            assertThrows(dev.sqlqueue.LeaseLostException.class, () -> queue.ack(stale.receipt()));
+            QueueStats st = queue.stats(q);
+            assertEquals(7, st.ready(), "the nacked message is still there, ready: " + st);
+        });
     }
 }

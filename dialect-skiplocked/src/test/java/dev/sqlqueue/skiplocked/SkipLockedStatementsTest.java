@@ -93,7 +93,7 @@ class SkipLockedStatementsTest {
                 + ") + ?), lease_token = null, last_error = ? where (id = ? and lease_token = ? and queue = ?)");
         e.put("nackById",
                 "update \"sqlq_message\" set visible_at = ((" + NOW
-                + ") + ?), attempts = (attempts + 1), last_error = ? where id = ?");
+                + ") + ?), attempts = (attempts + 1), lease_token = null, last_error = ? where id = ?");
         e.put("extend",
                 "update \"sqlq_message\" set visible_at = ((" + NOW + ") + ?) where (id = ? and lease_token = ? and queue = ?)");
         e.put("releaseLeased",
@@ -233,7 +233,7 @@ class SkipLockedStatementsTest {
                 + ") + ?), lease_token = null, last_error = ? where (id = ? and lease_token = ? and queue = ?)");
         e.put("nackById",
                 "update `sqlq_message` set visible_at = ((" + NOW
-                + ") + ?), attempts = (attempts + 1), last_error = ? where id = ?");
+                + ") + ?), attempts = (attempts + 1), lease_token = null, last_error = ? where id = ?");
         e.put("extend",
                 "update `sqlq_message` set visible_at = ((" + NOW + ") + ?) where (id = ? and lease_token = ? and queue = ?)");
         e.put("releaseLeased",
@@ -387,7 +387,7 @@ class SkipLockedStatementsTest {
                 + "and lease_token = cast(? as bigint) and queue = cast(? as varchar))");
         e.put("nackById",
                 "update \"sqlq_message\" set visible_at = ((" + NOW
-                + ") + cast(? as bigint)), attempts = (attempts + 1), last_error = ? where id = cast(? as "
+                + ") + cast(? as bigint)), attempts = (attempts + 1), lease_token = null, last_error = ? where id = cast(? as "
                 + "bigint)");
         e.put("extend",
                 "update \"sqlq_message\" set visible_at = ((" + NOW

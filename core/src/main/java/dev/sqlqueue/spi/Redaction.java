@@ -15,7 +15,7 @@ public final class Redaction {
     /** Passwords shorter than this are not searched for in free text: masking "a" would garble the message. */
     static final int MIN_SECRET_LENGTH = 3;
 
-    private static final Pattern PARAM = Pattern.compile("(?i)(password=)([^;&]*)");
+    private static final Pattern PARAM = Pattern.compile("(?i)password=");
     private static final Pattern USER_INFO = Pattern.compile("(//[^/@?;:]*:)([^@/?;]*)@");
 
     private Redaction() {
@@ -26,7 +26,56 @@ public final class Redaction {
         if (url == null) {
             return null;
         }
-        return USER_INFO.matcher(PARAM.matcher(url).replaceAll("$1***")).replaceAll("$1***@");
+        StringBuilder b = new StringBuilder(url.length());
+        int from = 0;
+        for (int[] v : passwordValues(url)) {
+            b.append(url, from, v[0]).append("***");
+            from = v[1];
+        }
+        b.append(url, from, url.length());
+        return USER_INFO.matcher(b).replaceAll("$1***@");
+    }
+
+    /**
+     * Where each {@code password=} parameter's value is in {@code url}: {@code [start, end)}. A value runs to the
+     * separator of the URL's form: {@code &} in a query string (the parameter comes after a {@code ?}: PostgreSQL,
+     * MariaDB), else {@code ;} (H2, SQL Server); a SQL Server value in braces runs to its closing brace ({@code }}}
+     * inside is one brace, Microsoft JDBC Driver, "Setting the connection properties"). A Teradata list
+     * ({@code PASSWORD=p,TMODE=...}) is masked to its end or next {@code ;}: more than the password, never less.
+     */
+    private static List<int[]> passwordValues(String url) {
+        List<int[]> out = new ArrayList<>();
+        Matcher m = PARAM.matcher(url);
+        int at = 0;
+        while (at < url.length() && m.find(at)) {
+            int start = m.end();
+            int end;
+            if (start < url.length() && url.charAt(start) == '{') {
+                end = url.length();
+                for (int i = start + 1; i < url.length(); i++) {
+                    if (url.charAt(i) == '}') {
+                        if (i + 1 < url.length() && url.charAt(i + 1) == '}') {
+                            i++;
+                        } else {
+                            end = i + 1;
+                            break;
+                        }
+                    }
+                }
+            } else {
+                char separator = url.lastIndexOf('?', m.start()) >= 0 ? '&' : ';';
+                end = url.indexOf(separator, start);
+                if (end < 0) {
+                    end = url.length();
+                }
+            }
+            out.add(new int[] {start, end});
+            at = Math.max(end, start);
+            if (at == start) {
+                at++;
+            }
+        }
+        return out;
     }
 
     /** The passwords in {@code url} and {@code password} (either may be null), longest first. */
@@ -36,12 +85,15 @@ public final class Redaction {
             out.add(password);
         }
         if (url != null) {
-            for (Pattern p : List.of(PARAM, USER_INFO)) {
-                Matcher m = p.matcher(url);
-                while (m.find()) {
-                    if (!m.group(2).isEmpty()) {
-                        out.add(m.group(2));
-                    }
+            for (int[] v : passwordValues(url)) {
+                if (v[1] > v[0]) {
+                    out.add(url.substring(v[0], v[1]));
+                }
+            }
+            Matcher m = USER_INFO.matcher(url);
+            while (m.find()) {
+                if (!m.group(2).isEmpty()) {
+                    out.add(m.group(2));
                 }
             }
         }

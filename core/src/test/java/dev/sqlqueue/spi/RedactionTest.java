@@ -46,4 +46,22 @@ class RedactionTest {
         assertEquals(top.getStackTrace().length, copy.getStackTrace().length);
         assertEquals("Incorrect port value : ***@127.0.0.1", copy.getCause().getMessage());
     }
+
+    /**
+     * A password runs to the separator of its URL's form, not to the first ; or &: a query string ({@code ?a=b&c=d},
+     * PostgreSQL, MariaDB) ends it at &, a ;-list (H2, SQL Server) at ;, and SQL Server's braces at the closing
+     * brace. The mask stopped at whichever came first and printed the rest of the password.
+     */
+    @Test
+    void aPasswordHoldingTheOtherFormsSeparatorIsMaskedWhole() {
+        assertEquals("jdbc:mariadb://127.0.0.1:3999/test?user=root&password=***",
+                Redaction.url("jdbc:mariadb://127.0.0.1:3999/test?user=root&password=ab;LEAKB2"));
+        assertEquals("jdbc:h2:tcp://127.0.0.1:5999/x;PASSWORD=***",
+                Redaction.url("jdbc:h2:tcp://127.0.0.1:5999/x;PASSWORD=ab&LEAKB1"));
+        assertEquals("jdbc:postgresql://127.0.0.1:5999/test?password=***&user=postgres",
+                Redaction.url("jdbc:postgresql://127.0.0.1:5999/test?password=LEAK;A5&user=postgres"));
+        assertEquals("jdbc:sqlserver://h;password=***;user=sa", Redaction.url("jdbc:sqlserver://h;password={a;b}};c};user=sa"));
+        assertEquals("failed: *** at jdbc", Redaction.text("failed: ab;LEAKB2 at jdbc", "jdbc:mariadb://h/t?password=ab;LEAKB2", null),
+                "the whole password is searched for in a driver's message");
+    }
 }

@@ -69,15 +69,20 @@ public final class H2Provider extends SkipLockedProvider {
     }
 
     /**
-     * H2 error 90020, "Database may be already in use" (H2 ErrorCode.DATABASE_ALREADY_OPEN_1): another
-     * process holds the file, for example a second {@code sqlqueue work} started at the same moment
-     * while the first is still opening it (with {@code AUTO_SERVER=TRUE} the second then connects to the
-     * first's server). Opening is retried with back-off for up to 15 s.
+     * H2 errors that processes opening one file at once meet, and that pass (H2 2.3.232, {@code ErrorCode}):
+     * 90020 "Database may be already in use" (another process holds the file, for example a second {@code
+     * sqlqueue work} started while the first is still opening it; with {@code AUTO_SERVER=TRUE} the second then
+     * connects to the first's server); 8000 "Lock file recently modified" (an {@code AUTO_SERVER} process is
+     * starting to serve the file); 90067 "Connection is broken" and 90121 "Database is already closed" (the
+     * process that served the file exited while this one was opening or migrating through it).
      */
+    static final java.util.Set<Integer> PASSING_AT_OPEN = java.util.Set.of(90020, 8000, 90067, 90121);
+
+    /** Any error of {@link #PASSING_AT_OPEN} in the chain: the open, the check and the migration are retried for up to 60 s. */
     @Override
     boolean retryOpen(Throwable cause) {
         for (Throwable t = cause; t != null; t = t.getCause()) {
-            if (t instanceof SQLException e && e.getErrorCode() == 90020) {
+            if (t instanceof SQLException e && PASSING_AT_OPEN.contains(e.getErrorCode())) {
                 return true;
             }
         }

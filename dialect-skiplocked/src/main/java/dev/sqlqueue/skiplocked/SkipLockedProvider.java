@@ -42,12 +42,33 @@ abstract class SkipLockedProvider implements BackendProvider {
     void checkOpened(javax.sql.DataSource ds, QueueConfig config) {
     }
 
-    /** How long opening the pool is retried while {@link #retryOpen} says the failure is passing: 15 s. */
-    static final long OPEN_RETRY_NANOS = 15_000_000_000L;
+    /**
+     * How long opening is retried while {@link #retryOpen} says the failure is passing: 60 s (a hand-over of an
+     * H2 file between processes waits on its lock file for seconds, docs/backends/h2.md).
+     */
+    static final long OPEN_RETRY_NANOS = 60_000_000_000L;
 
     /** Whether a failure to open the pool is worth retrying with back-off (by default none is). */
     boolean retryOpen(Throwable cause) {
         return false;
+    }
+
+    /**
+     * Sleeps a jittered {@code pause} before the next attempt to open and returns the next pause (doubling, up to
+     * 1 s); throws {@code failure} when {@code passing} is false or the pause would end past {@code deadline}.
+     */
+    private static long pauseOrFail(boolean passing, RuntimeException failure, long pause, long deadline, QueueConfig config) {
+        long jittered = pause / 2 + java.util.concurrent.ThreadLocalRandom.current().nextLong(pause / 2 + 1);
+        if (!passing || System.nanoTime() + jittered * 1_000_000L >= deadline) {
+            throw failure;
+        }
+        try {
+            Thread.sleep(jittered);
+        } catch (InterruptedException stop) {
+            Thread.currentThread().interrupt();
+            throw new TransientBackendException("interrupted while opening " + BackendDiscovery.redact(config.url()), stop);
+        }
+        return Math.min(pause * 2, 1_000);
     }
 
     /** Driver properties this database needs on our own pool. */
@@ -73,35 +94,39 @@ abstract class SkipLockedProvider implements BackendProvider {
             hc.setConnectionTimeout(10_000);
             hc.setExceptionOverrideClassName(EvictOnConnectionLoss.class.getName());
             driverProperties(hc, config);
-            HikariDataSource pool = null;
             long deadline = System.nanoTime() + OPEN_RETRY_NANOS;
             long pause = 50;
             int attempts = 0;
-            while (pool == null) {
+            while (true) {
+                attempts++;
+                RuntimeException failure;
+                Throwable cause;
+                HikariDataSource pool = null;
                 try {
-                    attempts++;
                     pool = new HikariDataSource(hc);
                 } catch (HikariPool.PoolInitializationException | IllegalArgumentException | IllegalStateException e) {
-                    Throwable cause = e.getCause() != null ? e.getCause() : e;
-                    long jittered = pause / 2 + java.util.concurrent.ThreadLocalRandom.current().nextLong(pause / 2 + 1);
-                    if (retryOpen(cause) && System.nanoTime() + jittered * 1_000_000L < deadline) {
-                        try {
-                            Thread.sleep(jittered);
-                        } catch (InterruptedException stop) {
-                            Thread.currentThread().interrupt();
-                            throw new TransientBackendException("interrupted while opening " + BackendDiscovery.redact(config.url()), stop);
-                        }
-                        pause = Math.min(pause * 2, 1_000);
-                        continue;
-                    }
-                    throw new TransientBackendException("cannot connect to " + BackendDiscovery.redact(config.url())
+                    cause = e.getCause() != null ? e.getCause() : e;
+                    failure = new TransientBackendException("cannot connect to " + BackendDiscovery.redact(config.url())
                             + (attempts > 1 ? " (tried " + attempts + " times in " + OPEN_RETRY_NANOS / 1_000_000_000L + " s)" : "")
                             + ": " + Redaction.text(cause.getMessage(), config.url(), config.password()),
                             Redaction.throwable(e, config.url(), config.password()));
+                    pause = pauseOrFail(retryOpen(cause), failure, pause, deadline, config);
+                    continue;
+                }
+                backend = new SkipLockedBackend(dialect, name, config.wrap(pool), pool, config);
+                try {
+                    checkOpened(pool, config);
+                    if (config.migrate()) {
+                        backend.migrate();
+                    }
+                    return backend;
+                } catch (RuntimeException e) {
+                    backend.close();
+                    // the database went away while it was being opened (an H2 process serving a shared file
+                    // exited): the whole open is tried again, while the provider says the failure is passing
+                    pause = pauseOrFail(retryOpen(e), e, pause, deadline, config);
                 }
             }
-            ds = pool;
-            backend = new SkipLockedBackend(dialect, name, config.wrap(pool), pool, config);
         }
         try {
             checkOpened(ds, config);

@@ -45,6 +45,38 @@ class H2OpenRetryTest {
         assertEquals(0, child.exitValue());
     }
 
+    /**
+     * Processes that open one {@code AUTO_SERVER} database at once (several {@code sqlqueue} commands started
+     * together on the default database): one of them opens the file and serves it, the others connect to it,
+     * and a process that started serving may exit while another is still opening or migrating through it. H2
+     * then fails the open with 8000 ("Lock file recently modified"), or the migration with 90067 ("Connection is
+     * broken") or 90121 ("Database is already closed"); those are passing and retried like 90020.
+     */
+    @Test
+    void processesThatOpenOneSharedDatabaseAtOnceAllSucceed() throws Exception {
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        StringBuilder failures = new StringBuilder();
+        int processes = 0;
+        for (int round = 0; round < 2; round++) {
+            String url = "jdbc:h2:file:" + dir.resolve("shared" + round) + ";AUTO_SERVER=TRUE;TRACE_LEVEL_FILE=0";
+            java.util.List<Process> children = new java.util.ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                children.add(new ProcessBuilder(java.toString(), "-cp", System.getProperty("java.class.path"),
+                        H2SharedOpenChild.class.getName(), url).redirectErrorStream(true).start());
+            }
+            for (Process child : children) {
+                String out = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                assertTrue(child.waitFor(120, TimeUnit.SECONDS));
+                processes++;
+                if (child.exitValue() != 0) {
+                    failures.append("round ").append(round).append(": ").append(out.lines().filter(l -> l.startsWith("FAILED"))
+                            .findFirst().orElse(out)).append('\n');
+                }
+            }
+        }
+        assertEquals("", failures.toString(), "of " + processes + " processes");
+    }
+
     private static String readQuietly(Path p) {
         try {
             return Files.readString(p);

@@ -32,6 +32,29 @@ class SmallPointsTest {
         assertTrue(lines.get(0).startsWith("sqlqueue: error: "), out);
     }
 
+    /**
+     * MariaDB Connector/J logs every error packet the server sends at WARN (logger {@code
+     * org.mariadb.jdbc.message.server.ErrorPacket}) before it throws: a refused login printed that line before
+     * the command's own error line. The command reports the error itself, once.
+     */
+    @Test
+    void aRefusedMariaDbLoginIsOneLine() throws Exception {
+        // the command's own logging configuration (src/main/resources), not the tests' one
+        String classPath = java.util.stream.Stream.of(System.getProperty("java.class.path").split(java.io.File.pathSeparator))
+                .sorted(java.util.Comparator.comparing((String e) -> e.endsWith("test-classes")))
+                .collect(java.util.stream.Collectors.joining(java.io.File.pathSeparator));
+        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", classPath, Main.class.getName(), "stats",
+                "--url=jdbc:mariadb://127.0.0.1:3306/test?user=no_such_user_sq&password=wrong")
+                .directory(dir.toFile()).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes());
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(ExitCodes.FAILURE, p.exitValue(), out);
+        List<String> lines = out.lines().toList();
+        assertEquals(1, lines.size(), out);
+        assertTrue(lines.get(0).startsWith("sqlqueue: error: ") && lines.get(0).contains("Access denied"), out);
+    }
+
     @Test
     void statsDropAndWorkOnAQueueThatDoesNotExistSaySo() throws Exception {
         Cli cli = new Cli(dir);

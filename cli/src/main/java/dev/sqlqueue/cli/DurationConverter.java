@@ -10,9 +10,15 @@ import picocli.CommandLine.TypeConversionException;
  * Parses durations such as {@code 250ms}, {@code 30s}, {@code 5m}, {@code 2h}, {@code 1d}, combinations
  * such as {@code 1m30s}, and ISO-8601 ({@code PT30S}). A leading {@code -} gives a negative duration,
  * which the option's own rule then rejects (for example {@code delay.negative}). A number without a unit
- * is rejected so that "30" cannot silently mean seconds or milliseconds.
+ * is rejected so that "30" cannot silently mean seconds or milliseconds, and one longer than {@link #MAX}
+ * (rule {@code duration.max}).
  */
 public final class DurationConverter implements ITypeConverter<Duration> {
+    /**
+     * The longest duration accepted, either sign: 3650 days. Durations are counted in milliseconds against
+     * the database clock; a longer one (say {@code 9999999999999d}) overflowed that count where it was used.
+     */
+    static final Duration MAX = Duration.ofDays(3650);
     private static final Pattern PART = Pattern.compile("(\\d+)(ms|s|m|h|d)");
     private static final Pattern WHOLE = Pattern.compile("(?:\\d+(?:ms|s|m|h|d))+");
 
@@ -56,6 +62,10 @@ public final class DurationConverter implements ITypeConverter<Duration> {
             }
         } else {
             throw invalid(text);
+        }
+        if (d.compareTo(MAX) > 0) {
+            throw new TypeConversionException("'" + text + "' is longer than the longest duration accepted, "
+                    + format(MAX) + " [rule: duration.max]");
         }
         return negative ? d.negated() : d;
     }

@@ -12,6 +12,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -32,7 +33,7 @@ final class SkipLockedProducer implements AutoCloseable {
     /** Rows of one multi-row insert (MariaDB, H2) at most. */
     static final int ROWS_PER_INSERT = 100;
     /**
-     * Payload bytes of one multi-row insert at most (a larger message goes alone): far below MariaDB's
+     * Bytes of one multi-row insert at most, by {@link #rowBytes} (a larger message goes alone): far below MariaDB's
      * {@code max_allowed_packet} (16 MiB by default since 10.2), which one statement must fit in.
      */
     static final long BYTES_PER_INSERT = 1L << 20;
@@ -159,16 +160,31 @@ final class SkipLockedProducer implements AutoCloseable {
         int from = 0;
         while (from < messages.size()) {
             int to = from + 1;
-            long bytes = messages.get(from).payloadUnsafe().length;
+            long bytes = rowBytes(messages.get(from));
             while (to < messages.size() && to - from < ROWS_PER_INSERT
-                    && bytes + messages.get(to).payloadUnsafe().length <= BYTES_PER_INSERT) {
-                bytes += messages.get(to).payloadUnsafe().length;
+                    && bytes + rowBytes(messages.get(to)) <= BYTES_PER_INSERT) {
+                bytes += rowBytes(messages.get(to));
                 to++;
             }
             ids.addAll(insertRows(c, queue, messages.subList(from, to)));
             from = to;
         }
         return ids;
+    }
+
+    /**
+     * The most bytes a message's row adds to a multi-row insert: its payload, and its headers and group key at
+     * 3 bytes a character (UTF-8 of a UTF-16 code unit, at most), with room for the headers' encoding.
+     */
+    static long rowBytes(Message m) {
+        long chars = 0;
+        for (Map.Entry<String, String> h : m.headers().entrySet()) {
+            chars += 2L * (h.getKey().length() + h.getValue().length()) + 2;
+        }
+        if (m.group() != null) {
+            chars += m.group().length();
+        }
+        return m.payloadUnsafe().length + 3 * chars + 64;
     }
 
     /**

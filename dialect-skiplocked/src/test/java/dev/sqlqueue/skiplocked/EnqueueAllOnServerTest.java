@@ -64,4 +64,31 @@ class EnqueueAllOnServerTest {
             }
         }
     }
+
+    /**
+     * The bytes a multi-row insert sends include the headers: 100 messages of 10 payload bytes and a header of
+     * 300,000 characters each made one MariaDB statement of 30 MB, past {@code max_allowed_packet} (16 MiB): error
+     * 1153 and a broken connection, reported as "Socket error", for messages each of which enqueues alone.
+     */
+    @ParameterizedTest
+    @EnumSource(SkipLockedDialect.class)
+    void largeHeadersSplitAStatementLikeLargePayloads(SkipLockedDialect d) {
+        StatementsOnServerTest.Server s = StatementsOnServerTest.server(d);
+        String prefix = "eh" + Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xffffffL) + "_";
+        QueueConfig config = QueueConfig.builder().url(s.url()).user(s.user()).password(s.password()).tablePrefix(prefix).build();
+        QueueName q = QueueName.of("heads");
+        try (SqlQueue queue = SqlQueue.open(config)) {
+            try {
+                String big = "h".repeat(300_000);
+                List<Message> ms = new ArrayList<>();
+                for (int i = 0; i < 100; i++) {
+                    ms.add(Message.builder(new byte[10]).header("big", big).header("n", Integer.toString(i)).build());
+                }
+                assertEquals(100, queue.enqueueAll(q, ms).size());
+                assertEquals(100, queue.stats(q).depth());
+            } finally {
+                queue.dropSchema();
+            }
+        }
+    }
 }

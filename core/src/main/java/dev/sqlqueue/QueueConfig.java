@@ -20,7 +20,9 @@ import javax.sql.DataSource;
  *   <li>{@code tablePrefix}: prefix of every object the backend creates, 1 to 24 characters of
  *       {@code [a-z][a-z0-9_]*}; default {@code sqlq_}. Distinct prefixes are fully separate namespaces.</li>
  *   <li>{@code history}: keep processed messages in a history table instead of deleting them on ack.</li>
- *   <li>{@code poolSize}: connections of the backend's own pool (HikariCP), default 10.</li>
+ *   <li>{@code poolSize}: connections of the backend's own pool (HikariCP), 2..1000 (rule {@code
+ *       pool-size.range}), default 10. Two at least: Flyway's schema migration takes a second connection for
+ *       its statements while it holds the first ({@code Database.getMigrationConnection}, Flyway 11).</li>
  *   <li>{@code migrate}: create or upgrade the schema when opening, default true.</li>
  *   <li>{@code idlePollMax}: the longest pause between two polls of an idle consumer, default 1 s; the
  *       idle statement budget of a polling consumer is one claim statement per {@code idlePollMax}.</li>
@@ -175,9 +177,11 @@ public final class QueueConfig {
             return this;
         }
 
+        /** @throws InvalidInputException (rule {@code pool-size.range}) unless {@code n} is 2..1000 */
         public Builder poolSize(int n) {
-            if (n < 1 || n > 1000) {
-                throw new InvalidInputException("pool-size.range", "pool size must be 1..1000, was " + n);
+            if (n < 2 || n > 1000) {
+                throw new InvalidInputException("pool-size.range", "pool size must be 2..1000 (the schema migration"
+                        + " holds two connections at once), was " + n);
             }
             this.poolSize = n;
             return this;

@@ -66,4 +66,17 @@ class ModelValidationTest {
         assertEquals("consume.lease", assertThrows(InvalidInputException.class,
                 () -> ConsumeRequest.of(1).withLease(Duration.ZERO)).rule());
     }
+
+    /**
+     * The own pool's schema migration holds two connections at once (Flyway: one for the history table's lock,
+     * one for the statements), so a pool of one waited its connection time-out of 10 s at open and failed on H2
+     * and PostgreSQL. A pool of one is refused when it is configured.
+     */
+    @Test
+    void aPoolOfOneConnectionIsRefusedWhenConfigured() {
+        InvalidInputException e = assertThrows(InvalidInputException.class, () -> QueueConfig.builder().poolSize(1));
+        assertEquals("pool-size.range", e.rule());
+        assertTrue(e.getMessage().contains("2..1000"), e.getMessage());
+        assertEquals(2, QueueConfig.builder().poolSize(2).build().poolSize());
+    }
 }

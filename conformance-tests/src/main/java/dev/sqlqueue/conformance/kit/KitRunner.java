@@ -161,7 +161,7 @@ public final class KitRunner {
         String probe = newPrefix();
         Capabilities caps;
         String server;
-        try (SqlQueue q = SqlQueue.open(target.config(probe).toBuilder().migrate(false).poolSize(1).build())) {
+        try (SqlQueue q = SqlQueue.open(target.config(probe).toBuilder().migrate(false).poolSize(2).build())) {
             caps = q.capabilities();
             server = q.serverVersion();
         } catch (SqlQueueException e) {

@@ -77,6 +77,6 @@ class ModelValidationTest {
         InvalidInputException e = assertThrows(InvalidInputException.class, () -> QueueConfig.builder().poolSize(1));
         assertEquals("pool-size.range", e.rule());
         assertTrue(e.getMessage().contains("2..1000"), e.getMessage());
-        assertEquals(2, QueueConfig.builder().poolSize(2).build().poolSize());
+        assertEquals(2, QueueConfig.builder().url("jdbc:h2:mem:x").poolSize(2).build().poolSize());
     }
 }

@@ -119,7 +119,11 @@ public final class SqlQueueTracing {
                     .startSpan();
             try (Scope ignored = span.makeCurrent()) {
                 Outcome o = handler.handle(d);
-                if (o instanceof Outcome.Ack || o == null) {
+                if (o == null) {
+                    // WorkerPool retries a delivery whose handler returned no outcome
+                    span.setAttribute(OUTCOME, "retry");
+                    span.setStatus(StatusCode.ERROR, "handler returned no outcome");
+                } else if (o instanceof Outcome.Ack) {
                     span.setAttribute(OUTCOME, "ack");
                 } else if (o instanceof Outcome.Retry r) {
                     span.setAttribute(OUTCOME, "retry");

@@ -154,6 +154,33 @@ class TracingOnDatabasesTest {
         }
     }
 
+    /**
+     * A handler that returns no outcome is retried by the pool ("handler returned no outcome"); its span said
+     * {@code outcome=ack} with no error, so traces and the dead-letter queue disagreed.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"h2"})
+    void aHandlerThatReturnsNoOutcomeIsARetryInItsSpan(String db) throws Exception {
+        InMemorySpanExporter exporter = InMemorySpanExporter.create();
+        OpenTelemetrySdk otel = OpenTelemetrySdk.builder()
+                .setTracerProvider(SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(exporter)).build())
+                .build();
+        SqlQueueTracing tracing = SqlQueueTracing.of(otel);
+        try (SqlQueue plain = SqlQueue.open(config(db))) {
+            try {
+                plain.createQueue(JOBS);
+                plain.enqueue(JOBS, Message.ofText("no outcome"));
+                Delivery d = plain.consume(JOBS, ConsumeRequest.of(1)).get(0);
+                assertEquals(null, tracing.traced(plain, JOBS, x -> null).handle(d));
+                SpanData process = span(exporter, "process jobs");
+                assertEquals("retry", process.getAttributes().get(SqlQueueTracing.OUTCOME));
+                assertEquals(StatusCode.ERROR, process.getStatus().getStatusCode());
+            } finally {
+                plain.dropSchema();
+            }
+        }
+    }
+
     private static SpanData span(InMemorySpanExporter exporter, String name) {
         List<SpanData> found = exporter.getFinishedSpanItems().stream().filter(s -> s.getName().equals(name)).toList();
         assertEquals(1, found.size(), "spans named " + name + ": " + found);

@@ -65,7 +65,7 @@ import java.util.concurrent.TimeoutException;
  * <p>Standard output goes nowhere ({@code /dev/null}); standard error is drained by a thread into a
  * {@link TailBuffer} of {@code tailBytes}, so memory stays bounded whatever the command prints. With a
  * timeout, a command still running after it is killed with its whole process tree
- * ({@link ProcessHandle#descendants()}, {@code destroyForcibly}). {@link #killAll()} kills every running
+ * ({@link ProcessHandle#descendants()}, {@code destroyForcibly}). {@link #killAll} kills every running
  * command (the end of a shutdown's grace period). Thread-safe: one instance serves every worker thread.
  */
 final class ShellCommand {
@@ -120,6 +120,7 @@ final class ShellCommand {
     private final boolean ownSession;
     private final Set<Process> running = ConcurrentHashMap.newKeySet();
     private volatile boolean killedAll;
+    private volatile String killedWhy = "killed";
 
     /**
      * @param command the user's command line, run by {@code /bin/sh -c}
@@ -364,15 +365,24 @@ final class ShellCommand {
         }
     }
 
-    /** Kill every running command with its process tree, and any started from now on (end of a shutdown's grace). */
-    void killAll() {
+    /**
+     * Kill every running command with its process tree, and any started from now on (the end of a shutdown's
+     * grace, or a second signal); {@code why} is what the commands' messages report ({@link #killedWhy()}).
+     */
+    void killAll(String why) {
+        killedWhy = why;
         killedAll = true;
         running.forEach(ShellCommand::killTree);
     }
 
-    /** Whether {@link #killAll()} was called. */
+    /** Whether {@link #killAll} was called. */
     boolean killedAll() {
         return killedAll;
+    }
+
+    /** Why {@link #killAll} killed the commands, for their messages' error ("killed at the end of ..."). */
+    String killedWhy() {
+        return killedWhy;
     }
 
     private static Process start(List<String> command, Map<String, String> env, String pwd) throws IOException {

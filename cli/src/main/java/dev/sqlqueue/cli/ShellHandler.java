@@ -86,7 +86,7 @@ final class ShellHandler implements MessageHandler {
         }
         String head = r.timedOut()
                 ? "timed out after " + DurationConverter.format(timeout) + " (killed)"
-                : command.killedAll() ? "killed at the end of the shutdown grace period (exit " + r.exitCode() + ")"
+                : command.killedAll() ? command.killedWhy() + " (exit " + r.exitCode() + ")"
                 : "exit " + r.exitCode();
         String tail = r.stderrTail();
         if (tail.length() > ERROR_TAIL_CHARS) {

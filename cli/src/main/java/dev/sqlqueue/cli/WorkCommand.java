@@ -151,7 +151,8 @@ public final class WorkCommand implements Callable<Integer> {
         AtomicReference<WorkerPool> running = new AtomicReference<>();
         int code;
         // resources close in reverse order: the pool, then the database, then the guard lets a signal's exit go on
-        try (ShutdownGuard guard = new ShutdownGuard(() -> stop(running.get(), err), command::killAll, grace.plusSeconds(15));
+        try (ShutdownGuard guard = new ShutdownGuard(() -> stop(running.get(), err),
+                () -> command.killAll("killed by a second signal"), grace.plusSeconds(15));
              SqlQueue client = SqlQueue.open(config)) {
             if (drain) {
                 Queues.requireExisting(client, queue); // nothing to drain: most often a typo
@@ -214,12 +215,12 @@ public final class WorkCommand implements Callable<Integer> {
     private void stop(WorkerPool pool, PrintWriter err) {
         if (pool != null) {
             err.println("sqlqueue: stopping: no new claims; running commands may finish within "
-                    + DurationConverter.format(grace) + " (Ctrl-C again to exit at once)");
+                    + DurationConverter.format(grace) + " (a second Ctrl-C or SIGTERM exits at once)");
             pool.stopClaiming();
             try {
                 if (!pool.awaitTermination(grace)) {
                     err.println("sqlqueue: grace period over; killing the commands still running");
-                    command.killAll();
+                    command.killAll("killed at the end of the shutdown grace period");
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

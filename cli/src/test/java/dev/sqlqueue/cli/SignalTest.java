@@ -135,6 +135,10 @@ class SignalTest {
             p.destroyForcibly();
         }
         assertTrue(read(stderr).contains("SIGTERM again, exiting now"), read(stderr));
+        // the killed commands' messages are not said to have outlived the grace period (120 s, not over)
+        assertFalse(read(stderr).contains("grace period ("), read(stderr));
+        assertFalse(read(stderr).contains("Ctrl-C again"), "a SIGTERM is no Ctrl-C: " + read(stderr));
+        assertTrue(read(stderr).contains("killed by a second signal (exit") || !read(stderr).contains("attempt 1 failed"), read(stderr));
         Thread.sleep(500);
         for (String pid : Files.readAllLines(pids)) {
             assertTrue(ProcessHandle.of(Long.parseLong(pid.trim())).map(h -> !h.isAlive()).orElse(true),

@@ -76,7 +76,7 @@ public final class EnqueueCommand implements Callable<Integer> {
 
     @Option(names = "--dedupe-column", paramLabel = "N",
             description = "Use the N-th tab-separated field of each line (1 = first) as its deduplication key, "
-                    + "exactly as written (1..128 characters); implies --dedupe.")
+                    + "exactly as written (1..128 characters, UTF-8); implies --dedupe.")
     Integer dedupeColumn;
 
     @Option(names = "--dedupe-window", paramLabel = "DURATION", converter = DurationConverter.class,
@@ -160,16 +160,37 @@ public final class EnqueueCommand implements Callable<Integer> {
                 throw new IllegalStateException("every Java runtime has SHA-256", e);
             }
         }
-        String[] fields = new String(line.bytes(), StandardCharsets.UTF_8).split("\t", -1);
-        if (fields.length < dedupeColumn) {
-            throw new InvalidInputException("dedupe.column", "line " + line.number() + " has " + fields.length
-                    + " tab-separated field" + (fields.length == 1 ? "" : "s") + ", --dedupe-column is " + dedupeColumn
+        // split at the tab byte (0x09 is never part of a longer UTF-8 sequence), then decode the key strictly:
+        // decoding replaced every invalid byte by U+FFFD, so keys that differ only there were one key
+        List<byte[]> fields = new ArrayList<>();
+        byte[] bytes = line.bytes();
+        int start = 0;
+        for (int i = 0; i <= bytes.length; i++) {
+            if (i == bytes.length || bytes[i] == '\t') {
+                fields.add(java.util.Arrays.copyOfRange(bytes, start, i));
+                start = i + 1;
+            }
+        }
+        if (fields.size() < dedupeColumn) {
+            throw new InvalidInputException("dedupe.column", "line " + line.number() + " has " + fields.size()
+                    + " tab-separated field" + (fields.size() == 1 ? "" : "s") + ", --dedupe-column is " + dedupeColumn
                     + "; nothing was enqueued");
         }
+        String field;
         try {
-            return Message.builder(new byte[0]).deduplicationKey(fields[dedupeColumn - 1]).build().deduplicationKey();
+            field = StandardCharsets.UTF_8.newDecoder().onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT)
+                    .decode(java.nio.ByteBuffer.wrap(fields.get(dedupeColumn - 1))).toString();
+        } catch (java.nio.charset.CharacterCodingException e) {
+            throw new InvalidInputException("dedupe.utf8", "line " + line.number() + ": field " + dedupeColumn
+                    + " is not UTF-8, so it cannot be kept as written as a key (--dedupe keys a line by a hash of its"
+                    + " bytes); nothing was enqueued");
+        }
+        try {
+            return Message.builder(new byte[0]).deduplicationKey(field).build().deduplicationKey();
         } catch (InvalidInputException e) {
-            throw new InvalidInputException(e.rule(), "line " + line.number() + ": " + e.getMessage() + "; nothing was enqueued");
+            String said = e.getMessage().replace(" [rule: " + e.rule() + "]", "");
+            throw new InvalidInputException(e.rule(), "line " + line.number() + ": " + said + "; nothing was enqueued");
         }
     }
 

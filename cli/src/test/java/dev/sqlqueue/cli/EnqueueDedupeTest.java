@@ -67,4 +67,28 @@ class EnqueueDedupeTest {
             assertEquals(0, q.stats(QueueName.of("orders")).depth(), "a bad line writes nothing");
         }
     }
+
+    /**
+     * A key column that is not UTF-8 cannot be kept "exactly as written" as a text key: decoding made every
+     * invalid byte U+FFFD, so {@code caf\xe9.txt} and {@code caf\xe8.txt} were one key and the second line was
+     * skipped as a duplicate. Such a line is refused, naming the line and the rule, and nothing is enqueued.
+     * A refused key names its rule once.
+     */
+    @Test
+    void aKeyColumnThatIsNotUtf8IsRefusedNotMerged() throws Exception {
+        Cli cli = new Cli(dir);
+        Path input = dir.resolve("latin1.tsv");
+        Files.write(input, new byte[] {'c', 'a', 'f', (byte) 0xe9, '\t', '1', '\n', 'c', 'a', 'f', (byte) 0xe8, '\t', '2', '\n'});
+        Cli.Run refused = cli.run("enqueue", "--queue", "names", "--dedupe-column", "1", input.toString());
+        assertEquals(ExitCodes.USAGE, refused.code(), refused::toString);
+        assertTrue(refused.err().contains("line 1") && refused.err().contains("[rule: dedupe.utf8]"), refused::toString);
+        Path empty = dir.resolve("empty.tsv");
+        Files.write(empty, List.of("\tx"), StandardCharsets.UTF_8);
+        Cli.Run once = cli.run("enqueue", "--queue", "names", "--dedupe-column", "1", empty.toString());
+        assertEquals(1, once.err().split("\\[rule: ", -1).length - 1, once::toString);
+        try (SqlQueue q = cli.client()) {
+            assertTrue(q.queues().stream().noneMatch(n -> n.value().equals("names")) || q.stats(QueueName.of("names")).depth() == 0,
+                    "nothing was enqueued");
+        }
+    }
 }

@@ -6,22 +6,33 @@ import java.time.Duration;
  * What a consume call asks for.
  *
  * @param maxMessages 1..{@link Capabilities#maxClaimBatch()}; the claim returns at most this many
- * @param lease lease length (visibility timeout), 1 ms..24 h; used in {@link ClaimMode#LEASE}
- * @param maxWait how long to wait for a message when none is visible (long poll); zero returns at once
+ * @param lease lease length (visibility timeout), 1 ms..24 h (the database counts it in whole milliseconds);
+ *     used in {@link ClaimMode#LEASE}
+ * @param maxWait how long to wait for a message when none is visible (long poll), 0..{@link #MAX_WAIT}; zero
+ *     returns at once
  * @param mode the claim mode; must be one the backend lists in {@link Capabilities#claimModes()}
  */
 public record ConsumeRequest(int maxMessages, Duration lease, Duration maxWait, ClaimMode mode) {
     public static final Duration MAX_LEASE = Duration.ofHours(24);
+    /** The shortest lease: 1 ms, the unit the database clock counts a lease in. */
+    public static final Duration MIN_LEASE = Duration.ofMillis(1);
+    /** The longest wait of one consume call: 365 days (rule {@code consume.wait}). */
+    public static final Duration MAX_WAIT = Duration.ofDays(365);
+
+    /** @throws InvalidInputException (rule {@code consume.lease}) unless {@code lease} is 1 ms..24 h */
+    static void checkLease(Duration lease) {
+        if (lease == null || lease.compareTo(MIN_LEASE) < 0 || lease.compareTo(MAX_LEASE) > 0) {
+            throw new InvalidInputException("consume.lease", "lease must be between 1 ms and 24 h, was " + lease);
+        }
+    }
 
     public ConsumeRequest {
         if (maxMessages < 1) {
             throw new InvalidInputException("consume.max-messages", "maxMessages must be at least 1, was " + maxMessages);
         }
-        if (lease == null || lease.isNegative() || lease.isZero() || lease.compareTo(MAX_LEASE) > 0) {
-            throw new InvalidInputException("consume.lease", "lease must be between 1 ms and 24 h, was " + lease);
-        }
-        if (maxWait == null || maxWait.isNegative()) {
-            throw new InvalidInputException("consume.wait", "wait must be zero or positive, was " + maxWait);
+        checkLease(lease);
+        if (maxWait == null || maxWait.isNegative() || maxWait.compareTo(MAX_WAIT) > 0) {
+            throw new InvalidInputException("consume.wait", "wait must be zero to " + MAX_WAIT.toDays() + " days, was " + maxWait);
         }
         if (mode == null) {
             throw new InvalidInputException("consume.mode", "claim mode must be given");

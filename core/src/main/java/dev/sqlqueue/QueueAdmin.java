@@ -29,6 +29,8 @@ public interface QueueAdmin {
     /**
      * Put dead letters back on their queue with the attempt count reset; {@code messageIds} empty
      * means all of the queue's dead letters. Returns how many were requeued.
+     *
+     * @throws InvalidInputException (rule {@code dlq.ids}) if {@code messageIds} is null or holds null
      */
     long requeueDeadLetters(QueueName queue, List<Long> messageIds);
 

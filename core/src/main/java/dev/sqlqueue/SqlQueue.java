@@ -368,9 +368,7 @@ public final class SqlQueue implements QueueClient {
         if (!caps.has(Capability.LEASE_EXTENSION)) {
             throw new UnsupportedCapabilityException(Capability.LEASE_EXTENSION, caps.backend());
         }
-        if (lease == null || lease.isNegative() || lease.isZero() || lease.compareTo(ConsumeRequest.MAX_LEASE) > 0) {
-            throw new InvalidInputException("consume.lease", "lease must be between 1 ms and 24 h, was " + lease);
-        }
+        ConsumeRequest.checkLease(lease);
         backend.extend(r(receipt), lease);
     }
 
@@ -424,7 +422,12 @@ public final class SqlQueue implements QueueClient {
 
     @Override
     public long requeueDeadLetters(QueueName queue, List<Long> messageIds) {
-        return backend.requeueDeadLetters(q(queue), messageIds == null ? List.of() : List.copyOf(messageIds));
+        if (messageIds == null || messageIds.stream().anyMatch(java.util.Objects::isNull)) {
+            // a null list is no "all": only an empty list means every dead letter of the queue
+            throw new InvalidInputException("dlq.ids", "message ids must be a list without null (empty: all dead letters"
+                    + " of the queue), was " + (messageIds == null ? "null" : "a list holding null"));
+        }
+        return backend.requeueDeadLetters(q(queue), List.copyOf(messageIds));
     }
 
     @Override

@@ -93,6 +93,32 @@ class BadInputOnServerTest {
         });
     }
 
+    /**
+     * Durations below the millisecond the database counts in, beyond what it can count, and null lists are
+     * refused by rule: a lease of 1 ns passed the "1 ms" check (and an extension of 1 ns made the message
+     * visible at once), a wait of 2^62 s threw ArithmeticException, and requeueDeadLetters with a null id threw
+     * NullPointerException while a null list requeued every dead letter of the queue.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("backends")
+    void subMillisecondAndUncountableDurationsAndNullIdsAreRefused(ConformanceTarget target) throws Exception {
+        on(target, queue -> {
+            QueueName q = QueueName.of("odd");
+            queue.createQueue(q);
+            refused("consume.lease", () -> ConsumeRequest.of(1).withLease(Duration.ofNanos(1)));
+            refused("consume.lease", () -> ConsumeRequest.of(1).withLease(Duration.ofNanos(999_999)));
+            refused("consume.wait", () -> ConsumeRequest.of(1).withWait(Duration.ofSeconds(Long.MAX_VALUE / 2)));
+            queue.enqueue(q, Message.ofText("dead"));
+            Delivery d = queue.consume(q, ConsumeRequest.of(1)).get(0);
+            refused("consume.lease", () -> queue.extend(d.receipt(), Duration.ofNanos(1)));
+            queue.deadLetter(d.receipt(), "for the test");
+            refused("dlq.ids", () -> queue.requeueDeadLetters(q, null));
+            refused("dlq.ids", () -> queue.requeueDeadLetters(q, Arrays.asList(d.id(), null)));
+            assertEquals(1, queue.stats(q).dead(), "the dead letter is still dead");
+            assertEquals(0, queue.stats(q).depth());
+        });
+    }
+
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("backendsAndModes")
     void badSettlesAreRefusedAndTheMessageIsUnchanged(ConformanceTarget target, ClaimMode mode) throws Exception {

@@ -6,7 +6,10 @@ import java.util.Set;
 
 /**
  * Driving port: settle claimed messages. Every call matches the message id and the claim's token, and
- * fails with {@link LeaseLostException} (changing nothing) when that claim no longer holds the message.
+ * fails with {@link LeaseLostException} (changing nothing) when that claim no longer holds the message: the
+ * message was settled, or claimed again after the lease ended. A lease that ended while nobody claimed the
+ * message again still holds it, so a late call then succeeds (the message was not delivered twice); a
+ * consumer that must not act after its lease ends extends the lease in time ({@link #extend}).
  * Thread-safe. In {@link ClaimMode#TRANSACTIONAL} a call records the outcome in the claim's open
  * transaction, and the transaction commits when the last delivery of the claim is settled.
  */

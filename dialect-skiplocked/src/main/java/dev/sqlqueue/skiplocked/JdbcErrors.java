@@ -23,6 +23,26 @@ final class JdbcErrors {
                 || e.getErrorCode() == 1205 || "HYT00".equals(state) || e.getErrorCode() == 50200;
     }
 
+    /**
+     * The server refused the configuration, which no retry changes: SQLState class 28 (invalid authorization
+     * specification: an unknown role or user, a wrong password; PostgreSQL 28000/28P01, MariaDB 1045), 3D000
+     * (PostgreSQL: the database does not exist), MariaDB 1049 (unknown database) and 1044 (access to the
+     * database denied).
+     */
+    static boolean isConfigurationRefused(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SQLException s) {
+                String state = s.getSQLState();
+                int code = s.getErrorCode();
+                if (state != null && (state.startsWith("28") || state.equals("3D000"))
+                        || code == 1045 || code == 1049 || code == 1044) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
     /** The connection or the server went away (SQLState class 08, shutdown, killed session...). */
     static boolean isConnectionLoss(SQLException e) {
         for (Throwable t = e; t != null; t = t.getCause()) {

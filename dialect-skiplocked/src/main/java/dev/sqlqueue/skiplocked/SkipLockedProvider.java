@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.pool.HikariPool;
 import dev.sqlqueue.QueueConfig;
+import dev.sqlqueue.SqlQueueException;
 import dev.sqlqueue.TransientBackendException;
 import dev.sqlqueue.spi.BackendDiscovery;
 import dev.sqlqueue.spi.BackendProvider;
@@ -106,10 +107,13 @@ abstract class SkipLockedProvider implements BackendProvider {
                     pool = new HikariDataSource(hc);
                 } catch (HikariPool.PoolInitializationException | IllegalArgumentException | IllegalStateException e) {
                     cause = e.getCause() != null ? e.getCause() : e;
-                    failure = new TransientBackendException("cannot connect to " + BackendDiscovery.redact(config.url())
+                    String said = "cannot connect to " + BackendDiscovery.redact(config.url())
                             + (attempts > 1 ? " (tried " + attempts + " times in " + OPEN_RETRY_NANOS / 1_000_000_000L + " s)" : "")
-                            + ": " + Redaction.text(cause.getMessage(), config.url(), config.password()),
-                            Redaction.throwable(e, config.url(), config.password()));
+                            + ": " + Redaction.text(cause.getMessage(), config.url(), config.password());
+                    // a refused login or an unknown database is no passing failure: no retry can succeed
+                    failure = JdbcErrors.isConfigurationRefused(cause)
+                            ? new SqlQueueException(said, Redaction.throwable(e, config.url(), config.password()))
+                            : new TransientBackendException(said, Redaction.throwable(e, config.url(), config.password()));
                     pause = pauseOrFail(retryOpen(cause), failure, pause, deadline, config);
                     continue;
                 }

@@ -45,15 +45,17 @@ public final class H2Provider extends SkipLockedProvider {
     /**
      * {@code url} with {@code ;WRITE_DELAY=0} appended when it names an embedded file database and sets no
      * write delay; unchanged for in-memory and server URLs. Throws {@link InvalidInputException} when the
-     * URL sets a write delay other than 0.
+     * URL of a file or server database sets a write delay other than 0 (an in-memory one may set any).
      */
     static String durableUrl(String url) {
         String[] parts = url.split(";");
+        // an in-memory database has no file a delayed commit could miss
+        boolean inMemory = parts[0].toLowerCase(Locale.ROOT).startsWith("jdbc:h2:mem:");
         for (int i = 1; i < parts.length; i++) {
             String[] kv = parts[i].split("=", 2);
             if (kv[0].trim().toUpperCase(Locale.ROOT).equals("WRITE_DELAY")) {
                 String value = kv.length > 1 ? kv[1].trim() : "";
-                if (!value.equals("0")) {
+                if (!inMemory && !value.matches("0+")) {
                     throw new InvalidInputException(WRITE_DELAY_RULE, "the H2 URL sets WRITE_DELAY=" + value
                             + ": a commit must reach the file before enqueue or ack returns, so sqlqueue needs WRITE_DELAY=0"
                             + " (or leave it out and sqlqueue sets it)");
@@ -97,6 +99,9 @@ public final class H2Provider extends SkipLockedProvider {
             // every row: H2 2.3.232 lists the stored value (SET WRITE_DELAY) and, after it, the live one, which
             // is the default of 500 ms again when the database was opened by a URL that does not set it
             String delay = null;
+            if (c.getMetaData().getURL().toLowerCase(Locale.ROOT).startsWith("jdbc:h2:mem:")) {
+                return; // an in-memory database has no file a delayed commit could miss
+            }
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     String v = rs.getString(1);

@@ -153,4 +153,22 @@ class H2CrashDurabilityTest {
             assertNotNull(q, "the URL's WRITE_DELAY=0 is the live value");
         }
     }
+
+    /**
+     * The write delay is a number: {@code WRITE_DELAY=00} is 0 and was refused as text. An in-memory database
+     * has no file to lose a commit from, so its URL may set any delay; it was refused.
+     */
+    @Test
+    void aWriteDelayIsReadAsANumberAndAnInMemoryDatabaseMaySetAny() {
+        String file = "jdbc:h2:file:" + dir.resolve("zero");
+        assertEquals(file + ";WRITE_DELAY=00", H2Provider.durableUrl(file + ";WRITE_DELAY=00"));
+        assertEquals("jdbc:h2:mem:x;WRITE_DELAY=500", H2Provider.durableUrl("jdbc:h2:mem:x;WRITE_DELAY=500"));
+        try (SqlQueue q = SqlQueue.open(QueueConfig.ofUrl("jdbc:h2:mem:wd500;WRITE_DELAY=500"))) {
+            assertNotNull(q, "an in-memory database opens with any write delay");
+        }
+        assertEquals("h2.write-delay", assertThrows(InvalidInputException.class,
+                () -> H2Provider.durableUrl(file + ";WRITE_DELAY=500")).rule());
+        assertEquals("h2.write-delay", assertThrows(InvalidInputException.class,
+                () -> H2Provider.durableUrl(file + ";WRITE_DELAY=x")).rule());
+    }
 }

@@ -95,7 +95,14 @@ public class SqlQueueProperties {
         private Duration oldestReadyMaxAge = Duration.ofMinutes(5);
 
         public Duration getOldestReadyMaxAge() { return oldestReadyMaxAge; }
-        public void setOldestReadyMaxAge(Duration oldestReadyMaxAge) { this.oldestReadyMaxAge = oldestReadyMaxAge; }
+        /** @throws dev.sqlqueue.InvalidInputException (rule {@code health.oldest-ready-max-age}) unless positive */
+        public void setOldestReadyMaxAge(Duration oldestReadyMaxAge) {
+            if (oldestReadyMaxAge == null || oldestReadyMaxAge.isNegative() || oldestReadyMaxAge.isZero()) {
+                throw new dev.sqlqueue.InvalidInputException("health.oldest-ready-max-age",
+                        "sqlqueue.health.oldest-ready-max-age must be positive, was " + oldestReadyMaxAge);
+            }
+            this.oldestReadyMaxAge = oldestReadyMaxAge;
+        }
     }
 
     /** The "sqlqueue" actuator endpoint. */
@@ -104,7 +111,14 @@ public class SqlQueueProperties {
         private int deadLetterLimit = 100;
 
         public int getDeadLetterLimit() { return deadLetterLimit; }
-        public void setDeadLetterLimit(int deadLetterLimit) { this.deadLetterLimit = deadLetterLimit; }
+        /** @throws dev.sqlqueue.InvalidInputException (rule {@code endpoint.dead-letter-limit}) unless 1..100000 */
+        public void setDeadLetterLimit(int deadLetterLimit) {
+            if (deadLetterLimit < 1 || deadLetterLimit > 100_000) {
+                throw new dev.sqlqueue.InvalidInputException("endpoint.dead-letter-limit",
+                        "sqlqueue.endpoint.dead-letter-limit must be 1..100000, was " + deadLetterLimit);
+            }
+            this.deadLetterLimit = deadLetterLimit;
+        }
     }
 
     /** The web dashboard (with sqlqueue-dashboard on the class path, in a servlet web application). */

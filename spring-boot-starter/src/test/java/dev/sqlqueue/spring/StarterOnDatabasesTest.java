@@ -98,6 +98,23 @@ class StarterOnDatabasesTest {
                         "management.endpoints.jmx.exposure.include=sqlqueue", "spring.jmx.enabled=true");
     }
 
+    /**
+     * A health age that is not positive (every queue with a ready message would be DOWN, or none ever) and a
+     * dead-letter limit outside 1..100000 (the endpoint then failed at its first call) are refused at start,
+     * naming the property and the rule, like the other properties; both were accepted.
+     */
+    @org.junit.jupiter.api.Test
+    void aNonPositiveHealthAgeOrAnEndpointLimitOutOfRangeIsRefusedAtStart() {
+        runner("h2").withPropertyValues("sqlqueue.health.oldest-ready-max-age=-1s").run(ctx -> {
+            assertThat(ctx).hasFailed();
+            assertThat(ctx.getStartupFailure()).hasStackTraceContaining("health.oldest-ready-max-age");
+        });
+        runner("h2").withPropertyValues("sqlqueue.endpoint.dead-letter-limit=0").run(ctx -> {
+            assertThat(ctx).hasFailed();
+            assertThat(ctx.getStartupFailure()).hasStackTraceContaining("endpoint.dead-letter-limit");
+        });
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"h2", "postgresql"})
     void autoConfiguredQueueRunsHandlersJoinsTransactionsAndReports(String db) {

@@ -56,6 +56,15 @@ final class MeteredBackend extends ForwardingQueueBackend {
         sampler.start();
     }
 
+    /** The counters every queue has, by name, with their descriptions (registered at 0 with its gauges). */
+    static final java.util.Map<String, String> COUNTERS = java.util.Map.of(
+            SqlQueueMeters.ENQUEUED, "Messages enqueued",
+            SqlQueueMeters.ACKED, "Messages acked",
+            SqlQueueMeters.NACKED, "Messages nacked (to be retried)",
+            SqlQueueMeters.DEAD_LETTERED, "Messages moved to the dead-letter store by a consumer",
+            SqlQueueMeters.RELEASED, "Messages given back unprocessed",
+            SqlQueueMeters.LEASE_LOST, "Settle or extend calls refused because the lease was lost");
+
     private Counter counter(String name, String description, QueueName queue) {
         return Counter.builder(name).description(description)
                 .tag(TAG_QUEUE, queue.value()).tag(TAG_BACKEND, backendName).register(registry);

@@ -116,6 +116,9 @@ final class StatsSampler implements AutoCloseable {
     private QueueGauges register(QueueName queue) {
         QueueGauges g = new QueueGauges();
         Tags tags = Tags.of(TAG_QUEUE, queue.value(), TAG_BACKEND, backendName);
+        // the queue's counters too, at 0, so that a rate or an alert has a series before the first event
+        MeteredBackend.COUNTERS.forEach((name, description) ->
+                g.meters.add(io.micrometer.core.instrument.Counter.builder(name).description(description).tags(tags).register(registry)));
         g.meters.add(gauge(SqlQueueMeters.READY, "Messages visible now and not leased", tags, g, QueueStats::ready));
         g.meters.add(gauge(SqlQueueMeters.DELAYED, "Messages not yet visible (delayed enqueue or nack delay)", tags, g, QueueStats::delayed));
         g.meters.add(gauge(SqlQueueMeters.IN_FLIGHT, "Messages under an unexpired lease", tags, g, QueueStats::inFlight));

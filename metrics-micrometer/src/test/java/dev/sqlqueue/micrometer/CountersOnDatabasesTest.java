@@ -113,6 +113,31 @@ class CountersOnDatabasesTest {
     }
 
     /** Wait for a state the workers reach asynchronously; fails after 20 s. */
+    /**
+     * Every counter of a queue has a series from the first sample, at 0: a rate or an alert on {@code
+     * sqlqueue.messages.lease.lost} or {@code released} saw no series at all until the first event.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"h2"})
+    void everyCounterOfAQueueIsThereAtZeroBeforeItsFirstEvent(String db) throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        SqlQueueMetrics metrics = SqlQueueMetrics.of(registry).withStatsInterval(Duration.ofMillis(50));
+        try (SqlQueue q = metrics.open(Databases.config(db))) {
+            try {
+                q.createQueue(JOBS);
+                await(() -> registry.find(SqlQueueMeters.READY).tag("queue", "jobs").gauge() != null);
+                for (String name : List.of(SqlQueueMeters.ENQUEUED, SqlQueueMeters.ACKED, SqlQueueMeters.NACKED,
+                        SqlQueueMeters.DEAD_LETTERED, SqlQueueMeters.RELEASED, SqlQueueMeters.LEASE_LOST)) {
+                    io.micrometer.core.instrument.Counter c = registry.find(name).tag("queue", "jobs").counter();
+                    assertTrue(c != null, name + " has a series before its first event");
+                    assertEquals(0.0, c.count(), name);
+                }
+            } finally {
+                q.dropSchema();
+            }
+        }
+    }
+
     static void await(BooleanSupplier done) throws InterruptedException {
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (!done.getAsBoolean()) {

@@ -79,6 +79,20 @@ final class Cli {
         return new Run(code, out.toString(), err.toString());
     }
 
+    /**
+     * Starts the command in a JVM of its own in {@code dir}, standard error merged into standard output, with the
+     * command's own logging configuration (src/main/resources ahead of the tests' one on the class path).
+     */
+    static Process process(Path dir, String... args) throws java.io.IOException {
+        String classPath = java.util.stream.Stream.of(System.getProperty("java.class.path").split(java.io.File.pathSeparator))
+                .sorted(java.util.Comparator.comparing((String e) -> e.endsWith("test-classes")))
+                .collect(java.util.stream.Collectors.joining(java.io.File.pathSeparator));
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", classPath, Main.class.getName()));
+        command.addAll(Arrays.asList(args));
+        return new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
+    }
+
     /** A client of the same database, for assertions through the public API. */
     SqlQueue client() {
         return SqlQueue.open(QueueConfig.builder().url(url).history(true).build());

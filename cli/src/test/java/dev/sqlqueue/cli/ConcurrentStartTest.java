@@ -3,15 +3,12 @@ package dev.sqlqueue.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,18 +26,12 @@ class ConcurrentStartTest {
     void commandsStartedTogetherOnANewSharedDatabaseAllSucceedQuietly() throws Exception {
         Path input = dir.resolve("in.txt");
         Files.writeString(input, "x\n");
-        // the command's own logging configuration (src/main/resources), not the tests' one
-        String classPath = Stream.of(System.getProperty("java.class.path").split(File.pathSeparator))
-                .sorted(Comparator.comparing((String e) -> e.endsWith("test-classes")))
-                .collect(Collectors.joining(File.pathSeparator));
         StringBuilder wrong = new StringBuilder();
         for (int round = 0; round < 2; round++) {
             String url = "jdbc:h2:file:" + dir.resolve("db" + round) + ";AUTO_SERVER=TRUE;WRITE_DELAY=0;TRACE_LEVEL_FILE=0";
             List<Process> children = new ArrayList<>();
             for (int i = 0; i < 4; i++) {
-                children.add(new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                        "-cp", classPath, Main.class.getName(), "enqueue", "-q", "together", "--url=" + url, input.toString())
-                        .directory(dir.toFile()).redirectErrorStream(true).start());
+                children.add(Cli.process(dir, "enqueue", "-q", "together", "--url=" + url, input.toString()));
             }
             for (Process p : children) {
                 String out = new String(p.getInputStream().readAllBytes());

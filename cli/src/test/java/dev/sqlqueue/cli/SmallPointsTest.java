@@ -21,15 +21,18 @@ class SmallPointsTest {
     @Test
     void aDefaultDatabaseThatCannotBeOpenedIsOneLineWithoutAStackTrace() throws Exception {
         Files.writeString(dir.resolve(".sqlqueue"), "a file where the database directory should be");
-        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), Main.class.getName(), "stats")
-                .directory(dir.toFile()).redirectErrorStream(true).start();
+        String line = oneErrorLine(Cli.process(dir, "stats"));
+        assertTrue(line.startsWith("sqlqueue: error: "), line);
+    }
+
+    /** The one line a command that failed printed (exit 1), after it ended. */
+    private static String oneErrorLine(Process p) throws Exception {
         String out = new String(p.getInputStream().readAllBytes());
         assertTrue(p.waitFor(60, TimeUnit.SECONDS));
         assertEquals(ExitCodes.FAILURE, p.exitValue(), out);
         List<String> lines = out.lines().toList();
         assertEquals(1, lines.size(), out);
-        assertTrue(lines.get(0).startsWith("sqlqueue: error: "), out);
+        return lines.get(0);
     }
 
     /**
@@ -39,20 +42,9 @@ class SmallPointsTest {
      */
     @Test
     void aRefusedMariaDbLoginIsOneLine() throws Exception {
-        // the command's own logging configuration (src/main/resources), not the tests' one
-        String classPath = java.util.stream.Stream.of(System.getProperty("java.class.path").split(java.io.File.pathSeparator))
-                .sorted(java.util.Comparator.comparing((String e) -> e.endsWith("test-classes")))
-                .collect(java.util.stream.Collectors.joining(java.io.File.pathSeparator));
-        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", classPath, Main.class.getName(), "stats",
-                "--url=jdbc:mariadb://127.0.0.1:3306/test?user=no_such_user_sq&password=wrong")
-                .directory(dir.toFile()).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes());
-        assertTrue(p.waitFor(60, TimeUnit.SECONDS));
-        assertEquals(ExitCodes.FAILURE, p.exitValue(), out);
-        List<String> lines = out.lines().toList();
-        assertEquals(1, lines.size(), out);
-        assertTrue(lines.get(0).startsWith("sqlqueue: error: ") && lines.get(0).contains("Access denied"), out);
+        String line = oneErrorLine(Cli.process(dir, "stats",
+                "--url=jdbc:mariadb://127.0.0.1:3306/test?user=no_such_user_sq&password=wrong"));
+        assertTrue(line.startsWith("sqlqueue: error: ") && line.contains("Access denied"), line);
     }
 
     @Test

@@ -100,18 +100,16 @@ abstract class SkipLockedProvider implements BackendProvider {
             int attempts = 0;
             while (true) {
                 attempts++;
-                RuntimeException failure;
-                Throwable cause;
-                HikariDataSource pool = null;
+                HikariDataSource pool;
                 try {
                     pool = new HikariDataSource(hc);
                 } catch (HikariPool.PoolInitializationException | IllegalArgumentException | IllegalStateException e) {
-                    cause = e.getCause() != null ? e.getCause() : e;
+                    Throwable cause = e.getCause() != null ? e.getCause() : e;
                     String said = "cannot connect to " + BackendDiscovery.redact(config.url())
                             + (attempts > 1 ? " (tried " + attempts + " times in " + OPEN_RETRY_NANOS / 1_000_000_000L + " s)" : "")
                             + ": " + Redaction.text(cause.getMessage(), config.url(), config.password());
                     // a refused login or an unknown database is no passing failure: no retry can succeed
-                    failure = JdbcErrors.isConfigurationRefused(cause)
+                    RuntimeException failure = JdbcErrors.isConfigurationRefused(cause)
                             ? new SqlQueueException(said, Redaction.throwable(e, config.url(), config.password()))
                             : new TransientBackendException(said, Redaction.throwable(e, config.url(), config.password()));
                     pause = pauseOrFail(retryOpen(cause), failure, pause, deadline, config);

@@ -116,9 +116,7 @@ class H2CrashDurabilityTest {
         try (Connection c = DriverManager.getConnection(url, "sa", "")) {
             c.createStatement().execute("SET WRITE_DELAY 500");
         }
-        org.h2.jdbcx.JdbcDataSource ds = new org.h2.jdbcx.JdbcDataSource();
-        ds.setURL(url);
-        ds.setUser("sa");
+        org.h2.jdbcx.JdbcDataSource ds = h2DataSource(url);
         InvalidInputException e = assertThrows(InvalidInputException.class,
                 () -> SqlQueue.open(QueueConfig.builder().dataSource(ds).backend("h2").build()));
         assertEquals("h2.write-delay", e.rule());
@@ -141,9 +139,7 @@ class H2CrashDurabilityTest {
         try (Connection c = DriverManager.getConnection(url, "sa", "")) {
             c.createStatement().execute("SET WRITE_DELAY 0");
         }
-        org.h2.jdbcx.JdbcDataSource ds = new org.h2.jdbcx.JdbcDataSource();
-        ds.setURL(url);
-        ds.setUser("sa");
+        org.h2.jdbcx.JdbcDataSource ds = h2DataSource(url);
         InvalidInputException e = assertThrows(InvalidInputException.class,
                 () -> SqlQueue.open(QueueConfig.builder().dataSource(ds).backend("h2").build()));
         assertEquals("h2.write-delay", e.rule());
@@ -170,5 +166,12 @@ class H2CrashDurabilityTest {
                 () -> H2Provider.durableUrl(file + ";WRITE_DELAY=500")).rule());
         assertEquals("h2.write-delay", assertThrows(InvalidInputException.class,
                 () -> H2Provider.durableUrl(file + ";WRITE_DELAY=x")).rule());
+    }
+
+    private static org.h2.jdbcx.JdbcDataSource h2DataSource(String url) {
+        org.h2.jdbcx.JdbcDataSource ds = new org.h2.jdbcx.JdbcDataSource();
+        ds.setURL(url);
+        ds.setUser("sa");
+        return ds;
     }
 }

@@ -65,14 +65,14 @@ final class MeteredBackend extends ForwardingQueueBackend {
             SqlQueueMeters.RELEASED, "Messages given back unprocessed",
             SqlQueueMeters.LEASE_LOST, "Settle or extend calls refused because the lease was lost");
 
-    private Counter counter(String name, String description, QueueName queue) {
-        return Counter.builder(name).description(description)
+    private Counter counter(String name, QueueName queue) {
+        return Counter.builder(name).description(COUNTERS.get(name))
                 .tag(TAG_QUEUE, queue.value()).tag(TAG_BACKEND, backendName).register(registry);
     }
 
-    private void count(String name, String description, QueueName queue, long n) {
+    private void count(String name, QueueName queue, long n) {
         if (n > 0) {
-            counter(name, description, queue).increment(n);
+            counter(name, queue).increment(n);
         }
     }
 
@@ -91,21 +91,21 @@ final class MeteredBackend extends ForwardingQueueBackend {
     @Override
     public long enqueue(QueueName queue, Message message) {
         long id = super.enqueue(queue, message);
-        count(SqlQueueMeters.ENQUEUED, "Messages enqueued", queue, 1);
+        count(SqlQueueMeters.ENQUEUED, queue, 1);
         return id;
     }
 
     @Override
     public List<Long> enqueueAll(QueueName queue, List<Message> messages) {
         List<Long> ids = super.enqueueAll(queue, messages);
-        count(SqlQueueMeters.ENQUEUED, "Messages enqueued", queue, ids.size());
+        count(SqlQueueMeters.ENQUEUED, queue, ids.size());
         return ids;
     }
 
     @Override
     public long enqueue(Connection connection, QueueName queue, Message message) {
         long id = super.enqueue(connection, queue, message);
-        count(SqlQueueMeters.ENQUEUED, "Messages enqueued", queue, 1);
+        count(SqlQueueMeters.ENQUEUED, queue, 1);
         return id;
     }
 
@@ -114,7 +114,7 @@ final class MeteredBackend extends ForwardingQueueBackend {
     public EnqueueResult enqueueDeduplicated(QueueName queue, Message message) {
         EnqueueResult r = super.enqueueDeduplicated(queue, message);
         if (!r.duplicate()) {
-            count(SqlQueueMeters.ENQUEUED, "Messages enqueued", queue, 1);
+            count(SqlQueueMeters.ENQUEUED, queue, 1);
         }
         return r;
     }
@@ -123,7 +123,7 @@ final class MeteredBackend extends ForwardingQueueBackend {
     public EnqueueResult enqueueDeduplicated(Connection connection, QueueName queue, Message message) {
         EnqueueResult r = super.enqueueDeduplicated(connection, queue, message);
         if (!r.duplicate()) {
-            count(SqlQueueMeters.ENQUEUED, "Messages enqueued", queue, 1);
+            count(SqlQueueMeters.ENQUEUED, queue, 1);
         }
         return r;
     }
@@ -182,14 +182,13 @@ final class MeteredBackend extends ForwardingQueueBackend {
             return true;
         } catch (LeaseLostException e) {
             claimed.remove(receipt);
-            count(SqlQueueMeters.LEASE_LOST, "Settle or extend calls refused because the lease was lost",
-                    receipt.queue(), 1);
+            count(SqlQueueMeters.LEASE_LOST, receipt.queue(), 1);
             throw e;
         }
     }
 
     private void acked(Receipt receipt, Claimed c) {
-        count(SqlQueueMeters.ACKED, "Messages acked", receipt.queue(), 1);
+        count(SqlQueueMeters.ACKED, receipt.queue(), 1);
         if (c != null) {
             Duration latency = Duration.between(c.enqueuedAt(), Instant.now());
             Timer.builder(SqlQueueMeters.ENQUEUE_TO_ACK)
@@ -224,7 +223,7 @@ final class MeteredBackend extends ForwardingQueueBackend {
         for (Receipt r : receipts) {
             Claimed c = claimed.remove(r);
             if (lost.contains(r)) {
-                count(SqlQueueMeters.LEASE_LOST, "Settle or extend calls refused because the lease was lost", r.queue(), 1);
+                count(SqlQueueMeters.LEASE_LOST, r.queue(), 1);
             } else {
                 acked(r, c);
             }
@@ -234,7 +233,7 @@ final class MeteredBackend extends ForwardingQueueBackend {
     @Override
     public void nack(Receipt receipt, Duration delay, String error) {
         settle(receipt, () -> super.nack(receipt, delay, error), true);
-        count(SqlQueueMeters.NACKED, "Messages nacked (to be retried)", receipt.queue(), 1);
+        count(SqlQueueMeters.NACKED, receipt.queue(), 1);
     }
 
     @Override
@@ -245,13 +244,13 @@ final class MeteredBackend extends ForwardingQueueBackend {
     @Override
     public void deadLetter(Receipt receipt, String reason) {
         settle(receipt, () -> super.deadLetter(receipt, reason), true);
-        count(SqlQueueMeters.DEAD_LETTERED, "Messages moved to the dead-letter store by a consumer", receipt.queue(), 1);
+        count(SqlQueueMeters.DEAD_LETTERED, receipt.queue(), 1);
     }
 
     @Override
     public void release(Receipt receipt) {
         settle(receipt, () -> super.release(receipt), true);
-        count(SqlQueueMeters.RELEASED, "Messages given back unprocessed", receipt.queue(), 1);
+        count(SqlQueueMeters.RELEASED, receipt.queue(), 1);
     }
 
     private void forgetStale() {

@@ -54,9 +54,7 @@ class TracingOnDatabasesTest {
     @ValueSource(strings = {"h2", "postgresql"})
     void consumerSpanContinuesTheProducersTrace(String db) throws Exception {
         InMemorySpanExporter exporter = InMemorySpanExporter.create();
-        OpenTelemetrySdk otel = OpenTelemetrySdk.builder()
-                .setTracerProvider(SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(exporter)).build())
-                .build();
+        OpenTelemetrySdk otel = exportingTo(exporter);
         SqlQueueTracing tracing = SqlQueueTracing.of(otel);
         QueueConfig config = config(db);
         try (SqlQueue q = tracing.open(config)) {
@@ -123,9 +121,7 @@ class TracingOnDatabasesTest {
     @ValueSource(strings = {"h2"})
     void failingHandlerMarksItsSpanAndUntracedClientsAddNoHeader(String db) throws Exception {
         InMemorySpanExporter exporter = InMemorySpanExporter.create();
-        OpenTelemetrySdk otel = OpenTelemetrySdk.builder()
-                .setTracerProvider(SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(exporter)).build())
-                .build();
+        OpenTelemetrySdk otel = exportingTo(exporter);
         SqlQueueTracing tracing = SqlQueueTracing.of(otel);
         try (SqlQueue plain = SqlQueue.open(config(db))) {
             try {
@@ -162,9 +158,7 @@ class TracingOnDatabasesTest {
     @ValueSource(strings = {"h2"})
     void aHandlerThatReturnsNoOutcomeIsARetryInItsSpan(String db) throws Exception {
         InMemorySpanExporter exporter = InMemorySpanExporter.create();
-        OpenTelemetrySdk otel = OpenTelemetrySdk.builder()
-                .setTracerProvider(SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(exporter)).build())
-                .build();
+        OpenTelemetrySdk otel = exportingTo(exporter);
         SqlQueueTracing tracing = SqlQueueTracing.of(otel);
         try (SqlQueue plain = SqlQueue.open(config(db))) {
             try {
@@ -179,6 +173,13 @@ class TracingOnDatabasesTest {
                 plain.dropSchema();
             }
         }
+    }
+
+    /** An SDK whose spans end up in {@code exporter} as each ends. */
+    private static OpenTelemetrySdk exportingTo(InMemorySpanExporter exporter) {
+        return OpenTelemetrySdk.builder()
+                .setTracerProvider(SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(exporter)).build())
+                .build();
     }
 
     private static SpanData span(InMemorySpanExporter exporter, String name) {

@@ -84,7 +84,8 @@ public final class H2Provider extends SkipLockedProvider {
     @Override
     boolean retryOpen(Throwable cause) {
         for (Throwable t = cause; t != null; t = t.getCause()) {
-            if (t instanceof SQLException e && PASSING_AT_OPEN.contains(e.getErrorCode())) {
+            // or the pool's own "Connection is closed" (SQLState 08003) when the serving process exits under it
+            if (t instanceof SQLException e && (PASSING_AT_OPEN.contains(e.getErrorCode()) || JdbcErrors.isConnectionLoss(e))) {
                 return true;
             }
         }

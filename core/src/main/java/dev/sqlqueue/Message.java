@@ -17,7 +17,10 @@ import java.util.Objects;
  *   <li>{@code headers}: string keys and values, in insertion order; keys 1 to
  *       {@value #MAX_HEADER_KEY_LENGTH} characters with no control characters; values any text except
  *       U+0000 (PostgreSQL cannot store it). Keys and values must be well-formed UTF-16: a lone surrogate
- *       (U+D800..U+DFFF without its pair) has no UTF-8 encoding and would be stored changed.</li>
+ *       (U+D800..U+DFFF without its pair) has no UTF-8 encoding and would be stored changed. All keys and
+ *       values together at most {@value #MAX_HEADERS_LENGTH} UTF-16 code units (rule {@code headers.size});
+ *       a backend may allow less (Teradata: 8,000 characters in their stored form, rule
+ *       {@code headers.max-length}).</li>
  *   <li>{@code delay}: how long the message stays invisible after enqueue, measured on the database
  *       clock; zero to {@link #MAX_DELAY} (365 days), millisecond resolution.</li>
  *   <li>{@code priority}: {@value #MIN_PRIORITY}..{@value #MAX_PRIORITY}; higher is consumed first
@@ -35,6 +38,12 @@ public final class Message {
     public static final int MIN_PRIORITY = -1000;
     public static final int MAX_PRIORITY = 1000;
     public static final int MAX_HEADER_KEY_LENGTH = 128;
+    /**
+     * The most UTF-16 code units that all header keys and values of one message may hold together:
+     * 1,048,576 (rule {@code headers.size}). Stored escaped, that is at most 2 MiB characters, which every
+     * backend's header column holds (MariaDB's {@code MEDIUMTEXT} holds 16 MiB bytes).
+     */
+    public static final int MAX_HEADERS_LENGTH = 1 << 20;
     /** The longest deduplication key, in UTF-16 code units. */
     public static final int MAX_DEDUPLICATION_KEY_LENGTH = 128;
     /** The longest delay of an enqueue or a nack: 365 days (rule {@code delay.max}). */
@@ -168,6 +177,8 @@ public final class Message {
     public static final class Builder {
         private final byte[] payload;
         private final Map<String, String> headers = new LinkedHashMap<>();
+        /** UTF-16 code units of every key and value in {@link #headers}. */
+        private long headersLength;
         private Duration delay = Duration.ZERO;
         private int priority;
         private String group;
@@ -180,6 +191,15 @@ public final class Message {
             this.payload = payload.clone();
         }
 
+        /**
+         * Sets one header (a key already set takes the new value).
+         *
+         * @throws InvalidInputException (rule {@code header.key}) if the key is null, empty, longer than
+         *     {@value #MAX_HEADER_KEY_LENGTH} characters, or holds a control character, U+0000 or a lone
+         *     surrogate; (rule {@code header.value}) if the value is null or holds U+0000 or a lone surrogate;
+         *     (rule {@code headers.size}) if the headers would hold more than {@value #MAX_HEADERS_LENGTH}
+         *     UTF-16 code units in all. The builder is unchanged when it throws.
+         */
         public Builder header(String key, String value) {
             if (key == null || key.isEmpty() || key.length() > MAX_HEADER_KEY_LENGTH) {
                 throw new InvalidInputException("header.key",
@@ -193,22 +213,35 @@ public final class Message {
                 throw new InvalidInputException("header.value", "header '" + key + "' has a null value");
             }
             checkStorableText("header.value", "the value of header '" + key + "'", value);
+            String old = headers.get(key);
+            long length = headersLength - (old == null ? 0 : key.length() + old.length()) + key.length() + value.length();
+            if (length > MAX_HEADERS_LENGTH) {
+                throw new InvalidInputException("headers.size", "header keys and values together must be at most "
+                        + MAX_HEADERS_LENGTH + " UTF-16 code units; with header '" + key + "' they would be " + length);
+            }
             headers.put(key, value);
+            headersLength = length;
             return this;
         }
 
         /**
-         * Adds every entry, checked as {@link #header}; all or none: on an invalid entry nothing is added.
+         * Adds every entry, checked as {@link #header} (a key already set takes the new value); all or none:
+         * on an invalid entry nothing is added.
          *
-         * @throws InvalidInputException (rule {@code headers.null}) if {@code all} is null
+         * @throws InvalidInputException (rule {@code headers.null}) if {@code all} is null; (rule
+         *     {@code headers.size}) if the headers would hold more than {@value #MAX_HEADERS_LENGTH} UTF-16 code
+         *     units in all
          */
         public Builder headers(Map<String, String> all) {
             if (all == null) {
                 throw new InvalidInputException("headers.null", "headers must not be null (pass an empty map for none)");
             }
             Builder check = new Builder(new byte[0]);
+            check.headers.putAll(headers);
+            check.headersLength = headersLength;
             all.forEach(check::header);
             headers.putAll(check.headers);
+            headersLength = check.headersLength;
             return this;
         }
 

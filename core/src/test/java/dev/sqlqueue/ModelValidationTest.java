@@ -34,6 +34,34 @@ class ModelValidationTest {
     }
 
     @Test
+    void headersHoldAtMostTheirLimitInAllAndARefusalChangesNothing() {
+        int max = Message.MAX_HEADERS_LENGTH;
+        // exactly at the limit: two keys of one character and their values
+        Message.Builder b = Message.builder(new byte[0]).header("a", "x".repeat(max / 2 - 1)).header("b", "y".repeat(max / 2 - 1));
+        assertEquals(2, b.build().headers().size());
+        InvalidInputException over = assertThrows(InvalidInputException.class, () -> b.header("c", ""));
+        assertEquals("headers.size", over.rule());
+        assertTrue(over.getMessage().contains(Integer.toString(max)), over.getMessage());
+        assertEquals(Map.of("a", "x".repeat(max / 2 - 1), "b", "y".repeat(max / 2 - 1)), b.build().headers(),
+                "a refused header leaves the builder as it was");
+        // a key set again counts once, with its new value
+        b.header("a", "").header("a", "z".repeat(max / 2 - 1));
+        assertEquals("z".repeat(max / 2 - 1), b.build().headers().get("a"));
+        // headers(Map) is all or none, and counts the headers already set
+        Map<String, String> more = new LinkedHashMap<>();
+        more.put("b", "");
+        more.put("d", "w".repeat(max / 2));
+        InvalidInputException all = assertThrows(InvalidInputException.class, () -> b.headers(more));
+        assertEquals("headers.size", all.rule());
+        assertEquals(2, b.build().headers().size());
+        assertEquals("y".repeat(max / 2 - 1), b.build().headers().get("b"));
+        more.put("d", "w".repeat(max / 2 - 2));
+        assertEquals(3, b.headers(more).build().headers().size());
+        assertEquals("headers.size", assertThrows(InvalidInputException.class,
+                () -> Message.builder(new byte[0]).header("k", "v".repeat(max))).rule());
+    }
+
+    @Test
     void malformedHeadersAreRejected() {
         assertThrows(HeaderCodec.MalformedHeadersException.class, () -> HeaderCodec.decode("no equals"));
         assertThrows(HeaderCodec.MalformedHeadersException.class, () -> HeaderCodec.decode("a=1\na=2"));

@@ -94,6 +94,35 @@ class BadInputOnServerTest {
     }
 
     /**
+     * Headers at {@link Message#MAX_HEADERS_LENGTH}, made of the characters the stored form escapes (so it
+     * is twice as long) and of three-byte UTF-8 characters, are stored and delivered unchanged; one more
+     * code unit is refused. A header of 17 MB reached MariaDB's {@code MEDIUMTEXT} and failed there alone.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("backends")
+    void headersAtTheirLimitAreStoredUnchangedAndOneMoreIsRefused(ConformanceTarget target) throws Exception {
+        on(target, queue -> {
+            QueueName q = QueueName.of("heads");
+            queue.createQueue(q);
+            int half = Message.MAX_HEADERS_LENGTH / 2;
+            String escaped = "\\\n\r".repeat((half - 1) / 3) + "\\".repeat((half - 1) % 3);
+            String wide = "\u20ac".repeat(half - 1);
+            Message full = Message.builder(new byte[] {1}).header("a", escaped).header("b", wide).build();
+            refused("headers.size", () -> queue.enqueue(q, Message.builder(new byte[] {2}).header("a", escaped)
+                    .header("b", wide + "x").build()));
+            long one = queue.enqueue(q, full);
+            List<Long> two = queue.enqueueAll(q, List.of(full, full));
+            assertEquals(3, queue.stats(q).depth());
+            List<Delivery> got = queue.consume(q, ConsumeRequest.of(3));
+            assertEquals(List.of(one, two.get(0), two.get(1)), got.stream().map(Delivery::id).sorted().toList());
+            for (Delivery d : got) {
+                assertEquals(full.headers(), d.headers(), "the headers of message " + d.id());
+                queue.ack(d.receipt());
+            }
+        });
+    }
+
+    /**
      * Durations below the millisecond the database counts in, beyond what it can count, and null lists are
      * refused by rule: a lease of 1 ns passed the "1 ms" check (and an extension of 1 ns made the message
      * visible at once), a wait of 2^62 s threw ArithmeticException, and requeueDeadLetters with a null id threw

@@ -28,6 +28,18 @@ public interface Producer {
     List<Long> enqueueAll(QueueName queue, List<Message> messages);
 
     /**
+     * Enqueue a batch in one transaction, as {@link #enqueueAll}, and say for each message whether its
+     * {@link Message#deduplicationKey()} made it a duplicate.
+     *
+     * @return one result per message, in the order of {@code messages}: a message whose key was seen within
+     *     the window (also earlier in the same batch) has the first message's id and {@code duplicate()}
+     *     true, and nothing was enqueued for it; every other message was enqueued, {@code duplicate()} false
+     * @throws InvalidInputException as {@link #enqueueAll}; nothing is written
+     * @throws TransientBackendException if the database cannot be reached
+     */
+    List<EnqueueResult> enqueueAllDeduplicated(QueueName queue, List<Message> messages);
+
+    /**
      * Enqueue inside the caller's open transaction, on the caller's connection: the message becomes
      * visible when the caller commits and disappears if the caller rolls back. Does not commit, close
      * or change the auto-commit mode of {@code connection}.

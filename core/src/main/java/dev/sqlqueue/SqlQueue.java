@@ -208,17 +208,34 @@ public final class SqlQueue implements QueueClient {
 
     @Override
     public List<Long> enqueueAll(QueueName queue, List<Message> messages) {
-        q(queue);
-        if (messages == null) {
-            throw new InvalidInputException("batch.null", "message list must not be null");
-        }
-        messages.forEach(this::check);
-        if (messages.isEmpty()) {
+        if (checkBatch(queue, messages)) {
             return List.of();
         }
         List<Long> ids = backend.enqueueAll(queue, messages);
         hub.signal(queue);
         return ids;
+    }
+
+    @Override
+    public List<EnqueueResult> enqueueAllDeduplicated(QueueName queue, List<Message> messages) {
+        if (checkBatch(queue, messages)) {
+            return List.of();
+        }
+        List<EnqueueResult> results = backend.enqueueAllDeduplicated(queue, messages);
+        if (results.stream().anyMatch(r -> !r.duplicate())) {
+            hub.signal(queue);
+        }
+        return results;
+    }
+
+    /** Checks a batch and each message; returns true when it is empty. */
+    private boolean checkBatch(QueueName queue, List<Message> messages) {
+        q(queue);
+        if (messages == null) {
+            throw new InvalidInputException("batch.null", "message list must not be null");
+        }
+        messages.forEach(this::check);
+        return messages.isEmpty();
     }
 
     @Override

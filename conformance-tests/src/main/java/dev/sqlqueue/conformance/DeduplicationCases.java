@@ -181,14 +181,23 @@ public interface DeduplicationCases extends SuiteContext {
         List<Long> ids = shortWindow.enqueueAll(q, List.of(keyed("batch", "b1"), keyed("batch", "b2"), Message.ofText("plain")));
         assertEquals(ids.get(0), ids.get(1), "a key repeated in one batch gets the first message's id");
         assertNotEquals(ids.get(0), ids.get(2));
+        // enqueueAllDeduplicated says which: a key seen before the batch, a key repeated in it
+        List<EnqueueResult> rs = shortWindow.enqueueAllDeduplicated(q, List.of(keyed("job", "5"), keyed("batch2", "c1"),
+                keyed("batch2", "c2"), Message.ofText("plain2")));
+        assertEquals(List.of(true, false, true, false), rs.stream().map(EnqueueResult::duplicate).toList(),
+                "duplicate flags of a batch: " + rs);
+        assertEquals(first.id(), rs.get(0).id(), "a key seen before the batch: the first message's id");
+        assertEquals(rs.get(1).id(), rs.get(2).id(), "a key repeated in the batch: its first message's id");
+        assertEquals(List.of(), shortWindow.enqueueAllDeduplicated(q, List.of()));
 
         pause(2500);
         EnqueueResult after = shortWindow.enqueueDeduplicated(q, keyed("job", "4"));
         assertFalse(after.duplicate(), "after the window (2 s, database clock) the key is free again");
         assertNotEquals(first.id(), after.id());
 
-        List<Delivery> got = drain(queue(), q, 6);
-        assertEquals(List.of("1", "4", "b1", "case", "plain", "space"), got.stream().map(Delivery::text).sorted().toList());
+        List<Delivery> got = drain(queue(), q, 8);
+        assertEquals(List.of("1", "4", "b1", "c1", "case", "plain", "plain2", "space"),
+                got.stream().map(Delivery::text).sorted().toList());
         assertEquals(1, drain(queue(), other, 1).size());
     }
 }

@@ -89,6 +89,11 @@ public abstract class ForwardingQueueBackend implements QueueBackend {
     }
 
     @Override
+    public List<EnqueueResult> enqueueAllDeduplicated(QueueName queue, List<Message> messages) {
+        return delegate.enqueueAllDeduplicated(queue, messages);
+    }
+
+    @Override
     public long enqueue(Connection connection, QueueName queue, Message message) {
         return delegate.enqueue(connection, queue, message);
     }

@@ -182,6 +182,11 @@ final class SkipLockedBackend implements QueueBackend {
     }
 
     @Override
+    public List<EnqueueResult> enqueueAllDeduplicated(QueueName queue, List<Message> messages) {
+        return producer.enqueueAllDeduplicated(queue, messages);
+    }
+
+    @Override
     public long enqueue(Connection connection, QueueName queue, Message message) {
         return producer.enqueue(connection, queue, message);
     }

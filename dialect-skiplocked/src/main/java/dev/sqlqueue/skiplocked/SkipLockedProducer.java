@@ -132,12 +132,20 @@ final class SkipLockedProducer implements AutoCloseable {
     }
 
     List<Long> enqueueAll(QueueName queue, List<Message> messages) {
-        ensureKnown(queue);
         if (messages.stream().anyMatch(m -> m.deduplicationKey() != null)) {
-            startCleaner();
-            return inTransaction("enqueue", c -> keyed(c, queue, messages)).stream().map(EnqueueResult::id).toList();
+            return enqueueAllDeduplicated(queue, messages).stream().map(EnqueueResult::id).toList();
         }
+        ensureKnown(queue);
         return inTransaction("enqueue", c -> insert(c, queue, messages));
+    }
+
+    List<EnqueueResult> enqueueAllDeduplicated(QueueName queue, List<Message> messages) {
+        if (messages.stream().noneMatch(m -> m.deduplicationKey() != null)) {
+            return enqueueAll(queue, messages).stream().map(id -> new EnqueueResult(id, false)).toList();
+        }
+        ensureKnown(queue);
+        startCleaner();
+        return inTransaction("enqueue", c -> keyed(c, queue, messages));
     }
 
     long enqueue(Connection connection, QueueName queue, Message message) {

@@ -126,13 +126,19 @@ public final class SqlServerQueueBackend implements QueueBackend {
 
     @Override
     public List<Long> enqueueAll(QueueName queue, List<Message> messages) {
+        return enqueueAllDeduplicated(queue, messages).stream().map(EnqueueResult::id).toList();
+    }
+
+    @Override
+    public List<EnqueueResult> enqueueAllDeduplicated(QueueName queue, List<Message> messages) {
         messages.forEach(SqlServerQueueBackend::checkDelay);
         return sessions.inTransaction("enqueue on queue '" + queue + "'", c -> {
-            List<Long> ids = new ArrayList<>(messages.size());
+            List<EnqueueResult> results = new ArrayList<>(messages.size());
             for (Message m : messages) {
-                ids.add(m.deduplicationKey() == null ? insert(c, "enqueue", queue, m) : insertKeyed(c, "enqueueKeyed", queue, m).id());
+                results.add(m.deduplicationKey() == null ? new EnqueueResult(insert(c, "enqueue", queue, m), false)
+                        : insertKeyed(c, "enqueueKeyed", queue, m));
             }
-            return ids;
+            return results;
         });
     }
 

@@ -129,6 +129,11 @@ public final class TeradataBackend implements QueueBackend {
     }
 
     @Override
+    public List<EnqueueResult> enqueueAllDeduplicated(QueueName queue, List<Message> messages) {
+        return messages.isEmpty() ? List.of() : producer.enqueueAllDeduplicated(names(queue), messages);
+    }
+
+    @Override
     public long enqueue(Connection connection, QueueName queue, Message message) {
         return producer.enqueue(connection, names(queue), message);
     }

@@ -102,22 +102,10 @@ final class TeradataEnqueue {
 
     /** Inserts and commits; all or nothing. */
     List<Long> enqueueAll(TeradataNames n, List<Message> messages) {
-        List<String> headers = messages.stream().map(TeradataEnqueue::check).toList();
         if (messages.stream().anyMatch(m -> m.deduplicationKey() != null)) {
-            List<Long> ids = sessions.run("enqueue to '" + n.queue() + "'", s -> {
-                Connection c = s.connection();
-                List<Long> out = new ArrayList<>(messages.size());
-                for (int i = 0; i < messages.size(); i++) {
-                    Message m = messages.get(i);
-                    out.add(m.deduplicationKey() == null ? insert(c, n, List.of(m), List.of(headers.get(i)), 1).get(0)
-                            : keyed(c, n, m, headers.get(i)).id());
-                }
-                c.commit();
-                return out;
-            });
-            cleanUpNow(n, messages.stream().filter(m -> m.deduplicationKey() != null).count());
-            return ids;
+            return enqueueAllDeduplicated(n, messages).stream().map(EnqueueResult::id).toList();
         }
+        List<String> headers = messages.stream().map(TeradataEnqueue::check).toList();
         return sessions.run("enqueue to '" + n.queue() + "'", s -> {
             Connection c = s.connection();
             List<Long> ids;
@@ -132,6 +120,28 @@ final class TeradataEnqueue {
             c.commit();
             return ids;
         });
+    }
+
+    /** As {@link #enqueueAll}, with whether each message's deduplication key made it a duplicate. */
+    List<EnqueueResult> enqueueAllDeduplicated(TeradataNames n, List<Message> messages) {
+        if (messages.stream().noneMatch(m -> m.deduplicationKey() != null)) {
+            return enqueueAll(n, messages).stream().map(id -> new EnqueueResult(id, false)).toList();
+        }
+        List<String> headers = messages.stream().map(TeradataEnqueue::check).toList();
+        List<EnqueueResult> results = sessions.run("enqueue to '" + n.queue() + "'", s -> {
+            Connection c = s.connection();
+            List<EnqueueResult> out = new ArrayList<>(messages.size());
+            for (int i = 0; i < messages.size(); i++) {
+                Message m = messages.get(i);
+                out.add(m.deduplicationKey() == null
+                        ? new EnqueueResult(insert(c, n, List.of(m), List.of(headers.get(i)), 1).get(0), false)
+                        : keyed(c, n, m, headers.get(i)));
+            }
+            c.commit();
+            return out;
+        });
+        cleanUpNow(n, messages.stream().filter(m -> m.deduplicationKey() != null).count());
+        return results;
     }
 
     /** Inserts on the caller's connection without committing or touching its auto-commit mode: one row, one request. */

@@ -97,9 +97,20 @@ final class MeteredBackend extends ForwardingQueueBackend {
 
     @Override
     public List<Long> enqueueAll(QueueName queue, List<Message> messages) {
+        if (messages.stream().anyMatch(m -> m.deduplicationKey() != null)) {
+            // only the backend knows which keyed messages were duplicates, and it says so here
+            return enqueueAllDeduplicated(queue, messages).stream().map(EnqueueResult::id).toList();
+        }
         List<Long> ids = super.enqueueAll(queue, messages);
         count(SqlQueueMeters.ENQUEUED, queue, ids.size());
         return ids;
+    }
+
+    @Override
+    public List<EnqueueResult> enqueueAllDeduplicated(QueueName queue, List<Message> messages) {
+        List<EnqueueResult> results = super.enqueueAllDeduplicated(queue, messages);
+        count(SqlQueueMeters.ENQUEUED, queue, results.stream().filter(r -> !r.duplicate()).count());
+        return results;
     }
 
     @Override

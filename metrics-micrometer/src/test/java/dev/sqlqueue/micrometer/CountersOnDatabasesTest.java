@@ -9,6 +9,7 @@ import dev.sqlqueue.ConsumeRequest;
 import dev.sqlqueue.Delivery;
 import dev.sqlqueue.LeaseLostException;
 import dev.sqlqueue.Message;
+import dev.sqlqueue.QueueConfig;
 import dev.sqlqueue.QueueName;
 import dev.sqlqueue.SqlQueue;
 import dev.sqlqueue.runtime.Outcome;
@@ -18,6 +19,8 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.search.Search;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.sql.Connection;
+import java.sql.DriverManager;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -132,6 +135,39 @@ class CountersOnDatabasesTest {
                     assertTrue(c != null, name + " has a series before its first event");
                     assertEquals(0.0, c.count(), name);
                 }
+            } finally {
+                q.dropSchema();
+            }
+        }
+    }
+
+    /**
+     * {@code enqueued} counts the messages inserted: an {@code enqueue} (on its own or on the caller's
+     * connection) whose deduplication key repeats inserts nothing and was counted, and so was a message of
+     * {@code enqueueAll} whose key repeats another's in the same call.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "postgresql", "mariadb"})
+    void enqueuedCountsNoDuplicate(String db) throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        SqlQueueMetrics metrics = SqlQueueMetrics.of(registry).withStatsInterval(Duration.ofMillis(50));
+        QueueConfig config = Databases.config(db);
+        try (SqlQueue q = metrics.open(config)) {
+            try {
+                q.createQueue(JOBS);
+                long first = q.enqueue(JOBS, Message.builder("a".getBytes()).deduplicationKey("k1").build());
+                assertEquals(first, q.enqueue(JOBS, Message.builder("a again".getBytes()).deduplicationKey("k1").build()));
+                try (Connection c = DriverManager.getConnection(config.url(), config.user(), config.password())) {
+                    c.setAutoCommit(false);
+                    assertEquals(first, q.enqueue(c, JOBS, Message.builder("a in tx".getBytes()).deduplicationKey("k1").build()));
+                    q.enqueue(c, JOBS, Message.builder("b in tx".getBytes()).deduplicationKey("k2").build());
+                    c.commit();
+                }
+                List<Long> ids = q.enqueueAll(JOBS, List.of(Message.builder("c".getBytes()).deduplicationKey("k3").build(),
+                        Message.builder("c again".getBytes()).deduplicationKey("k3").build(), Message.ofText("d")));
+                assertEquals(ids.get(0), ids.get(1));
+                assertEquals(4, q.stats(JOBS).depth(), "a, b, c and d were inserted");
+                assertEquals(4, count(registry, SqlQueueMeters.ENQUEUED));
             } finally {
                 q.dropSchema();
             }

@@ -87,6 +87,12 @@ final class TracingBackend extends ForwardingQueueBackend {
     }
 
     @Override
+    public List<EnqueueResult> enqueueAllDeduplicated(QueueName queue, List<Message> messages) {
+        return send(queue, messages.size(),
+                span -> super.enqueueAllDeduplicated(queue, messages.stream().map(TracingBackend::withContext).toList()));
+    }
+
+    @Override
     public long enqueue(Connection connection, QueueName queue, Message message) {
         return send(queue, 1, span -> {
             long id = super.enqueue(connection, queue, withContext(message));

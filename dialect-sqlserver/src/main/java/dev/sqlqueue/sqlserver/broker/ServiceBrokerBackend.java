@@ -171,6 +171,17 @@ public final class ServiceBrokerBackend implements QueueBackend {
         return sender.send(queue, messages);
     }
 
+    @Override
+    public List<EnqueueResult> enqueueAllDeduplicated(QueueName queue, List<Message> messages) {
+        boolean[] duplicates = new boolean[messages.size()];
+        List<Long> ids = sender.send(queue, messages, duplicates);
+        List<EnqueueResult> results = new java.util.ArrayList<>(ids.size());
+        for (int i = 0; i < ids.size(); i++) {
+            results.add(new EnqueueResult(ids.get(i), duplicates[i]));
+        }
+        return results;
+    }
+
     /**
      * Sends in the caller's transaction on the caller's connection (its auto-commit mode and session
      * options are left as they are; nothing is committed). A message with a group goes on its group's

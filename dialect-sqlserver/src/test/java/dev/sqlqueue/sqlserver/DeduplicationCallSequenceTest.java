@@ -85,6 +85,15 @@ class DeduplicationCallSequenceTest {
     }
 
     @Test
+    void aBatchSaysWhichOfItsMessagesWereDuplicates() {
+        f.jdbc.rows(RecordingJdbc.row("id", 3L)).rows(RecordingJdbc.row("id", 4L, "duplicate", 0))
+                .rows(RecordingJdbc.row("id", 4L, "duplicate", 1));
+        assertEquals(List.of(new EnqueueResult(3, false), new EnqueueResult(4, false), new EnqueueResult(4, true)),
+                f.backend.enqueueAllDeduplicated(Q, List.of(Message.ofText("plain"), keyed("a"), keyed("a"))));
+        assertEquals(1, f.jdbc.sequence().stream().filter("commit"::equals).count(), "one transaction");
+    }
+
+    @Test
     void everyTwoHundredFiftySixthKeyedEnqueueDeletesABatchOfExpiredKeys() {
         List<String> prepared = new ArrayList<>();
         for (int i = 1; i <= SqlServerQueueBackend.CLEANUP_EVERY; i++) {

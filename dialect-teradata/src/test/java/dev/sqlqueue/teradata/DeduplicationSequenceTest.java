@@ -71,6 +71,19 @@ class DeduplicationSequenceTest {
     }
 
     @Test
+    void aBatchSaysWhichOfItsMessagesWereDuplicates() {
+        Fixture f = new Fixture();
+        f.jdbc.on(INSERT_KEY, error(2801, "23000"));
+        f.jdbc.on(KEY_MESSAGE, rows(row(77L)));
+        List<EnqueueResult> rs = f.queue.enqueueAllDeduplicated(JOBS, List.of(keyed("taken"), Message.ofText("plain")));
+        assertEquals(2, rs.size());
+        assertEquals(new EnqueueResult(77, true), rs.get(0));
+        assertTrue(!rs.get(1).duplicate() && rs.get(1).id() != 77, "the plain message was inserted: " + rs);
+        assertEquals(1, f.jdbc.calls().stream().filter(c -> c.startsWith("U " + INSERT + " ")).count(), "one message inserted");
+        assertEquals(1, f.jdbc.calls().stream().filter("commit"::equals).count(), "one transaction");
+    }
+
+    @Test
     void trailingSpacesCountAndTheWindowIsBoundInWholeSeconds() {
         Fixture f = new Fixture();
         f.queue.enqueueDeduplicated(JOBS, keyed("k "));

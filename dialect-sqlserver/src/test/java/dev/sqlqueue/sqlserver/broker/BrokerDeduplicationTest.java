@@ -53,6 +53,19 @@ class BrokerDeduplicationTest {
     }
 
     @Test
+    void aBatchSaysWhichOfItsMessagesWereDuplicates() {
+        Fixture f = new Fixture("broker.dialogPoolSize", "1");
+        f.jdbc.rows(f.sql.fillDialogs(Q, f.options.dialogLifetimeSeconds()), new Object[] {H1});
+        f.jdbc.rows(f.sql.takeKey(), new Object[] {77L});
+        f.jdbc.rows(f.sql.takeKey(), new Object[] {null});
+        f.jdbc.rows(f.sql.send(Q), new Object[] {41L});
+        assertEquals(List.of(new EnqueueResult(77, true), new EnqueueResult(41, false)),
+                f.backend().enqueueAllDeduplicated(Q, List.of(keyed("taken"), keyed("free"))));
+        assertEquals(1, f.jdbc.logContaining("exec " + f.sql.send(Q)).size(), "one SEND, for the free key");
+        assertEquals(1, f.jdbc.logContaining("c2 commit").size(), "one transaction");
+    }
+
+    @Test
     void inTheCallersTransactionTheKeyWaitsForItsCommit() throws Exception {
         Fixture f = new Fixture();
         f.jdbc.rows(f.sql.takeKey(), new Object[] {null});

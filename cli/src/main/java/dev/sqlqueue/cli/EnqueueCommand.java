@@ -2,6 +2,7 @@ package dev.sqlqueue.cli;
 
 import dev.sqlqueue.Capabilities;
 import dev.sqlqueue.Capability;
+import dev.sqlqueue.EnqueueResult;
 import dev.sqlqueue.InvalidInputException;
 import dev.sqlqueue.Message;
 import dev.sqlqueue.QueueConfig;
@@ -194,15 +195,9 @@ public final class EnqueueCommand implements Callable<Integer> {
         }
     }
 
-    /** Enqueue a chunk with keys, one message per transaction (a failure leaves the rest unwritten); returns the duplicates. */
-    private int writeKeyed(SqlQueue client, List<Message> chunk) {
-        int duplicates = 0;
-        for (Message m : chunk) {
-            if (client.enqueueDeduplicated(queue, m).duplicate()) {
-                duplicates++;
-            }
-        }
-        return duplicates;
+    /** Enqueue a chunk with keys in one transaction, as {@link #write} does without; returns the duplicates. */
+    private long writeKeyed(SqlQueue client, List<Message> chunk) {
+        return chunk.isEmpty() ? 0 : client.enqueueAllDeduplicated(queue, chunk).stream().filter(EnqueueResult::duplicate).count();
     }
 
     private Message template(byte[] payload, String key) {

@@ -385,10 +385,23 @@ final class ShellCommand {
         return killedWhy;
     }
 
+    /**
+     * Removes the database credentials from a command's environment: {@code SQLQUEUE_PASSWORD}, and
+     * {@code SQLQUEUE_URL} when it holds a password (a {@code password=} parameter or {@code user:password@}),
+     * which {@link dev.sqlqueue.spi.Redaction#url} would mask.
+     */
+    static void withoutCredentials(Map<String, String> env) {
+        env.remove("SQLQUEUE_PASSWORD");
+        String url = env.get("SQLQUEUE_URL");
+        if (url != null && !dev.sqlqueue.spi.Redaction.url(url).equals(url)) {
+            env.remove("SQLQUEUE_URL");
+        }
+    }
+
     private static Process start(List<String> command, Map<String, String> env, String pwd) throws IOException {
         ProcessBuilder pb = new ProcessBuilder(command);
         Map<String, String> e = pb.environment();
-        e.remove("SQLQUEUE_PASSWORD");
+        withoutCredentials(e);
         if (pwd != null) {
             e.put("PWD", pwd);
         }

@@ -260,4 +260,22 @@ class ShellCommandTest {
                 : command.contains("<%s>") ? "[<a  b *>]" : "[a  b *]";
         assertEquals(expected, Files.readString(out), command);
     }
+
+    /**
+     * A password written in {@code SQLQUEUE_URL} reached every command {@code work} ran (env showed it), while
+     * {@code SQLQUEUE_PASSWORD} was removed.
+     */
+    @Test
+    void theCommandsEnvironmentHoldsNoDatabasePassword() {
+        for (String url : List.of("jdbc:postgresql://127.0.0.1:5432/test?user=postgres&password=EnvLeak77",
+                "jdbc:sqlserver://db:1433;databaseName=q;user=sa;password=EnvLeak77",
+                "jdbc:mariadb://root:EnvLeak77@127.0.0.1:3306/test")) {
+            Map<String, String> env = new java.util.HashMap<>(Map.of("SQLQUEUE_URL", url, "SQLQUEUE_PASSWORD", "x", "KEEP", "1"));
+            ShellCommand.withoutCredentials(env);
+            assertEquals(Map.of("KEEP", "1"), env, url);
+        }
+        Map<String, String> plain = new java.util.HashMap<>(Map.of("SQLQUEUE_URL", "jdbc:h2:file:./q", "SQLQUEUE_USER", "sa"));
+        ShellCommand.withoutCredentials(plain);
+        assertEquals(Map.of("SQLQUEUE_URL", "jdbc:h2:file:./q", "SQLQUEUE_USER", "sa"), plain, "a URL without a password stays");
+    }
 }

@@ -70,6 +70,7 @@ final class OrphanGuard {
             Files.setPosixFilePermissions(base, PosixFilePermissions.fromString("rwx------"));
             Path dir = base.resolve(hash(url + "|" + prefix + "|" + queue));
             Files.createDirectories(dir);
+            Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
             return new OrphanGuard(dir);
         } catch (IOException | UnsupportedOperationException | SecurityException e) {
             warn.accept("sqlqueue: warning: cannot use " + base + " for run files (" + e + "); orphan check off");

@@ -84,4 +84,14 @@ class OrphanTest {
             return e.toString();
         }
     }
+
+    /** The directory of each database, prefix and queue is owner-only (0700), as cli.md says; it was 0755. */
+    @org.junit.jupiter.api.Test
+    void eachQueuesRunFileDirectoryIsOwnerOnly() throws Exception {
+        OrphanGuard g = OrphanGuard.forQueue("jdbc:h2:mem:perm" + System.nanoTime(), "sqlq_", "jobs", line -> { });
+        Path dir = g.directory().orElseThrow();
+        assertEquals("rwx------", java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(dir)));
+        assertEquals("rwx------", java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.getParent())));
+        Files.deleteIfExists(dir);
+    }
 }

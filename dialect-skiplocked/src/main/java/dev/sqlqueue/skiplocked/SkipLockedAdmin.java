@@ -1,5 +1,7 @@
 package dev.sqlqueue.skiplocked;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import static dev.sqlqueue.skiplocked.Transactions.update;
 
 import dev.sqlqueue.DeadLetter;
@@ -29,6 +31,8 @@ import javax.sql.DataSource;
  * Thread-safe.
  */
 final class SkipLockedAdmin {
+    private static final Logger LOG = LoggerFactory.getLogger(SkipLockedAdmin.class);
+
     private final SkipLockedDialect dialect;
     private final DataSource ds;
     private final SkipLockedStatements sql;
@@ -123,7 +127,12 @@ final class SkipLockedAdmin {
             List<QueueName> out = new ArrayList<>();
             try (PreparedStatement ps = c.prepareStatement(sql.listQueues); ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    out.add(QueueName.of(rs.getString(1)));
+                    try {
+                        out.add(QueueName.of(rs.getString(1)));
+                    } catch (dev.sqlqueue.InvalidInputException e) {
+                        // a row written by other means than this library: listing the others matters more
+                        LOG.warn("the queue table holds a row that is not a queue name, left out: {}", e.getMessage());
+                    }
                 }
             }
             return out;

@@ -123,6 +123,35 @@ class BadInputOnServerTest {
     }
 
     /**
+     * A row in the queue table whose name is not a queue name (written by hand, not through the library) made
+     * every listing of queues throw, so {@code stats} and the dashboard showed nothing. It is left out of the
+     * list (and logged); the other queues are listed and their statistics read.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("backends")
+    void aStrayQueueRowDoesNotHideTheOtherQueues(ConformanceTarget target) throws Exception {
+        String prefix = "bi" + Long.toString(ThreadLocalRandom.current().nextLong(1L << 40, 1L << 45), 36) + "_";
+        QueueConfig config = target.config(prefix);
+        try (SqlQueue queue = SqlQueue.open(config)) {
+            QueueName q = QueueName.of("good");
+            queue.createQueue(q);
+            queue.enqueue(q, Message.ofText("x"));
+            String quote = config.url().startsWith("jdbc:mariadb") ? "`" : "\"";
+            try (java.sql.Connection c = java.sql.DriverManager.getConnection(config.url(), config.user(), config.password());
+                 java.sql.Statement st = c.createStatement()) {
+                st.executeUpdate("INSERT INTO " + quote + prefix + "queue" + quote + " (name, created_at) VALUES ('Bad Name;', 0)");
+                if (!c.getAutoCommit()) {
+                    c.commit();
+                }
+            }
+            assertEquals(List.of(q), queue.queues());
+            assertEquals(1, queue.stats(q).depth());
+        } finally {
+            target.cleanUp(prefix);
+        }
+    }
+
+    /**
      * Durations below the millisecond the database counts in, beyond what it can count, and null lists are
      * refused by rule: a lease of 1 ns passed the "1 ms" check (and an extension of 1 ns made the message
      * visible at once), a wait of 2^62 s threw ArithmeticException, and requeueDeadLetters with a null id threw

@@ -1,5 +1,7 @@
 package dev.sqlqueue.sqlserver;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import dev.sqlqueue.DeadLetter;
 import dev.sqlqueue.HistoryEntry;
 import dev.sqlqueue.HistoryRetention;
@@ -23,6 +25,8 @@ import java.util.Map;
  * Thread-safe.
  */
 final class SqlServerAdmin {
+    private static final Logger LOG = LoggerFactory.getLogger(SqlServerAdmin.class);
+
     private final SqlServerStatements sql;
     private final Sessions sessions;
     private final Runnable migrate;
@@ -126,7 +130,12 @@ final class SqlServerAdmin {
             List<QueueName> names = new ArrayList<>();
             try (PreparedStatement ps = c.prepareStatement(sql.get("listQueues")); ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    names.add(QueueName.of(rs.getString("name")));
+                    try {
+                        names.add(QueueName.of(rs.getString("name")));
+                    } catch (dev.sqlqueue.InvalidInputException e) {
+                        // a row written by other means than this library: listing the others matters more
+                        LOG.warn("the queue table holds a row that is not a queue name, left out: {}", e.getMessage());
+                    }
                 }
             }
             return names;

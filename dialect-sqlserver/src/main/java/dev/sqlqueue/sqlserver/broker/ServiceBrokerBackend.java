@@ -387,8 +387,18 @@ public final class ServiceBrokerBackend implements QueueBackend {
 
     @Override
     public List<QueueName> queues() {
-        return withConnection("listing queues", c -> Sql.query(c, sql.listQueues()).stream()
-                .map(r -> QueueName.of(String.valueOf(r[0]))).toList());
+        return withConnection("listing queues", c -> {
+            List<QueueName> names = new java.util.ArrayList<>();
+            for (Object[] r : Sql.query(c, sql.listQueues())) {
+                try {
+                    names.add(QueueName.of(String.valueOf(r[0])));
+                } catch (InvalidInputException e) {
+                    // a row written by other means than this library: listing the others matters more
+                    LOG.warn("the queue table holds a row that is not a queue name, left out: {}", e.getMessage());
+                }
+            }
+            return names;
+        });
     }
 
     /**

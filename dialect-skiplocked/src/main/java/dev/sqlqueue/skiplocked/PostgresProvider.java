@@ -90,4 +90,9 @@ public final class PostgresProvider extends SkipLockedProvider {
     public String description() {
         return "PostgreSQL 12+, FOR UPDATE SKIP LOCKED, LISTEN/NOTIFY wake-up, lease and transactional modes";
     }
+
+    @Override
+    java.util.Set<String> optionKeys() {
+        return java.util.Set.of(PostgresOptions.TRANSACTION_POOLER, PostgresOptions.VACUUM_EVERY);
+    }
 }

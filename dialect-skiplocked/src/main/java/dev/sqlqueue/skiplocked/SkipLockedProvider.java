@@ -78,6 +78,7 @@ abstract class SkipLockedProvider implements BackendProvider {
 
     @Override
     public QueueBackend open(QueueConfig config) {
+        checkOptionKeys(config);
         SkipLockedBackend backend;
         javax.sql.DataSource ds;
         if (config.dataSource() != null) {
@@ -142,4 +143,25 @@ abstract class SkipLockedProvider implements BackendProvider {
         return backend;
     }
 
+
+    /** The {@link QueueConfig#options()} keys this backend reads; none by default. */
+    java.util.Set<String> optionKeys() {
+        return java.util.Set.of();
+    }
+
+    /**
+     * @throws dev.sqlqueue.InvalidInputException (rule {@code option.unknown}) for an option key this backend does
+     *     not read, naming the keys it reads: a misspelt {@code postgresql.transaction-poolr} was ignored, so the
+     *     backend ran as if connected directly
+     */
+    void checkOptionKeys(QueueConfig config) {
+        java.util.Set<String> known = optionKeys();
+        for (String key : config.options().keySet()) {
+            if (!known.contains(key)) {
+                throw new dev.sqlqueue.InvalidInputException("option.unknown", "backend '" + name() + "' has no option '"
+                        + key + "'; " + (known.isEmpty() ? "it takes none"
+                        : "its options are " + String.join(", ", new java.util.TreeSet<>(known))));
+            }
+        }
+    }
 }

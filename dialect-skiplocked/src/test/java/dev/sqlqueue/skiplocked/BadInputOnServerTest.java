@@ -151,6 +151,20 @@ class BadInputOnServerTest {
         }
     }
 
+    /** A misspelt option key was ignored silently ({@code migrate --option postgresql.transaction-poolr=true}, exit 0). */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("backends")
+    void anOptionTheBackendDoesNotReadIsRefused(ConformanceTarget target) {
+        String prefix = "bi" + Long.toString(ThreadLocalRandom.current().nextLong(1L << 40, 1L << 45), 36) + "_";
+        QueueConfig config = target.config(prefix).toBuilder().option("postgresql.transaction-poolr", "true").build();
+        InvalidInputException e = assertThrows(InvalidInputException.class, () -> SqlQueue.open(config).close());
+        assertEquals("option.unknown", e.rule());
+        assertTrue(e.getMessage().contains("postgresql.transaction-poolr"), e.getMessage());
+        if (config.url().startsWith("jdbc:postgresql")) {
+            assertTrue(e.getMessage().contains("postgresql.transaction-pooler"), "names the keys it reads: " + e.getMessage());
+        }
+    }
+
     /**
      * Durations below the millisecond the database counts in, beyond what it can count, and null lists are
      * refused by rule: a lease of 1 ns passed the "1 ms" check (and an extension of 1 ns made the message

@@ -14,6 +14,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -164,6 +165,24 @@ public final class WorkCommand implements Callable<Integer> {
             if (guard.signalled()) {
                 return guard.exitCode(ExitCodes.FAILURE);
             }
+            AtomicBoolean dropped = new AtomicBoolean();
+            counters.onLeaseLost(() -> {
+                try {
+                    if (client.queues().contains(queue)) {
+                        return false;
+                    }
+                } catch (RuntimeException e) {
+                    return false; // cannot tell: the lease may have run out, as the message says
+                }
+                if (dropped.compareAndSet(false, true)) {
+                    err.println("sqlqueue: queue '" + queue + "' was dropped while work ran; stopping");
+                    WorkerPool pool = running.get();
+                    if (pool != null) {
+                        pool.stopClaiming();
+                    }
+                }
+                return true;
+            });
             ScheduledExecutorService pruner = retention == null ? null : Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "sqlqueue-history-pruner");
                 t.setDaemon(true);
@@ -190,7 +209,8 @@ public final class WorkCommand implements Callable<Integer> {
                 prune(client, retention, err);
             }
             summary(out, counters, Duration.ofNanos(System.nanoTime() - started), guard.signalled());
-            code = guard.exitCode(counters.deadLettered() > 0 ? ExitCodes.INCOMPLETE : ExitCodes.OK);
+            code = guard.exitCode(dropped.get() ? ExitCodes.FAILURE
+                    : counters.deadLettered() > 0 ? ExitCodes.INCOMPLETE : ExitCodes.OK);
         }
         return code;
     }

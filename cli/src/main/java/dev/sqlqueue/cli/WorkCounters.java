@@ -21,6 +21,14 @@ final class WorkCounters implements WorkerListener {
     private final AtomicLong leaseLost = new AtomicLong();
     private final AtomicLong lastBackendError = new AtomicLong();
 
+    /** Asked on a lost lease: true when the queue itself is gone (dropped), which then stops the command. */
+    private volatile java.util.function.BooleanSupplier queueGone = () -> false;
+
+    /** Sets the check a lost lease runs ({@link #leaseLost}); it must not throw. */
+    void onLeaseLost(java.util.function.BooleanSupplier queueGone) {
+        this.queueGone = queueGone;
+    }
+
     WorkCounters(PrintWriter err) {
         this.err = err;
     }
@@ -48,7 +56,11 @@ final class WorkCounters implements WorkerListener {
     @Override
     public void leaseLost(Delivery delivery) {
         leaseLost.incrementAndGet();
-        err.println("sqlqueue: message " + delivery.id() + ": lease lost; it will be delivered again");
+        if (queueGone.getAsBoolean()) {
+            err.println("sqlqueue: message " + delivery.id() + ": its queue was dropped, and the message with it");
+        } else {
+            err.println("sqlqueue: message " + delivery.id() + ": lease lost; it may be delivered again");
+        }
     }
 
     @Override

@@ -120,4 +120,31 @@ class EnqueueAndWorkTest {
             assertEquals(2, s.delayed());
         }
     }
+
+    /**
+     * A queue dropped while {@code work} ran: the worker said "lease lost; it will be delivered again" and
+     * went on polling a queue that was gone with its messages. Now it says so and stops, exit 1.
+     */
+    @Test
+    void aQueueDroppedWhileWorkRunsStopsItAndSaysWhy() throws Exception {
+        Cli cli = new Cli(dir);
+        Path input = dir.resolve("one.txt");
+        Files.write(input, List.of("slow"), StandardCharsets.UTF_8);
+        assertEquals(0, cli.run("enqueue", "--queue", "gone", "--file", input.toString()).code());
+        Path started = dir.resolve("started");
+        java.util.concurrent.CompletableFuture<Cli.Run> work = java.util.concurrent.CompletableFuture.supplyAsync(() ->
+                cli.run("work", "--queue", "gone", "--poll", "100ms", "--exec", "touch '" + started + "'; sleep 2"));
+        try (SqlQueue q = cli.client()) {
+            long until = System.nanoTime() + 30_000_000_000L;
+            while (!Files.exists(started) && System.nanoTime() < until) {
+                Thread.sleep(20);
+            }
+            assertTrue(Files.exists(started), "the command started");
+            q.dropQueue(QueueName.of("gone"));
+        }
+        Cli.Run run = work.get(60, java.util.concurrent.TimeUnit.SECONDS);
+        assertEquals(ExitCodes.FAILURE, run.code(), run::toString);
+        assertTrue(run.err().contains("queue 'gone' was dropped"), run::toString);
+        assertFalse(run.err().contains("delivered again"), run::toString);
+    }
 }

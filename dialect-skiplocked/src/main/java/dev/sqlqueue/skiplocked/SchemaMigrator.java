@@ -2,6 +2,9 @@ package dev.sqlqueue.skiplocked;
 
 import dev.sqlqueue.SqlQueueException;
 import dev.sqlqueue.TransientBackendException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Map;
 import javax.sql.DataSource;
@@ -20,6 +23,9 @@ final class SchemaMigrator {
 
     /** @return how many migrations were applied (0 when the schema was current) */
     static int migrate(DataSource ds, SkipLockedDialect dialect, String prefix) {
+        if (dialect == SkipLockedDialect.POSTGRES) {
+            checkCreateRight(ds, prefix);
+        }
         try {
             MigrateResult result = Flyway.configure()
                     .dataSource(ds)
@@ -45,7 +51,55 @@ final class SchemaMigrator {
                     throw new SqlQueueException("schema migration failed: " + e.getMessage() + JdbcErrors.POOLER_HINT, e);
                 }
             }
-            throw new SqlQueueException("schema migration failed: " + e.getMessage(), e);
+            SQLException cause = null;
+            for (Throwable t = e; t != null; t = t.getCause()) {
+                if (t instanceof SQLException s) {
+                    cause = s;
+                }
+            }
+            // Flyway's own text ends with "Run Flyway with -X option to see the actual statement", which a
+            // user of this library cannot do: the server's message is what says what went wrong
+            throw new SqlQueueException("schema migration failed: " + (cause == null ? e.getMessage()
+                    : cause.getMessage() + " (SQLState " + cause.getSQLState() + ")"), e);
+        }
+    }
+
+    /**
+     * PostgreSQL: before a first migration, whether the user may create tables in the schema Flyway would use
+     * (the current schema). Without the right, Flyway tries to create its history table ten times, a second
+     * apart, before it fails.
+     *
+     * @throws SqlQueueException naming the schema and the user when the history table is missing and the
+     *     user lacks {@code CREATE} on the schema
+     */
+    private static void checkCreateRight(DataSource ds, String prefix) {
+        try (Connection c = ds.getConnection();
+             PreparedStatement ps = c.prepareStatement("SELECT current_schema(), current_user,"
+                     + " has_schema_privilege(current_schema(), 'CREATE'),"
+                     + " to_regclass(quote_ident(current_schema()) || '.' || quote_ident(?)) IS NOT NULL")) {
+            ps.setString(1, SkipLockedStatements.flywayTable(prefix));
+            String schema;
+            String user;
+            boolean mayCreate;
+            boolean migrated;
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                schema = rs.getString(1);
+                user = rs.getString(2);
+                mayCreate = rs.getBoolean(3);
+                migrated = rs.getBoolean(4);
+            }
+            if (!c.getAutoCommit()) {
+                c.rollback();
+            }
+            if (schema != null && !migrated && !mayCreate) {
+                throw new SqlQueueException("schema migration failed: role \"" + user + "\" may not create tables in"
+                        + " schema \"" + schema + "\" (the first schema of its search_path); grant it CREATE on that"
+                        + " schema, or let a role that may run the migration once (sqlqueue migrate) and open with"
+                        + " migrate off (SQLState 42501)");
+            }
+        } catch (SQLException e) {
+            // no verdict: the migration itself reports what the server says
         }
     }
 }

@@ -45,6 +45,34 @@ class ConfigurationErrorsOnServerTest {
         refused(QueueConfig.builder().url("jdbc:mariadb://127.0.0.1:3306/test").user("no_such_user_sq").password("x").build());
     }
 
+    /**
+     * A PostgreSQL role that may not create tables in its schema: the migration failed only after Flyway's ten
+     * one-second retries of its history table (about 10 s, for every open), with "Run Flyway with -X option to
+     * see the actual statement". It fails at once now, naming the schema, the role and what to do.
+     */
+    @Test
+    void aPostgresRoleThatCannotCreateTablesIsToldAtOnce() throws Exception {
+        String role = "sq_nocreate_" + Long.toString(System.nanoTime(), 36);
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/test", "postgres", "");
+             java.sql.Statement st = c.createStatement()) {
+            st.execute("CREATE ROLE " + role + " LOGIN");
+            st.execute("GRANT USAGE ON SCHEMA public TO " + role);
+        }
+        try {
+            SqlQueueException e = refused(QueueConfig.builder().url("jdbc:postgresql://127.0.0.1:5432/test")
+                    .user(role).password("").tablePrefix("nc_").build());
+            assertTrue(e.getMessage().contains("may not create tables in schema \"public\""), e.getMessage());
+            assertTrue(e.getMessage().contains(role), e.getMessage());
+            assertFalse(e.getMessage().contains("Run Flyway"), e.getMessage());
+        } finally {
+            try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/test", "postgres", "");
+                 java.sql.Statement st = c.createStatement()) {
+                st.execute("REVOKE USAGE ON SCHEMA public FROM " + role);
+                st.execute("DROP ROLE " + role);
+            }
+        }
+    }
+
     @Test
     void anUnreachableServerStaysTransient() {
         assertThrows(TransientBackendException.class, () -> SqlQueue.open(QueueConfig.builder()

@@ -91,6 +91,27 @@ public final class KitOptions {
         this.errors = b.errors;
     }
 
+    /** These options with other console and error streams. */
+    KitOptions withStreams(PrintStream console, PrintStream errors) {
+        Builder b = new Builder();
+        b.url = url;
+        b.user = user;
+        b.password = password;
+        b.backend = backend;
+        b.modes = modes;
+        b.cases.addAll(cases);
+        b.reportDir = reportDir;
+        b.driverPath.addAll(driverPath);
+        b.allowKill = allowKill;
+        b.restartCommand = restartCommand;
+        b.startCommand = startCommand;
+        b.backendOptions.putAll(backendOptions);
+        b.caseTimeout = caseTimeout;
+        b.console = console;
+        b.errors = errors;
+        return new KitOptions(b);
+    }
+
     public static Builder builder() {
         return new Builder();
     }

@@ -1,10 +1,6 @@
 package dev.sqlqueue.conformance.kit;
 
-import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -47,11 +43,6 @@ final class KitReport {
                     .append(" | ").append(cell(CaseCatalog.checks(r.caseId(), r.title()))).append(" |\n");
         }
         return b.toString();
-    }
-
-    static void write(Path dir, RunInfo info, List<CaseResult> results) throws IOException {
-        Files.createDirectories(dir);
-        Files.writeString(dir.resolve("conformance.md"), markdown(info, results), StandardCharsets.UTF_8);
     }
 
     /** The console table: one line per case, a column per mode, then every skip reason and failure. */

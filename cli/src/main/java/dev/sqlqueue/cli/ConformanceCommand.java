@@ -4,6 +4,7 @@ import dev.sqlqueue.conformance.kit.KitOptions;
 import dev.sqlqueue.conformance.kit.KitRunner;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -12,6 +13,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine.TypeConversionException;
 
 /**
  * {@code sqlqueue conformance}: the shared conformance suite against any server, through the JUnit
@@ -43,7 +45,7 @@ public final class ConformanceCommand implements Callable<Integer> {
             description = "Claim modes to run (default: all the backend offers).")
     String mode;
 
-    @Option(names = "--cases", paramLabel = "C01,C07", description = "Only these cases.")
+    @Option(names = "--cases", paramLabel = "C01,C07", description = "Only these cases (not empty; leave the option out for all).")
     String cases;
 
     @Option(names = "--report", paramLabel = "DIR", defaultValue = "conformance-report",
@@ -66,25 +68,44 @@ public final class ConformanceCommand implements Callable<Integer> {
     @Option(names = "--option", paramLabel = "KEY=VALUE", description = "Backend option for every case (repeatable).")
     List<String> options = new ArrayList<>();
 
-    @Option(names = "--case-timeout", paramLabel = "SECONDS", defaultValue = "" + KitOptions.DEFAULT_CASE_TIMEOUT_SECONDS,
-            description = {"Time limit of one case (90, 90s or 10m; default: ${DEFAULT-VALUE} s). A case still running",
+    @Option(names = "--case-timeout", paramLabel = "DURATION", defaultValue = "" + KitOptions.DEFAULT_CASE_TIMEOUT_SECONDS,
+            description = {"Time limit of one case, 1 s to 24 h: seconds (90) or a duration (90s, 10m, 1h, 1m30s,",
+                "PT2H); default: ${DEFAULT-VALUE} s. A case still running",
                 "then fails with what it was waiting on; its objects are dropped and the run goes on."})
     String caseTimeout;
 
     @Override
     public Integer call() {
-        KitOptions.Builder b = KitOptions.builder().url(url).user(user).password(password).backend(backend)
-                .modes(mode).cases(cases).reportDir(report).driverPath(driverPath).allowKill(allowKill)
-                .restartCommand(restartCommand).startCommand(startCommand).console(new PrintStream(System.out, true));
-        options.forEach(b::option);
         KitOptions kit;
         try {
-            b.caseTimeout(caseTimeout);
+            // every option is checked here, before anything runs: a bad one is a usage error (exit 2)
+            KitOptions.Builder b = KitOptions.builder().url(url).user(user).password(password).backend(backend)
+                    .modes(mode).cases(cases).reportDir(report).driverPath(driverPath).allowKill(allowKill)
+                    .restartCommand(restartCommand).startCommand(startCommand).console(new PrintStream(System.out, true));
+            options.forEach(b::option);
+            b.caseTimeout(caseTimeout(caseTimeout));
             kit = b.build();
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
         int rc = KitRunner.run(kit);
         return rc == KitRunner.OK ? ExitCodes.OK : rc == KitRunner.SETUP_ERROR ? ExitCodes.USAGE : ExitCodes.FAILURE;
+    }
+
+    /**
+     * {@code --case-timeout}: a number of seconds ({@code 90}), or a duration as every other option takes it
+     * ({@link DurationConverter}: {@code 90s}, {@code 10m}, {@code 1h}, {@code 1d}, {@code 1m30s}, {@code PT2H});
+     * the kit then checks the range, whole seconds from 1 s to 24 h.
+     */
+    static Duration caseTimeout(String text) {
+        String s = text == null ? "" : text.strip();
+        if (s.matches("\\d{1,6}")) {
+            return Duration.ofSeconds(Long.parseLong(s));
+        }
+        try {
+            return DurationConverter.parse(s);
+        } catch (TypeConversionException e) {
+            throw new IllegalArgumentException("case-timeout: " + e.getMessage());
+        }
     }
 }

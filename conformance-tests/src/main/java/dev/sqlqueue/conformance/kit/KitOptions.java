@@ -25,7 +25,7 @@ import java.util.regex.Pattern;
  *       {@code sqlserver-broker}, {@code teradata}); null chooses by URL.</li>
  *   <li>{@code modes}: {@code lease}, {@code transactional} or {@code all} (default): {@code all} runs
  *       every claim mode the backend declares.</li>
- *   <li>{@code cases}: case ids such as {@code C01,C07}; empty runs every case.</li>
+ *   <li>{@code cases}: case ids such as {@code C01,C07}; null runs every case, an empty list or item is refused.</li>
  *   <li>{@code reportDir}: where {@code conformance.md}, the JUnit XML and {@code prefixes.log} go;
  *       default {@code conformance-report}.</li>
  *   <li>{@code driverPath}: jar files (or directories of jars) holding a JDBC driver, or a dialect, that
@@ -46,7 +46,7 @@ import java.util.regex.Pattern;
  */
 public final class KitOptions {
     private static final Pattern CASE_ID = Pattern.compile("C\\d\\d");
-    private static final Pattern SECONDS = Pattern.compile("(\\d{1,6})\\s*(s|m|min)?");
+    private static final Pattern SECONDS = Pattern.compile("(\\d{1,6})\\s*(s|m|min|h)?");
 
     /**
      * 600 s. The slowest cases on the project's PostgreSQL and MariaDB take about 16 s (C18) and 12 s
@@ -194,13 +194,24 @@ public final class KitOptions {
             return this;
         }
 
-        /** Case ids separated by commas, for example {@code C01,C07}; null or blank means every case. */
+        /**
+         * Case ids separated by commas, for example {@code C01,C07}; null means every case. An empty or blank
+         * list, or an empty item ({@code C01,,C02}), is refused: it is a mistake, not a request for every case.
+         */
         public Builder cases(String commaSeparated) {
             cases.clear();
-            if (commaSeparated == null || commaSeparated.isBlank()) {
+            if (commaSeparated == null) {
                 return this;
             }
-            for (String c : commaSeparated.split(",")) {
+            if (commaSeparated.isBlank()) {
+                throw new IllegalArgumentException("cases: the list is empty; name case ids such as C01,C07, or leave"
+                        + " the option out to run every case");
+            }
+            for (String c : commaSeparated.split(",", -1)) {
+                if (c.isBlank()) {
+                    throw new IllegalArgumentException("cases: '" + commaSeparated + "' has an empty item; name case ids"
+                            + " separated by single commas, such as C01,C07");
+                }
                 String id = c.trim().toUpperCase(Locale.ROOT);
                 if (!CASE_ID.matcher(id).matches()) {
                     throw new IllegalArgumentException("cases: '" + c.trim() + "' is not a case id such as C01");
@@ -261,14 +272,18 @@ public final class KitOptions {
             return this;
         }
 
-        /** The time limit as given on the command line: seconds ({@code 90}, {@code 90s}) or minutes ({@code 10m}). */
+        /**
+         * The time limit as {@code KitMain} takes it: seconds ({@code 90}, {@code 90s}), minutes ({@code 10m}) or
+         * hours ({@code 1h}). {@code sqlqueue conformance} takes every duration form of the CLI.
+         */
         public Builder caseTimeout(String text) {
             java.util.regex.Matcher m = text == null ? null : SECONDS.matcher(text.trim().toLowerCase(Locale.ROOT));
             if (m == null || !m.matches()) {
-                throw new IllegalArgumentException("case-timeout: '" + text + "' is not a number of seconds (90, 90s) or minutes (10m)");
+                throw new IllegalArgumentException("case-timeout: '" + text + "' is not a number of seconds (90, 90s), minutes (10m) or hours (1h)");
             }
             long n = Long.parseLong(m.group(1));
-            return caseTimeout(m.group(2) == null || m.group(2).equals("s") ? Duration.ofSeconds(n) : Duration.ofMinutes(n));
+            return caseTimeout(m.group(2) == null || m.group(2).equals("s") ? Duration.ofSeconds(n)
+                    : m.group(2).equals("h") ? Duration.ofHours(n) : Duration.ofMinutes(n));
         }
 
         public KitOptions build() {

@@ -18,7 +18,8 @@ import picocli.CommandLine.TypeConversionException;
 /**
  * {@code sqlqueue conformance}: the shared conformance suite against any server, through the JUnit
  * Platform launcher inside this jar; writes {@code DIR/conformance.md} and JUnit XML. Exit 0 when no
- * case failed, 1 when one did (or kit objects were left), 2 on a setup error.
+ * case failed, 1 when one did (or kit objects were left), 2 on a setup error (a bad option, an unknown
+ * backend, an unreachable database), 130 / 143 when SIGINT / SIGTERM interrupted the run (the report says so).
  */
 @Command(name = "conformance", description = {
     "Run the conformance suite against a database and write a report.",

@@ -18,14 +18,17 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Ctrl-C in the middle of a case: the kit runs in a child JVM ({@code KitMain}), the test waits until
- * the running case's tables exist, sends SIGINT with {@code kill -INT}, and checks that the shutdown hook
- * dropped every prefix the run used.
+ * the running case's tables exist, sends SIGINT with {@code kill -INT} (or SIGTERM), and checks that the
+ * shutdown hook dropped every prefix the run used, that the report and the console summary say the run was
+ * interrupted and by which signal, and that the exit code is 130 (143 for SIGTERM).
  */
 @DisabledOnOs(OS.WINDOWS)
 class KitInterruptTest {
     @ParameterizedTest
-    @ValueSource(strings = {"postgresql", "mariadb"})
-    void sigintMidRunLeavesNoKitObjects(String backend, @TempDir Path dir) throws Exception {
+    @ValueSource(strings = {"postgresql:INT", "mariadb:INT", "postgresql:TERM"})
+    void aSignalMidRunLeavesNoKitObjectsAndTheReportSaysSo(String backendAndSignal, @TempDir Path dir) throws Exception {
+        String backend = backendAndSignal.split(":")[0];
+        String signal = backendAndSignal.split(":")[1];
         String url = KitDatabases.url(backend);
         String user = KitDatabases.user(backend);
         String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
@@ -54,10 +57,15 @@ class KitInterruptTest {
                 fail("the child never created C10's tables; its output:\n" + Files.readString(log));
             }
             Thread.sleep(1500); // mid-case: C10 is enqueueing and consuming
-            Process kill = new ProcessBuilder("kill", "-INT", Long.toString(child.pid())).inheritIO().start();
+            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(child.pid())).inheritIO().start();
             assertEquals(0, kill.waitFor());
-            assertTrue(child.waitFor(120, TimeUnit.SECONDS), "the child ends after SIGINT");
+            assertTrue(child.waitFor(120, TimeUnit.SECONDS), "the child ends after SIG" + signal);
             String out = Files.readString(log);
+            assertEquals(signal.equals("INT") ? 130 : 143, child.exitValue(), out);
+            String md = Files.readString(dir.resolve("report/conformance.md"));
+            assertTrue(md.contains("| interrupted | yes, by SIG" + signal + ": the cases after it were skipped |"), md);
+            assertTrue(md.contains("(interrupted by SIG" + signal + ")"), "the result row says so: " + md);
+            assertTrue(out.contains("run interrupted by SIG" + signal), out);
             assertTrue(out.contains("conformance kit interrupted"), out);
             assertTrue(out.contains("objects left behind: none"), out);
             List<String> prefixes = KitDatabases.ledger(dir.resolve("report"));

@@ -18,7 +18,8 @@ final class KitReport {
 
     static String markdown(RunInfo info, List<CaseResult> results) {
         StringBuilder b = new StringBuilder();
-        b.append("# sqlqueue conformance report: ").append(info.backend()).append("\n\n");
+        b.append("# sqlqueue conformance report: ").append(info.backend())
+                .append(info.interrupted() == null ? "" : " (interrupted by " + info.interrupted() + ")").append("\n\n");
         b.append("| | |\n| --- | --- |\n");
         row(b, "sqlqueue", info.version() + " (commit " + info.commit() + ")");
         row(b, "backend", info.backend());
@@ -30,7 +31,10 @@ final class KitReport {
         row(b, "cases", info.cases().isEmpty() ? "all" : String.join(", ", info.cases()));
         row(b, "case time limit", info.caseTimeout().toSeconds() + " s (--case-timeout)");
         row(b, "duration", String.format("%.1f s", info.duration().toMillis() / 1000.0));
-        row(b, "result", totals(results));
+        if (info.interrupted() != null) {
+            row(b, "interrupted", "yes, by " + info.interrupted() + ": the cases after it were skipped");
+        }
+        row(b, "result", result(info, results));
         row(b, "objects left behind", info.leftovers().isEmpty()
                 ? "none (" + info.prefixes().size() + " table prefixes used, all dropped)"
                 : String.join(", ", info.leftovers()));
@@ -56,6 +60,9 @@ final class KitReport {
             byCase.computeIfAbsent(r.caseId() + " " + r.title(), k -> new LinkedHashMap<>()).put(r.mode(), r);
         }
         out.println();
+        if (info.interrupted() != null) {
+            out.println("conformance kit: run interrupted by " + info.interrupted() + "; the cases after it were skipped");
+        }
         out.println("sqlqueue " + info.version() + " (commit " + info.commit() + ") conformance: " + info.backend()
                 + " (" + info.serverVersion() + "), " + info.driver());
         StringBuilder h = new StringBuilder(String.format("%-44s", "case"));
@@ -74,9 +81,14 @@ final class KitReport {
                 out.println("  " + r.caseId() + " " + r.mode() + " " + r.status() + ": " + ResultCollector.shorten(r.detail(), 200));
             }
         }
-        out.println(totals(results) + "; " + String.format("%.1f s", info.duration().toMillis() / 1000.0)
+        out.println(result(info, results) + "; " + String.format("%.1f s", info.duration().toMillis() / 1000.0)
                 + "; objects left behind: " + (info.leftovers().isEmpty() ? "none" : String.join(", ", info.leftovers())));
         out.flush();
+    }
+
+    /** The totals, and "(interrupted by SIGTERM)" after them when a signal ended the run. */
+    static String result(RunInfo info, List<CaseResult> results) {
+        return totals(results) + (info.interrupted() == null ? "" : " (interrupted by " + info.interrupted() + ")");
     }
 
     static String totals(List<CaseResult> results) {

@@ -33,6 +33,7 @@ import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.platform.engine.FilterResult;
 import org.junit.platform.engine.TestDescriptor;
 import org.junit.platform.engine.support.descriptor.MethodSource;
@@ -64,6 +65,11 @@ public final class KitRunner {
     public static final int OK = 0;
     /** Exit code: a case failed, or the final sweep found objects left. */
     public static final int FAILURES = 1;
+    /*
+     * A run ended by SIGINT or SIGTERM exits as the JVM does on that signal, 130 or 143 (KitMain, sqlqueue
+     * conformance), after the running case ended and every prefix was dropped; its report says it was
+     * interrupted, and by which signal.
+     */
     /** Exit code: the run could not start (bad option, unknown backend, database unreachable). */
     public static final int SETUP_ERROR = 2;
 
@@ -144,12 +150,18 @@ public final class KitRunner {
         target.caseTimeout(o.caseTimeout(), out);
         CountDownLatch finished = new CountDownLatch(1);
         Thread runner = Thread.currentThread();
-        Thread hook = new Thread(() -> onInterrupt(target, runner, finished, out), "sqlqueue-kit-cleanup");
+        KitSignals signals = KitSignals.install();
+        AtomicReference<String> interrupted = new AtomicReference<>();
+        Thread hook = new Thread(() -> {
+            interrupted.set(signals.cause());
+            onInterrupt(target, runner, finished, out, interrupted.get());
+        }, "sqlqueue-kit-cleanup");
         Runtime.getRuntime().addShutdownHook(hook);
         try {
-            return runTarget(o, target, backend, redacted, t0, dir, mask);
+            return runTarget(o, target, backend, redacted, t0, dir, mask, interrupted);
         } finally {
             finished.countDown();
+            signals.restore();
             try {
                 Runtime.getRuntime().removeShutdownHook(hook);
             } catch (IllegalStateException shuttingDown) {
@@ -159,7 +171,7 @@ public final class KitRunner {
     }
 
     private static int runTarget(KitOptions o, UrlTarget target, String backend, String redacted, Instant t0, Path dir,
-            KitMask mask) {
+            KitMask mask, AtomicReference<String> interrupted) {
         PrintStream out = o.console();
         QueueConfig base = baseConfig(o);
         String probe = newPrefix();
@@ -203,7 +215,7 @@ public final class KitRunner {
         }
         List<CaseResult> results = collector.results();
         RunInfo info = new RunInfo(KitBuild.version(), KitBuild.commit(), backend, server, driverAndDate[0], driverAndDate[1], redacted, names(modes), o.cases(),
-                Duration.between(t0, Instant.now()), target.prefixes(), leftovers, o.caseTimeout());
+                Duration.between(t0, Instant.now()), target.prefixes(), leftovers, o.caseTimeout(), interrupted.get());
         try {
             // the cases' messages may quote a password: masked as every other report file
             Files.writeString(dir.resolve("conformance.md"), mask.text(KitReport.markdown(info, results)), StandardCharsets.UTF_8);
@@ -334,10 +346,10 @@ public final class KitRunner {
      * Shutdown hook: no new case starts; the running one gets 45 s to end (then an interrupt and 10 s
      * more); then every prefix not yet dropped is dropped.
      */
-    private static void onInterrupt(UrlTarget target, Thread runner, CountDownLatch finished, PrintStream out) {
-        target.stop("the kit run was interrupted");
+    private static void onInterrupt(UrlTarget target, Thread runner, CountDownLatch finished, PrintStream out, String cause) {
+        target.stop("the kit run was interrupted by " + cause);
         out.println();
-        out.println("conformance kit interrupted: waiting for the running case to end, then dropping every kt…_ prefix it used");
+        out.println("conformance kit interrupted by " + cause + ": waiting for the running case to end, then dropping every kt…_ prefix it used");
         out.flush();
         try {
             if (!finished.await(45, TimeUnit.SECONDS)) {

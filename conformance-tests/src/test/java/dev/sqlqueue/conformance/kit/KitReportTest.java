@@ -14,7 +14,7 @@ class KitReportTest {
     private final RunInfo info = new RunInfo("0.1.0-SNAPSHOT", "abc1234", "postgresql", "PostgreSQL 15.20", "PostgreSQL JDBC Driver 42.7.14",
             "2026-11-29 21:00:00 (database clock)", "jdbc:postgresql://h/db?password=***", List.of("lease", "transactional"),
             List.of(), Duration.ofSeconds(75), List.of("kta_", "ktb_"), List.of(),
-            Duration.ofSeconds(600));
+            Duration.ofSeconds(600), null);
     private final List<CaseResult> results = List.of(
             new CaseResult("C13", "crash in lease mode", "transactional", "skipped", "lease mode only", 900),
             new CaseResult("C01", "round trip", "lease", "passed", "", 2100),

@@ -18,12 +18,19 @@ import java.util.regex.Pattern;
  * the character before (after) it is one too, so a password such as {@code e} or {@code kt} does not garble
  * {@code version}, {@code encoding} or a {@code kt<random>_} prefix. In JUnit XML only text, CDATA, comments
  * and attribute values are masked (never element or attribute names, nor entity references), and in
- * {@code prefixes.log} only the comment lines, never a prefix.
+ * {@code prefixes.log} only the comment lines, never a prefix. Where a message quotes the place on this
+ * machine a migration script was read from (Flyway's "Location : ... (path on disk)"), that place is left out.
  */
 final class KitMask {
     private static final Pattern XML_PART = Pattern.compile(
             "<!\\[CDATA\\[(.*?)]]>|<!--(.*?)-->|<\\?.*?\\?>|<[^>]*>", Pattern.DOTALL);
     private static final Pattern ATTRIBUTE_VALUE = Pattern.compile("(\"[^\"]*\"|'[^']*')");
+
+    /**
+     * Flyway's "Location   : db/migration/x/V1__a.sql (/the/jar/on/disk!/db/...)": the part in brackets is where
+     * the script lies on this machine (the class path), which no report holds.
+     */
+    private static final Pattern FLYWAY_LOCATION = Pattern.compile("(Location\\s*:\\s*\\S+)[ \\t]*\\([^()\\r\\n]*\\)");
 
     private final String url;
     private final String redactedUrl;
@@ -49,6 +56,7 @@ final class KitMask {
             return null;
         }
         String out = url != null ? text.replace(url, redactedUrl) : text;
+        out = FLYWAY_LOCATION.matcher(out).replaceAll("$1");
         return apply(plain, out);
     }
 
@@ -103,6 +111,7 @@ final class KitMask {
             return s;
         }
         String out = url != null ? s.replace(escape(url), escape(redactedUrl)) : s;
+        out = FLYWAY_LOCATION.matcher(out).replaceAll("$1");
         return apply(escaped, out);
     }
 

@@ -9,6 +9,7 @@ import dev.sqlqueue.SqlQueue;
 import dev.sqlqueue.SqlQueueException;
 import dev.sqlqueue.conformance.FaultHooks;
 import dev.sqlqueue.spi.BackendDiscovery;
+import dev.sqlqueue.spi.BackendProvider;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
@@ -130,6 +131,11 @@ public final class KitRunner {
             o.errors().println("conformance kit: " + e.getMessage());
             return SETUP_ERROR;
         }
+        String mismatch = backendUrlMismatch(o.backend(), o.url(), redacted);
+        if (mismatch != null) {
+            o.errors().println("conformance kit: " + mismatch);
+            return SETUP_ERROR;
+        }
         Path dir = o.reportDir();
         Path ledger = dir.resolve("prefixes.log");
         try {
@@ -226,6 +232,28 @@ public final class KitRunner {
         out.println("report: " + dir.resolve("conformance.md").toAbsolutePath() + " (JUnit XML beside it)");
         boolean failed = results.stream().anyMatch(CaseResult::failed) || !leftovers.isEmpty();
         return failed ? FAILURES : OK;
+    }
+
+    /**
+     * Why {@code --backend named} cannot run on {@code url}, or null when it can: it is refused when it does
+     * not take the URL and another backend does, unless it is a variant of that one named after it (the
+     * name-only {@code sqlserver-broker} on a {@code jdbc:sqlserver:} URL).
+     */
+    static String backendUrlMismatch(String named, String url, String redactedUrl) {
+        if (named == null) {
+            return null;
+        }
+        List<BackendProvider> all = BackendDiscovery.providers();
+        BackendProvider chosen = all.stream().filter(p -> p.name().equals(named)).findFirst().orElse(null);
+        if (chosen == null || chosen.acceptsUrl(url)) {
+            return null;
+        }
+        BackendProvider byUrl = all.stream().filter(p -> p.acceptsUrl(url)).findFirst().orElse(null);
+        if (byUrl == null || named.startsWith(byUrl.name() + "-")) {
+            return null;
+        }
+        return "backend " + named + " does not take the URL '" + redactedUrl + "' (it is a " + byUrl.name()
+                + " URL); give a URL of " + named + ", or leave out --backend";
     }
 
     private static QueueConfig baseConfig(KitOptions o) {

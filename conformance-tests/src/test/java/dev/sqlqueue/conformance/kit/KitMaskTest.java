@@ -50,6 +50,18 @@ class KitMaskTest {
                 + "at jdbc:mariadb://root:***@127.0.0.1:3306/test", buf.toString(StandardCharsets.UTF_8));
     }
 
+    @Test
+    void theOnDiskLocationOfAMigrationScriptIsLeftOut() {
+        String flyway = "Failed to execute script V1__queue_tables.sql ---- SQL State  : 42601 Location   :"
+                + " db/migration/mariadb/V1__queue_tables.sql (/tmp/atk/file:/tmp/attack-kit/cli/target/sqlqueue.jar!/db/migration/mariadb/V1__queue_tables.sql) Line : 1";
+        KitMask mask = new KitMask("jdbc:x://h/db", null);
+        String expected = "Failed to execute script V1__queue_tables.sql ---- SQL State  : 42601 Location   :"
+                + " db/migration/mariadb/V1__queue_tables.sql Line : 1";
+        assertEquals(expected, mask.text(flyway));
+        assertEquals("<failure message=\"" + expected + "\">" + expected + "</failure>",
+                mask.xml("<failure message=\"" + flyway + "\">" + flyway + "</failure>"));
+    }
+
     /** The document with its text and attribute values left out. */
     private static String markup(String xml) {
         return xml.replaceAll("<!\\[CDATA\\[.*?]]>", "<![CDATA[]]>").replaceAll("\"[^\"]*\"", "\"\"")

@@ -73,17 +73,34 @@ public final class Main {
             String name = spec.name();
             boolean connects = spec.findOption("--url") != null;
             boolean runs = name.equals("work") || name.equals("demo") || name.equals("dashboard");
+            boolean urlRequired = connects && spec.findOption("--url").required();
             List<String> lines = new ArrayList<>();
-            if (connects) {
+            if (urlRequired) {
+                lines.add("  --url (required), --user, --password or SQLQUEUE_URL, SQLQUEUE_USER, SQLQUEUE_PASSWORD.");
+                lines.add("");
+            } else if (connects) {
                 lines.add("  --url, --user, --password or SQLQUEUE_URL, SQLQUEUE_USER, SQLQUEUE_PASSWORD.");
                 lines.add("  Default: an H2 file database in ./.sqlqueue/ of the current directory,");
                 lines.add("  shared by several sqlqueue processes at once.");
                 lines.add("");
             }
             lines.add("Exit codes:");
-            lines.add(connects ? "  0 done; 1 failure (an unreachable database, a queue that does not exist);"
-                    : "  0 done;");
-            lines.add("  2 bad command line or input" + (connects ? " (nothing was written)" : "") + (runs ? ";" : "."));
+            if (name.equals("conformance")) {
+                // as docs/conformance.md: a run that cannot start (the database unreachable included) is 2
+                lines.add("  0 every case that ran passed; 1 a case failed or kit objects were left;");
+                lines.add("  2 the run could not start: bad command line, unknown case or backend,");
+                lines.add("    a backend that does not take the URL, an unreachable database;");
+                lines.add("  130/143 interrupted by Ctrl-C (SIGINT) / SIGTERM, after dropping its tables.");
+            } else if (name.equals("probe")) {
+                // as docs/cli.md: an unreachable server is 2, nothing ran
+                lines.add("  0 every probe ran; 1 a probe could not run (verdict ERROR);");
+                lines.add("  2 bad command line, a backend without probes, an unknown probe id,");
+                lines.add("    an unreachable database (nothing ran).");
+            } else {
+                lines.add(connects ? "  0 done; 1 failure (an unreachable database, a queue that does not exist);"
+                        : "  0 done;");
+                lines.add("  2 bad command line or input" + (connects ? " (nothing was written)" : "") + (runs ? ";" : "."));
+            }
             if (name.equals("work")) {
                 lines.add("  3 some messages were dead-lettered;");
                 lines.add("  130/143 stopped cleanly after Ctrl-C (SIGINT) / SIGTERM.");

@@ -130,6 +130,17 @@ class SmallPointsTest {
         assertTrue(work.out().contains("3 some messages were dead-lettered") && work.out().contains("130/143"), work.out());
         // picocli reads ${...} in a description as a variable: the replacement of {} is shown as it is
         assertTrue(work.out().replaceAll("\\s+", " ").contains("replaced by " + ShellCommand.MESSAGE + " "), work.out());
+        // conformance and probe: an unreachable database is exit 2 (nothing ran), as their docs say; --url is required
+        for (String command : new String[] {"conformance", "probe"}) {
+            Cli.Run help = Cli.raw(command, "--help");
+            assertEquals(0, help.code(), help::toString);
+            String text = help.out().replaceAll("\\s+", " ");
+            assertFalse(text.contains("1 failure (an unreachable database"), text);
+            assertFalse(text.contains("H2 file database"), text);
+            assertTrue(text.contains("an unreachable database") && text.matches(".* 2 [^;]*an unreachable database.*"), text);
+        }
+        Cli.Run conformance = Cli.raw("conformance", "--help");
+        assertTrue(conformance.out().contains("130/143"), conformance.out());
     }
 
     @Test

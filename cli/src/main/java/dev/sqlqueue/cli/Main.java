@@ -71,9 +71,11 @@ public final class Main {
         for (CommandLine sub : cl.getSubcommands().values()) {
             CommandSpec spec = sub.getCommandSpec();
             String name = spec.name();
-            boolean connects = spec.findOption("--url") != null;
+            // a command that only groups others (dlq, history) connects through them
+            boolean connects = spec.findOption("--url") != null
+                    || sub.getSubcommands().values().stream().anyMatch(s -> s.getCommandSpec().findOption("--url") != null);
             boolean runs = name.equals("work") || name.equals("demo") || name.equals("dashboard");
-            boolean urlRequired = connects && spec.findOption("--url").required();
+            boolean urlRequired = spec.findOption("--url") != null && spec.findOption("--url").required();
             List<String> lines = new ArrayList<>();
             if (urlRequired) {
                 lines.add("  --url (required), --user, --password or SQLQUEUE_URL, SQLQUEUE_USER, SQLQUEUE_PASSWORD.");

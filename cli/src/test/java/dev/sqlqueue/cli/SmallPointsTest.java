@@ -141,6 +141,11 @@ class SmallPointsTest {
         }
         Cli.Run conformance = Cli.raw("conformance", "--help");
         assertTrue(conformance.out().contains("130/143"), conformance.out());
+        // dlq and history only group their subcommands, which connect: a missing queue is 1 there too
+        for (String command : new String[] {"dlq", "history"}) {
+            Cli.Run help = Cli.raw(command, "--help");
+            assertTrue(help.out().contains("1 failure (an unreachable database, a queue that does not exist)"), help::toString);
+        }
     }
 
     @Test

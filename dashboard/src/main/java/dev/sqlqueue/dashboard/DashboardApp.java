@@ -162,11 +162,16 @@ public final class DashboardApp implements AutoCloseable {
     }
 
     private static boolean authorized(DashboardRequest req, String token) {
-        String auth = req.header("authorization");
+        return authorized(req.headers(), token);
+    }
+
+    /** Whether {@code headers} (by lower-case name) carry {@code token}, as a bearer token or in the cookie. */
+    static boolean authorized(Map<String, String> headers, String token) {
+        String auth = headers.get("authorization");
         if (auth != null && auth.startsWith("Bearer ") && equal(auth.substring(7).trim(), token)) {
             return true;
         }
-        String cookies = req.header("cookie");
+        String cookies = headers.get("cookie");
         if (cookies != null) {
             for (String c : cookies.split(";")) {
                 String kv = c.trim();

@@ -19,37 +19,68 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The dashboard served by the JDK's own HTTP server ({@code com.sun.net.httpserver}) on 4 daemon
- * threads, at the root path.
+ * The dashboard served by the JDK's own HTTP server ({@code com.sun.net.httpserver}) at the root path,
+ * on daemon threads: 4 kept, up to {@link #MAX_THREADS} while that many requests are read or answered
+ * at once (a further connection is closed, not queued).
  *
  * <p>Binding rules: a loopback address (127.0.0.1, ::1, localhost) may go without a token; any other
  * address needs one ({@link InvalidInputException} {@code dashboard.token-required} otherwise). Without
  * a token the server also refuses (403) a request whose {@code Host} header is not a loopback name, so
  * a web page whose DNS name was rebound to 127.0.0.1 cannot read or drive it. Bodies over 64 KB are
  * refused (413).
+ *
+ * <p>Slow clients: a connection that has not sent its whole request (request line, headers and body)
+ * {@link #REQUEST_TIMEOUT_SECONDS} seconds after it was opened (or, kept alive, after its previous
+ * request) is closed, so half-sent requests hold a thread for a bounded time, and other clients get
+ * threads of their own meanwhile (a request queued behind them would wait out its own limit). The JDK
+ * server does this when the system property {@code sun.net.httpserver.maxReqTime} (seconds) is set
+ * before its first server in the JVM is created: this class sets it to {@link #REQUEST_TIMEOUT_SECONDS}
+ * when it is loaded, unless it is set already (then that value applies). The JDK checks every second, so a slow client is dropped
+ * within about {@code REQUEST_TIMEOUT_SECONDS + 1} seconds. With a token, a POST without it gets its 401
+ * before its body is read.
  */
 public final class DashboardServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(DashboardServer.class);
+    /** Seconds a client has to send its whole request (line, headers and body) before it is dropped. */
+    public static final int REQUEST_TIMEOUT_SECONDS = 10;
+    /** Threads kept while idle. */
+    static final int CORE_THREADS = 4;
+    /**
+     * Requests served at once; each thread serves one connection from its first byte to its response. A
+     * connection beyond this many is closed at once (not queued).
+     */
+    public static final int MAX_THREADS = 100;
     private static final int MAX_BODY = 64 * 1024;
     private static final List<String> LOOPBACK_HOSTS = List.of("localhost", "127.0.0.1", "[::1]");
+    /** The JDK server's limit on reading one request, in seconds; read once, when its first server is created. */
+    static final String MAX_REQ_TIME_PROPERTY = "sun.net.httpserver.maxReqTime";
+
+    static {
+        if (System.getProperty(MAX_REQ_TIME_PROPERTY) == null) {
+            System.setProperty(MAX_REQ_TIME_PROPERTY, Integer.toString(REQUEST_TIMEOUT_SECONDS));
+        }
+    }
 
     private final HttpServer server;
     private final DashboardApp app;
     private final ExecutorService executor;
     private final boolean checkHost;
+    private final String token;
 
-    private DashboardServer(HttpServer server, DashboardApp app, ExecutorService executor, boolean checkHost) {
+    private DashboardServer(HttpServer server, DashboardApp app, ExecutorService executor, String token) {
         this.server = server;
         this.app = app;
         this.executor = executor;
-        this.checkHost = checkHost;
+        this.checkHost = token == null;
+        this.token = token;
     }
 
     /**
@@ -68,13 +99,15 @@ public final class DashboardServer implements AutoCloseable {
             throw new UncheckedIOException("cannot listen on " + bind + ":" + port + ": " + e.getMessage(), e);
         }
         AtomicInteger n = new AtomicInteger();
-        ExecutorService executor = Executors.newFixedThreadPool(4, r -> {
+        // not a fixed pool with a queue: a request queued behind slow clients would wait out its own time limit
+        ExecutorService executor = new ThreadPoolExecutor(CORE_THREADS, MAX_THREADS, 30, TimeUnit.SECONDS,
+                new SynchronousQueue<>(), r -> {
             Thread t = new Thread(r, "sqlqueue-dashboard-http-" + n.incrementAndGet());
             t.setDaemon(true);
             return t;
         });
         DashboardApp app = new DashboardApp(admin, options, label);
-        DashboardServer s = new DashboardServer(server, app, executor, options.token() == null);
+        DashboardServer s = new DashboardServer(server, app, executor, options.token());
         server.createContext("/", s::exchange);
         server.setExecutor(executor);
         server.start();
@@ -141,7 +174,8 @@ public final class DashboardServer implements AutoCloseable {
         }
         URI uri = ex.getRequestURI();
         Map<String, String> form = Map.of();
-        if ("POST".equals(ex.getRequestMethod())) {
+        // without the token, a POST is refused (401, by the app) before its body is read
+        if ("POST".equals(ex.getRequestMethod()) && (token == null || DashboardApp.authorized(headers, token))) {
             byte[] body;
             try (InputStream in = ex.getRequestBody()) {
                 body = in.readNBytes(MAX_BODY + 1);

@@ -13,12 +13,16 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** The JDK server's own rules, over raw HTTP on H2: the binding rule, the Host check, the security headers. */
 class DashboardSecurityTest {
+    private static final String TOKEN = "security-test-token-0123456789";
     private SqlQueue client;
 
     @BeforeEach
@@ -62,6 +66,65 @@ class DashboardSecurityTest {
         assertEquals("&lt;b a=&quot;1&quot;&gt;&amp;&#39;", Html.escape("<b a=\"1\">&'"));
         assertEquals(new PayloadPreview("hex", "00 ff", false, 2), PayloadPreview.of(new byte[] {0, (byte) 0xff}, 500));
         assertEquals(new PayloadPreview("text", "héllo", true, 12), PayloadPreview.of("héllo world".getBytes(StandardCharsets.UTF_8), 5));
+    }
+
+    @Test
+    void slowClientsAreDroppedAndCannotHoldTheServer() throws Exception {
+        try (DashboardServer s = DashboardServer.start(client, DashboardOptions.defaults().withToken(TOKEN), "h2", "127.0.0.1", 0)) {
+            List<Socket> slow = new ArrayList<>();
+            try {
+                // more half-sent requests than the server has threads: headers without their end, and a body cut short
+                for (int i = 0; i < 3; i++) {
+                    slow.add(send(s.port(), "GET / HTTP/1.1\r\nHost: x\r\n"));
+                }
+                for (int i = 0; i < 3; i++) {
+                    slow.add(send(s.port(), "POST /api/requeue HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer " + TOKEN
+                            + "\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 60000\r\n\r\nqueue="));
+                }
+                Thread.sleep(500);
+                long start = System.nanoTime();
+                String ok = request(s.port(), "GET /api/overview HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer " + TOKEN
+                        + "\r\nConnection: close\r\n\r\n");
+                assertTrue(ok.startsWith("HTTP/1.1 200"), ok);
+                long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
+                assertTrue(seconds < 3L * DashboardServer.REQUEST_TIMEOUT_SECONDS, "answered after " + seconds + " s");
+                for (Socket socket : slow) {
+                    // dropped by the server: end of stream, or a reset, well before our own 60 s
+                    socket.setSoTimeout(60_000);
+                    try {
+                        assertEquals(-1, socket.getInputStream().read());
+                    } catch (java.net.SocketException reset) {
+                        // also dropped
+                    }
+                }
+            } finally {
+                for (Socket socket : slow) {
+                    socket.close();
+                }
+            }
+            assertEquals(1, client.stats(QueueName.of("q")).ready(), "nothing changed");
+        }
+    }
+
+    private static Socket send(int port, String partial) throws IOException {
+        Socket socket = new Socket("127.0.0.1", port);
+        socket.getOutputStream().write(partial.getBytes(StandardCharsets.US_ASCII));
+        socket.getOutputStream().flush();
+        return socket;
+    }
+
+    private static String request(int port, String raw) throws IOException {
+        return request(port, "127.0.0.1", raw);
+    }
+
+    /** Send {@code raw} and read the answer, giving up after 60 s. */
+    private static String request(int port, String address, String raw) throws IOException {
+        try (Socket socket = new Socket(address, port)) {
+            socket.setSoTimeout(60_000);
+            socket.getOutputStream().write(raw.getBytes(StandardCharsets.UTF_8));
+            socket.getOutputStream().flush();
+            return new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        }
     }
 
     private static String get(int port, String host, String path) throws IOException {

@@ -8,7 +8,11 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * A short preview of a payload: its text when the bytes are valid UTF-8 without control characters
- * (other than tab, CR and LF), else the hex of its first bytes. The page shows it with
+ * (other than tab, CR and LF) and without Unicode format characters (category Cf: the bidirectional
+ * embeddings, overrides and isolates U+202A..U+202E and U+2066..U+2069, the marks U+200E, U+200F and
+ * U+061C, zero-width characters, U+FEFF, ...), else the hex of its first bytes. A format character
+ * would change how the text around it is shown (an override makes {@code exe.png} look like
+ * {@code gnp.exe}), so the text would misrepresent the bytes. The page shows it with
  * {@code textContent}, never as markup.
  *
  * @param kind {@code text} or {@code hex}
@@ -41,7 +45,7 @@ record PayloadPreview(String kind, String preview, boolean truncated, int bytes)
         return new PayloadPreview("hex", hex.toString(), n < payload.length, payload.length);
     }
 
-    /** The text of valid UTF-8 bytes without control characters other than tab, CR, LF; else null. */
+    /** The text of valid UTF-8 bytes without control characters other than tab, CR, LF and without format characters; else null. */
     private static String utf8Text(byte[] payload) {
         CharBuffer chars;
         try {
@@ -54,7 +58,10 @@ record PayloadPreview(String kind, String preview, boolean truncated, int bytes)
         }
         for (int i = 0; i < chars.length(); i++) {
             char c = chars.charAt(i);
-            if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) {
+            if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || Character.isISOControl(c) && c >= 0x7f) {
+                return null;
+            }
+            if (Character.getType(Character.codePointAt(chars, i)) == Character.FORMAT) {
                 return null;
             }
         }

@@ -106,6 +106,16 @@ class DashboardSecurityTest {
         }
     }
 
+    @Test
+    void bidiAndOtherFormatCharactersArePreviewedAsHex() {
+        for (String s : List.of("\u202eRTL override gnp.exe", "a\u202ab", "a\u2066b", "a\u2069b", "a\u200eb", "a\u200fb", "a\u061cb",
+                "a\u200bb", "a\ufeffb", "a\u0085b")) {
+            byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
+            assertEquals("hex", PayloadPreview.of(bytes, 500).kind(), s);
+        }
+        assertEquals("text", PayloadPreview.of("שלום world".getBytes(StandardCharsets.UTF_8), 500).kind());
+    }
+
     private static Socket send(int port, String partial) throws IOException {
         Socket socket = new Socket("127.0.0.1", port);
         socket.getOutputStream().write(partial.getBytes(StandardCharsets.US_ASCII));

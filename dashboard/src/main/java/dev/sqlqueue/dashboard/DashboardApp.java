@@ -165,10 +165,13 @@ public final class DashboardApp implements AutoCloseable {
         return authorized(req.headers(), token);
     }
 
-    /** Whether {@code headers} (by lower-case name) carry {@code token}, as a bearer token or in the cookie. */
+    /**
+     * Whether {@code headers} (by lower-case name) carry {@code token}, as a bearer token (the scheme in any
+     * case, RFC 7235 section 2.1) or in the cookie.
+     */
     static boolean authorized(Map<String, String> headers, String token) {
         String auth = headers.get("authorization");
-        if (auth != null && auth.startsWith("Bearer ") && equal(auth.substring(7).trim(), token)) {
+        if (auth != null && auth.regionMatches(true, 0, "Bearer ", 0, 7) && equal(auth.substring(7).trim(), token)) {
             return true;
         }
         String cookies = headers.get("cookie");

@@ -116,6 +116,20 @@ class DashboardSecurityTest {
         assertEquals("text", PayloadPreview.of("שלום world".getBytes(StandardCharsets.UTF_8), 500).kind());
     }
 
+    @Test
+    void theAuthorizationSchemeIsCaseInsensitive() throws IOException {
+        try (DashboardServer s = DashboardServer.start(client, DashboardOptions.defaults().withToken(TOKEN), "h2", "127.0.0.1", 0)) {
+            for (String scheme : List.of("Bearer", "bearer", "BEARER", "bEaReR")) {
+                String r = request(s.port(), "GET /api/overview HTTP/1.1\r\nHost: localhost\r\nAuthorization: " + scheme + " " + TOKEN
+                        + "\r\nConnection: close\r\n\r\n");
+                assertTrue(r.startsWith("HTTP/1.1 200"), scheme + ": " + r);
+            }
+            String wrong = request(s.port(), "GET /api/overview HTTP/1.1\r\nHost: localhost\r\nAuthorization: Basic " + TOKEN
+                    + "\r\nConnection: close\r\n\r\n");
+            assertTrue(wrong.startsWith("HTTP/1.1 401"), wrong);
+        }
+    }
+
     private static Socket send(int port, String partial) throws IOException {
         Socket socket = new Socket("127.0.0.1", port);
         socket.getOutputStream().write(partial.getBytes(StandardCharsets.US_ASCII));

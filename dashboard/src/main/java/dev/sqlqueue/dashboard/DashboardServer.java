@@ -185,10 +185,15 @@ public final class DashboardServer implements AutoCloseable {
             }
             String type = headers.getOrDefault("content-type", "");
             if (type.startsWith("application/x-www-form-urlencoded")) {
-                form = decode(new String(body, StandardCharsets.UTF_8));
+                try {
+                    form = decode(new String(body, StandardCharsets.UTF_8));
+                } catch (InvalidInputException e) {
+                    return withSecurityHeaders(DashboardResponse.error(400, e.getMessage()));
+                }
             }
         }
-        String path = uri.getRawPath() == null ? "/" : URLDecoder.decode(uri.getRawPath().replace("+", "%2B"), StandardCharsets.UTF_8);
+        // a malformed escape in the path or query never gets here: the JDK server answers 400 (java.net.URI)
+        String path = uri.getRawPath() == null ? "/" : decodeComponent(uri.getRawPath().replace("+", "%2B"));
         return app.handle(new DashboardRequest(ex.getRequestMethod().toUpperCase(Locale.ROOT), "", path,
                 decode(uri.getRawQuery()), form, headers));
     }
@@ -212,7 +217,12 @@ public final class DashboardServer implements AutoCloseable {
         return LOOPBACK_HOSTS.contains(h);
     }
 
-    /** The first value of each name of an {@code application/x-www-form-urlencoded} string. */
+    /**
+     * The first value of each name of an {@code application/x-www-form-urlencoded} string.
+     *
+     * @throws InvalidInputException {@code dashboard.percent-encoding} for a {@code %} not followed by two
+     *         hex digits, or escapes that are not UTF-8
+     */
     static Map<String, String> decode(String raw) {
         Map<String, String> m = new LinkedHashMap<>();
         if (raw == null || raw.isEmpty()) {
@@ -220,11 +230,25 @@ public final class DashboardServer implements AutoCloseable {
         }
         for (String pair : raw.split("&")) {
             int eq = pair.indexOf('=');
-            String k = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
-            String v = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+            String k = decodeComponent(eq < 0 ? pair : pair.substring(0, eq));
+            String v = eq < 0 ? "" : decodeComponent(pair.substring(eq + 1));
             m.putIfAbsent(k, v);
         }
         return m;
+    }
+
+    /** {@code s} URL-decoded ({@code +} is a space). @throws InvalidInputException {@code dashboard.percent-encoding} */
+    private static String decodeComponent(String s) {
+        try {
+            return URLDecoder.decode(s, StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidInputException("dashboard.percent-encoding", "malformed percent-encoding in the request "
+                    + "(a '%' must be followed by two hex digits): '" + shortened(s) + "'");
+        }
+    }
+
+    private static String shortened(String s) {
+        return s.length() <= 100 ? s : s.substring(0, 100) + "...";
     }
 
     /** Stop listening (in-flight requests get up to 1 s), stop the sampler and the threads. */

@@ -130,6 +130,22 @@ class DashboardSecurityTest {
         }
     }
 
+    @Test
+    void malformedPercentEncodingIs400AndChangesNothing() throws IOException {
+        try (DashboardServer s = DashboardServer.start(client, DashboardOptions.defaults().withToken(TOKEN), "h2", "127.0.0.1", 0)) {
+            String body = "queue=q&id=%zz";
+            String form = request(s.port(), "POST /api/requeue HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer " + TOKEN
+                    + "\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: " + body.length()
+                    + "\r\nConnection: close\r\n\r\n" + body);
+            assertTrue(form.startsWith("HTTP/1.1 400"), form);
+            assertTrue(form.contains("percent-encoding"), form);
+            String query = request(s.port(), "GET /api/dead?queue=%zz HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer " + TOKEN
+                    + "\r\nConnection: close\r\n\r\n");
+            assertTrue(query.startsWith("HTTP/1.1 400"), query);   // the JDK server's own (java.net.URI)
+            assertEquals(1, client.stats(QueueName.of("q")).ready(), "nothing changed");
+        }
+    }
+
     private static Socket send(int port, String partial) throws IOException {
         Socket socket = new Socket("127.0.0.1", port);
         socket.getOutputStream().write(partial.getBytes(StandardCharsets.US_ASCII));

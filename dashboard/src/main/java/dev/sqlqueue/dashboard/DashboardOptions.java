@@ -9,7 +9,8 @@ import java.time.Duration;
  * <ul>
  *   <li>{@code token}: when set, every request must carry it (header {@code Authorization: Bearer T},
  *       the cookie set by opening {@code ?token=T} once); otherwise it gets 401 and changes nothing.
- *       16..200 characters. Default none (the JDK server then accepts loopback binds only).</li>
+ *       16..200 characters, each a letter A-Z or a-z, a digit or one of {@code - . _ ~} (it goes into a
+ *       cookie and an address unchanged). Default none (the JDK server then accepts loopback binds only).</li>
  *   <li>{@code readOnly}: hide every action; the server refuses them (403). Default false.</li>
  *   <li>{@code payloadPreview}: show dead letters' payloads (text or hex, truncated). Default true.</li>
  *   <li>{@code previewChars}: length of a preview, 16..100,000 characters; default 500.</li>
@@ -47,7 +48,8 @@ public final class DashboardOptions {
     /**
      * With this token (null or blank: none).
      *
-     * @throws InvalidInputException {@code dashboard.token.length} unless 16..200 characters
+     * @throws InvalidInputException {@code dashboard.token.length} unless 16..200 characters,
+     *         {@code dashboard.token.characters} for a character other than A-Z, a-z, 0-9 and {@code - . _ ~}
      */
     public DashboardOptions withToken(String t) {
         String v = t == null || t.isBlank() ? null : t;
@@ -55,7 +57,21 @@ public final class DashboardOptions {
             throw new InvalidInputException("dashboard.token.length",
                     "the dashboard token must be 16..200 characters, was " + v.length());
         }
+        if (v != null) {
+            for (int i = 0; i < v.length(); i++) {
+                if (!tokenCharacter(v.charAt(i))) {
+                    // the token is a secret: say where, not what
+                    throw new InvalidInputException("dashboard.token.characters", "the dashboard token may hold only "
+                            + "letters A-Z and a-z, digits and - . _ ~ (it goes into a cookie and an address), character "
+                            + (i + 1) + " of " + v.length() + " is not one of them");
+                }
+            }
+        }
         return new DashboardOptions(v, readOnly, payloadPreview, previewChars, refresh, sampleInterval, listLimit);
+    }
+
+    private static boolean tokenCharacter(char c) {
+        return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~';
     }
 
     public DashboardOptions withReadOnly(boolean b) {

@@ -146,6 +146,16 @@ class DashboardSecurityTest {
         }
     }
 
+    @Test
+    void aTokenIsLimitedToCharactersSafeInACookieAndAnAddress() {
+        for (String bad : List.of("abcdefghijklmnop;Path=/x", "abcdefghijklmnop qrs", "abcdefghijklmnop%20", "abcdefghijklmnop\"q",
+                "abcdefghijklmnop,x", "abcdefghijklmnopé")) {
+            InvalidInputException e = assertThrows(InvalidInputException.class, () -> DashboardOptions.defaults().withToken(bad), bad);
+            assertTrue(e.getMessage().contains("dashboard.token.characters") || e.getMessage().contains("letters, digits"), e.getMessage());
+        }
+        assertEquals("Az09-._~Az09-._~", DashboardOptions.defaults().withToken("Az09-._~Az09-._~").token());
+    }
+
     private static Socket send(int port, String partial) throws IOException {
         Socket socket = new Socket("127.0.0.1", port);
         socket.getOutputStream().write(partial.getBytes(StandardCharsets.US_ASCII));

@@ -127,7 +127,7 @@ public class SqlQueueProperties {
         private boolean enabled = false;
         /** Where to mount it, for example /sqlqueue (the page is at /sqlqueue/). */
         private String path = "/sqlqueue";
-        /** When set (16..200 characters), every request must carry it: the application's own security applies either way. */
+        /** When set (16..200 characters: letters, digits and {@code - . _ ~}), every request must carry it: the application's own security applies either way. */
         private String token;
         /** Show no action (requeue, purge); the server refuses them. */
         private boolean readOnly = false;

@@ -8,12 +8,14 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.URLDecoder;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -33,8 +35,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Binding rules: a loopback address (127.0.0.1, ::1, localhost) may go without a token; any other
  * address needs one ({@link InvalidInputException} {@code dashboard.token-required} otherwise). Without
- * a token the server also refuses (403) a request whose {@code Host} header is not a loopback name, so
- * a web page whose DNS name was rebound to 127.0.0.1 cannot read or drive it. Bodies over 64 KB are
+ * a token the server also refuses (403) a request whose {@code Host} header is neither a loopback name
+ * ({@code localhost}, {@code 127.0.0.1}, {@code [::1]}) nor the address it is bound to (such as
+ * {@code 127.0.0.2}), so a web page whose DNS name was rebound to 127.0.0.1 cannot read or drive it. Bodies over 64 KB are
  * refused (413).
  *
  * <p>Slow clients: a connection that has not sent its whole request (request line, headers and body)
@@ -74,13 +77,21 @@ public final class DashboardServer implements AutoCloseable {
     private final ExecutorService executor;
     private final boolean checkHost;
     private final String token;
+    /** The Host names answered without a token, lower case, without port. */
+    private final List<String> hosts;
 
-    private DashboardServer(HttpServer server, DashboardApp app, ExecutorService executor, String token) {
+    private DashboardServer(HttpServer server, DashboardApp app, ExecutorService executor, String token, InetAddress bound) {
         this.server = server;
         this.app = app;
         this.executor = executor;
         this.checkHost = token == null;
         this.token = token;
+        String literal = bound instanceof Inet6Address ? "[" + bound.getHostAddress() + "]" : bound.getHostAddress();
+        List<String> h = new ArrayList<>(LOOPBACK_HOSTS);
+        if (!h.contains(literal.toLowerCase(Locale.ROOT))) {
+            h.add(literal.toLowerCase(Locale.ROOT));
+        }
+        this.hosts = List.copyOf(h);
     }
 
     /**
@@ -107,7 +118,7 @@ public final class DashboardServer implements AutoCloseable {
             return t;
         });
         DashboardApp app = new DashboardApp(admin, options, label);
-        DashboardServer s = new DashboardServer(server, app, executor, options.token());
+        DashboardServer s = new DashboardServer(server, app, executor, options.token(), address);
         server.createContext("/", s::exchange);
         server.setExecutor(executor);
         server.start();
@@ -168,9 +179,9 @@ public final class DashboardServer implements AutoCloseable {
                 headers.put(k.toLowerCase(Locale.ROOT), v.get(0));
             }
         });
-        if (checkHost && !loopbackHost(headers.get("host"))) {
+        if (checkHost && !allowedHost(headers.get("host"))) {
             return withSecurityHeaders(DashboardResponse.text(403, "403 Forbidden: without a token the dashboard answers "
-                    + "only requests addressed to localhost, 127.0.0.1 or [::1]"));
+                    + "only requests addressed to " + String.join(", ", hosts)));
         }
         URI uri = ex.getRequestURI();
         Map<String, String> form = Map.of();
@@ -205,7 +216,8 @@ public final class DashboardServer implements AutoCloseable {
         return r;
     }
 
-    static boolean loopbackHost(String host) {
+    /** Whether the {@code Host} header names a loopback name or the bound address (any port). */
+    private boolean allowedHost(String host) {
         if (host == null) {
             return false;
         }
@@ -214,7 +226,7 @@ public final class DashboardServer implements AutoCloseable {
         if (colon > h.lastIndexOf(']')) {
             h = h.substring(0, colon);
         }
-        return LOOPBACK_HOSTS.contains(h);
+        return hosts.contains(h);
     }
 
     /**

@@ -156,6 +156,18 @@ class DashboardSecurityTest {
         assertEquals("Az09-._~Az09-._~", DashboardOptions.defaults().withToken("Az09-._~Az09-._~").token());
     }
 
+    @Test
+    void anotherLoopbackAddressIsAnsweredUnderItsOwnName() throws IOException {
+        try (DashboardServer s = DashboardServer.start(client, DashboardOptions.defaults(), "h2", "127.0.0.2", 0)) {
+            String r = request(s.port(), "127.0.0.2", "GET /api/overview HTTP/1.1\r\nHost: 127.0.0.2:" + s.port()
+                    + "\r\nConnection: close\r\n\r\n");
+            assertTrue(r.startsWith("HTTP/1.1 200"), r);
+            String rebound = request(s.port(), "127.0.0.2", "GET /api/overview HTTP/1.1\r\nHost: attacker.example:" + s.port()
+                    + "\r\nConnection: close\r\n\r\n");
+            assertTrue(rebound.startsWith("HTTP/1.1 403"), rebound);
+        }
+    }
+
     private static Socket send(int port, String partial) throws IOException {
         Socket socket = new Socket("127.0.0.1", port);
         socket.getOutputStream().write(partial.getBytes(StandardCharsets.US_ASCII));

@@ -47,7 +47,12 @@ final class TextTable {
         out.flush();
     }
 
-    /** {@code text} with control characters shown as {@code \n}, {@code \t} or {@code ?}, cut to {@code max} characters. */
+    /**
+     * {@code text} with control characters shown as {@code \n}, {@code \t} or {@code ?}, cut to {@code max}
+     * characters. Unicode format characters (category Cf: bidirectional overrides, embeddings, isolates and
+     * marks such as U+202E, U+2066, U+200F, zero-width characters) are shown as {@code ?} too: on a terminal
+     * they would reorder or hide the text around them, so the preview would misrepresent it.
+     */
     static String preview(String text, int max) {
         StringBuilder b = new StringBuilder();
         int i = 0;
@@ -57,7 +62,7 @@ final class TextTable {
                 b.append("\\n");
             } else if (c == '\t') {
                 b.append("\\t");
-            } else if (Character.isISOControl(c)) {
+            } else if (Character.isISOControl(c) || Character.getType(Character.codePointAt(text, i)) == Character.FORMAT) {
                 b.append('?');
             } else {
                 b.append(c);

@@ -45,5 +45,9 @@ class ConvertersTest {
     void previews() {
         assertEquals("a\\nb", TextTable.preview("a\nb", 10));
         assertEquals("abcdefg...", TextTable.preview("abcdefghijkl", 10));
+        // bidirectional and other format characters (category Cf) would reorder the text on a terminal
+        assertEquals("?RTL override gnp.exe", TextTable.preview("\u202eRTL override gnp.exe", 40));
+        assertEquals("a?b?c?d?e?f?g", TextTable.preview("a\u202ab\u2066c\u2069d\u200ee\u200ff\u061cg", 40));
+        assertEquals("שלום", TextTable.preview("שלום", 40));
     }
 }

@@ -5,6 +5,7 @@ import dev.sqlqueue.SqlQueue;
 import dev.sqlqueue.dashboard.DashboardOptions;
 import dev.sqlqueue.dashboard.DashboardServer;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.concurrent.CountDownLatch;
@@ -34,7 +35,7 @@ public final class DashboardCommand implements Callable<Integer> {
     String bind;
 
     @Option(names = "--token", paramLabel = "TOKEN", defaultValue = "${env:SQLQUEUE_DASHBOARD_TOKEN}",
-            description = "Every request must carry this token, 16..200 characters (env SQLQUEUE_DASHBOARD_TOKEN; prefer the "
+            description = "Every request must carry this token, 16..200 characters: letters, digits and - . _ ~ (env SQLQUEUE_DASHBOARD_TOKEN; prefer the "
                     + "variable, a command line is visible to other users). Open the address printed at start once.")
     String token;
 
@@ -58,8 +59,7 @@ public final class DashboardCommand implements Callable<Integer> {
         SignalTrap intTrap = SignalTrap.install("INT", n -> { signal.compareAndSet(0, 128 + n); stop.countDown(); });
         SignalTrap termTrap = SignalTrap.install("TERM", n -> { signal.compareAndSet(0, 128 + n); stop.countDown(); });
         try (SqlQueue client = connection.open(true);
-             DashboardServer server = DashboardServer.start(client, options,
-                     client.capabilities().backend() + " " + client.serverVersion(), bind, port)) {
+             DashboardServer server = listen(client, options)) {
             String host = hostForUrl(bind);
             out.println("sqlqueue dashboard on http://" + host + ":" + server.port() + "/"
                     + (options.token() != null ? "?token=" + options.token() : "")
@@ -75,6 +75,22 @@ public final class DashboardCommand implements Callable<Integer> {
             }
         }
         return signal.get();
+    }
+
+    /**
+     * Start the server.
+     *
+     * @throws CliException exit {@link ExitCodes#FAILURE} when the address cannot be listened on (the port
+     *         is taken, or reserved): the command line is fine, the machine is not ready for it, as with an
+     *         unreachable database
+     */
+    private DashboardServer listen(SqlQueue client, DashboardOptions options) {
+        try {
+            return DashboardServer.start(client, options, client.capabilities().backend() + " " + client.serverVersion(), bind, port);
+        } catch (UncheckedIOException e) {
+            // "cannot listen on 127.0.0.1:8080: Address already in use"
+            throw new CliException(ExitCodes.FAILURE, e.getMessage() + " (is another server on that port? choose another with --port)", e);
+        }
     }
 
     private static String hostForUrl(String bind) {

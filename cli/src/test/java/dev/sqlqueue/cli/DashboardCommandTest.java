@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.sqlqueue.Message;
 import dev.sqlqueue.QueueName;
 import dev.sqlqueue.SqlQueue;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -33,6 +35,19 @@ class DashboardCommandTest {
         assertEquals(ExitCodes.USAGE, r.code(), r.toString());
         assertTrue(r.err().contains("dashboard.token-required"), r.toString());
         assertFalse(Files.exists(dir.resolve("db.mv.db")), "the database was not even opened");
+    }
+
+    @Test
+    void aPortInUseIsOneClearLineNamingTheAddress() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 50, InetAddress.getByName("127.0.0.1"))) {
+            int port = taken.getLocalPort();
+            Cli.Run r = new Cli(dir).run("dashboard", "--port", Integer.toString(port));
+            assertEquals(ExitCodes.FAILURE, r.code(), r.toString());
+            assertEquals(1, r.errLines().size(), r.toString());
+            assertTrue(r.err().startsWith("sqlqueue: error: cannot listen on 127.0.0.1:" + port + ": "), r.toString());
+            assertFalse(r.err().contains("unexpected"), r.toString());
+            assertFalse(r.err().contains("Exception"), r.toString());
+        }
     }
 
     @Test

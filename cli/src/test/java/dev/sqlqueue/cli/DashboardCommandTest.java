@@ -51,6 +51,15 @@ class DashboardCommandTest {
     }
 
     @Test
+    void aTokenWithCharactersUnsafeInACookieIsRefusedBeforeAnythingOpens() {
+        Cli.Run r = new Cli(dir).run("dashboard", "--port", "0", "--token", "abcdefghijklmnop;Path=/x");
+        assertEquals(ExitCodes.USAGE, r.code(), r.toString());
+        assertTrue(r.err().contains("dashboard.token.characters"), r.toString());
+        assertFalse(r.err().contains(";Path"), "the token is not echoed: " + r);
+        assertFalse(Files.exists(dir.resolve("db.mv.db")), "the database was not even opened");
+    }
+
+    @Test
     void servesTheQueuesUntilSigterm() throws Exception {
         Cli cli = new Cli(dir);
         try (SqlQueue q = cli.client()) {

@@ -23,9 +23,6 @@ final class SchemaMigrator {
 
     /** @return how many migrations were applied (0 when the schema was current) */
     static int migrate(DataSource ds, SkipLockedDialect dialect, String prefix) {
-        if (dialect == SkipLockedDialect.POSTGRES) {
-            checkCreateRight(ds, prefix);
-        }
         try {
             MigrateResult result = Flyway.configure()
                     .dataSource(ds)
@@ -57,6 +54,9 @@ final class SchemaMigrator {
                     cause = s;
                 }
             }
+            if (dialect == SkipLockedDialect.POSTGRES && cause != null && "42501".equals(cause.getSQLState())) {
+                checkCreateRight(ds, prefix, e);
+            }
             // Flyway's own text ends with "Run Flyway with -X option to see the actual statement", which a
             // user of this library cannot do: the server's message is what says what went wrong
             throw new SqlQueueException("schema migration failed: " + (cause == null ? e.getMessage()
@@ -65,14 +65,16 @@ final class SchemaMigrator {
     }
 
     /**
-     * PostgreSQL: before a first migration, whether the user may create tables in the schema Flyway would use
-     * (the current schema). Without the right, Flyway tries to create its history table ten times, a second
-     * apart, before it fails.
+     * PostgreSQL, after a migration refused with SQLState 42501: whether the user may create tables in the
+     * schema Flyway used (the current schema), so that the error says who lacks which right where. (Checked
+     * after the failure, not before: a check on its own connection first changed which server connection
+     * Flyway's statements met behind a transaction pooler; Flyway tries to create its history table ten times,
+     * a second apart, before it gives up.)
      *
      * @throws SqlQueueException naming the schema and the user when the history table is missing and the
      *     user lacks {@code CREATE} on the schema
      */
-    private static void checkCreateRight(DataSource ds, String prefix) {
+    private static void checkCreateRight(DataSource ds, String prefix, FlywayException failure) {
         try (Connection c = ds.getConnection();
              PreparedStatement ps = c.prepareStatement("SELECT current_schema(), current_user,"
                      + " has_schema_privilege(current_schema(), 'CREATE'),"
@@ -96,7 +98,7 @@ final class SchemaMigrator {
                 throw new SqlQueueException("schema migration failed: role \"" + user + "\" may not create tables in"
                         + " schema \"" + schema + "\" (the first schema of its search_path); grant it CREATE on that"
                         + " schema, or let a role that may run the migration once (sqlqueue migrate) and open with"
-                        + " migrate off (SQLState 42501)");
+                        + " migrate off (SQLState 42501)", failure);
             }
         } catch (SQLException e) {
             // no verdict: the migration itself reports what the server says

@@ -46,12 +46,12 @@ class ConfigurationErrorsOnServerTest {
     }
 
     /**
-     * A PostgreSQL role that may not create tables in its schema: the migration failed only after Flyway's ten
-     * one-second retries of its history table (about 10 s, for every open), with "Run Flyway with -X option to
-     * see the actual statement". It fails at once now, naming the schema, the role and what to do.
+     * A PostgreSQL role that may not create tables in its schema: the migration failed after Flyway's ten
+     * one-second retries of its history table (about 10 s, for every open) with "Run Flyway with -X option to
+     * see the actual statement". The error now names the schema, the role and what to do.
      */
     @Test
-    void aPostgresRoleThatCannotCreateTablesIsToldAtOnce() throws Exception {
+    void aPostgresRoleThatCannotCreateTablesIsToldWhatItLacksWhere() throws Exception {
         String role = "sq_nocreate_" + Long.toString(System.nanoTime(), 36);
         try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/test", "postgres", "");
              java.sql.Statement st = c.createStatement()) {

@@ -11,6 +11,7 @@ import dev.sqlqueue.QueueConfig;
 import dev.sqlqueue.QueueName;
 import dev.sqlqueue.SqlQueue;
 import dev.sqlqueue.runtime.Outcome;
+import dev.sqlqueue.runtime.WorkerListener;
 import dev.sqlqueue.runtime.WorkerOptions;
 import dev.sqlqueue.runtime.WorkerPool;
 import java.nio.ByteBuffer;
@@ -25,6 +26,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -121,11 +124,20 @@ public interface ConcurrencyCases extends SuiteContext {
         java.util.Set<Integer> done = Collections.newSetFromMap(new ConcurrentHashMap<>());
         WorkerOptions options = WorkerOptions.defaults().withThreads(4).withBatchSize(5).withMode(claimMode())
                 .withLease(Duration.ofSeconds(5)).withPollWait(Duration.ofMillis(200));
+        AtomicLong backendErrors = new AtomicLong();
+        AtomicReference<String> lastError = new AtomicReference<>("none");
+        WorkerListener errors = new WorkerListener() {
+            @Override
+            public void backendError(Exception error, Duration backoff) {
+                backendErrors.incrementAndGet();
+                lastError.set(error.toString());
+            }
+        };
         try (WorkerPool workers = WorkerPool.start(queue(), q, d -> {
             Thread.sleep(2);
             done.add(ByteBuffer.wrap(d.payload()).getInt());
             return Outcome.ack();
-        }, options, null)) {
+        }, options, errors)) {
             long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
             while (done.size() < total / 4 && System.nanoTime() < until) {
                 pause(20);
@@ -146,6 +158,11 @@ public interface ConcurrencyCases extends SuiteContext {
                 pause(200);
             }
             assertEquals(4, workers.aliveThreads(), "consumer threads survive the outage");
+            if (done.size() < total) {
+                fail("every message processed after recovery: " + done.size() + " of " + total + "; the workers' claims"
+                        + " failed " + backendErrors.get() + " times, the last with " + lastError.get()
+                        + "; where the library's threads were:\n" + threadDump());
+            }
         }
         assertEquals(total, done.size(), "every message processed after recovery");
         assertEquals(0, queue().stats(q).depth(), "nothing left behind");

@@ -79,4 +79,24 @@ public interface SuiteContext {
             throw new IllegalStateException(e);
         }
     }
+
+    /**
+     * The stacks of the library's and the connection pool's threads (names starting {@code sqlqueue-} or
+     * {@code Hikari}, or holding {@code hikari} or {@code mariadb} in their name), for a case that failed by
+     * waiting: what those threads were doing is what the failure message needs.
+     */
+    default String threadDump() {
+        StringBuilder out = new StringBuilder();
+        Thread.getAllStackTraces().forEach((t, stack) -> {
+            String n = t.getName().toLowerCase(java.util.Locale.ROOT);
+            if (!(n.startsWith("sqlqueue-") || n.contains("hikari") || n.contains("mariadb"))) {
+                return;
+            }
+            out.append('"').append(t.getName()).append("\" ").append(t.getState()).append('\n');
+            for (StackTraceElement e : stack) {
+                out.append("    at ").append(e).append('\n');
+            }
+        });
+        return out.toString();
+    }
 }

@@ -2,6 +2,8 @@ package dev.sqlqueue.teradata;
 
 import dev.sqlqueue.InvalidInputException;
 import dev.sqlqueue.QueueConfig;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * The Teradata settings read from {@link QueueConfig#options()}. Immutable.
@@ -34,8 +36,26 @@ public record TeradataOptions(String database, int maxWaitingSessions, int retry
         return new TeradataOptions(null, 4, 3, 50, 4, 2000, 250, true);
     }
 
-    /** @throws InvalidInputException naming the option when a value is not a number in its range */
+    /** The option keys this backend reads; any other key is refused ({@code option.unknown}). */
+    public static final Set<String> KEYS = Set.of("teradata.database", "teradata.max-waiting-sessions",
+            "teradata.retry-attempts", "teradata.retry-backoff-ms", "teradata.insert-batch-rows",
+            "teradata.consume-cancel-ms", "teradata.batch-consume-cancel-ms", "teradata.fallback");
+
+    /**
+     * Reads and validates the options of {@code config}.
+     *
+     * @throws InvalidInputException rule {@code option.unknown} for a key not in {@link #KEYS} (a misspelt key
+     *     was ignored, so the backend ran on the default it was meant to change); otherwise naming the option
+     *     as the rule when a value is not a number in its range, not {@code true}/{@code false}, or not a
+     *     database name
+     */
     public static TeradataOptions from(QueueConfig config) {
+        for (String k : config.options().keySet()) {
+            if (!KEYS.contains(k)) {
+                throw new InvalidInputException("option.unknown", "backend teradata has no option '" + k
+                        + "'; the options it reads: " + KEYS.stream().sorted().collect(Collectors.joining(", ")));
+            }
+        }
         String db = config.option("teradata.database", null);
         return new TeradataOptions(db == null ? null : TeradataNames.checkDatabase(db),
                 (int) number(config, "teradata.max-waiting-sessions", 4, 1, 24),

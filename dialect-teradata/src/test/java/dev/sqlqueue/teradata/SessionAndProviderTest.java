@@ -99,6 +99,19 @@ class SessionAndProviderTest {
         assertTrue(jdbc.log.isEmpty(), "options are checked before connecting");
     }
 
+    /** A misspelt key was ignored, so the backend ran on the default it was meant to change. */
+    @Test
+    void anOptionKeyTheBackendDoesNotReadIsRefusedBeforeConnecting() {
+        RecordingJdbc jdbc = new RecordingJdbc();
+        for (String key : new String[] {"teradata.datbase", "teradata.fallback ", "schema", "broker.spreadFactor"}) {
+            InvalidInputException e = assertThrows(InvalidInputException.class, () -> open(jdbc, key, "x"), key);
+            assertEquals("option.unknown", e.rule());
+            assertTrue(e.getMessage().contains("'" + key + "'"), e.getMessage());
+            assertTrue(e.getMessage().contains("teradata.database"), "names the keys it reads: " + e.getMessage());
+        }
+        assertTrue(jdbc.log.isEmpty(), "options are checked before connecting");
+    }
+
     @Test
     void leaseModeIsRefusedByTheCore() {
         RecordingJdbc jdbc = new RecordingJdbc();

@@ -3,11 +3,14 @@ package dev.sqlqueue.sqlserver.broker;
 import dev.sqlqueue.InvalidInputException;
 import dev.sqlqueue.QueueConfig;
 import java.util.Locale;
+import java.util.Set;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * The backend-specific settings, read from {@link QueueConfig#options()} (keys below). Every value is
- * checked at open; a bad one is an {@link InvalidInputException} with rule {@code broker.option}.
+ * checked at open; a bad one is an {@link InvalidInputException} with rule {@code broker.option}, a key
+ * not listed here one with rule {@code option.unknown}.
  *
  * <ul>
  *   <li>{@code broker.dialogPoolSize}: pooled dialogs per queue and process, 1..1000; default the
@@ -80,8 +83,26 @@ public record BrokerOptions(int dialogPoolSize, int spreadFactor, int dialogLife
         }
     }
 
-    /** Reads and validates the options of {@code config}. */
+    /** The option keys this backend reads; any other key is refused ({@code option.unknown}). */
+    public static final Set<String> KEYS = Set.of("broker.dialogPoolSize", "broker.spreadFactor",
+            "broker.dialogLifetimeSeconds", "broker.dialogMaxAgeSeconds", "broker.dialogMaxMessages", "broker.maxAttempts",
+            "broker.activationProcedure", "broker.maxQueueReaders", "broker.activationExecuteAs",
+            "broker.sweepIntervalMillis", "broker.sendWaitMillis", "broker.disabledRecheckMillis", "broker.groupIdleMillis");
+
+    /**
+     * Reads and validates the options of {@code config}.
+     *
+     * @throws InvalidInputException rule {@code option.unknown} for a key not in {@link #KEYS} (a misspelt key
+     *     was ignored, so the backend ran on the default it was meant to change); rule {@code broker.option}
+     *     for a value out of its range
+     */
     public static BrokerOptions from(QueueConfig config) {
+        for (String k : config.options().keySet()) {
+            if (!KEYS.contains(k)) {
+                throw new InvalidInputException("option.unknown", "backend " + ServiceBrokerBackend.NAME + " has no option '" + k
+                        + "'; the options it reads: " + KEYS.stream().sorted().collect(Collectors.joining(", ")));
+            }
+        }
         return new BrokerOptions(
                 (int) num(config, "broker.dialogPoolSize", config.poolSize(), 1, 1000),
                 (int) num(config, "broker.spreadFactor", 1, 1, 1000),

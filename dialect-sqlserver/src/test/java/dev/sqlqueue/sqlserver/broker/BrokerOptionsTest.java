@@ -53,4 +53,16 @@ class BrokerOptionsTest {
         assertEquals(150, BrokerOptions.from(new Fixture().config.toBuilder().option("broker.dialogPoolSize", "64")
                 .option("broker.spreadFactor", "150").build()).spreadFactor());
     }
+
+    /** A misspelt key was ignored, so the backend ran on the default it was meant to change. */
+    @Test
+    void anOptionKeyTheBackendDoesNotReadIsRefusedNamingTheKeysItReads() {
+        for (String key : new String[] {"broker.spreadfactor", "broker.dialogPoolSize ", "ordering", "teradata.database"}) {
+            InvalidInputException e = assertThrows(InvalidInputException.class,
+                    () -> BrokerOptions.from(new Fixture().config.toBuilder().option(key, "150").build()), key);
+            assertEquals("option.unknown", e.rule());
+            assertTrue(e.getMessage().contains("'" + key + "'"), e.getMessage());
+            assertTrue(e.getMessage().contains("broker.spreadFactor"), "names the keys it reads: " + e.getMessage());
+        }
+    }
 }

@@ -161,7 +161,7 @@ public interface ConcurrencyCases extends SuiteContext {
             if (done.size() < total) {
                 fail("every message processed after recovery: " + done.size() + " of " + total + "; the workers' claims"
                         + " failed " + backendErrors.get() + " times, the last with " + lastError.get()
-                        + "; where the library's threads were:\n" + threadDump());
+                        + "; the server: " + hooks().serverState() + "; where the library's threads were:\n" + threadDump());
             }
         }
         assertEquals(total, done.size(), "every message processed after recovery");

@@ -39,6 +39,14 @@ public interface FaultHooks {
         throw new UnsupportedOperationException(restartUnavailable().orElse("start server"));
     }
 
+    /**
+     * For a failure message after {@link #startServer()}: whether the server still runs and the end of its
+     * log, or empty when the wiring cannot tell.
+     */
+    default String serverState() {
+        return "";
+    }
+
     /** Empty when {@link #insertRawMessage} works, else why not. */
     default Optional<String> rawInsertUnavailable() {
         return Optional.of("no hook to write raw rows");

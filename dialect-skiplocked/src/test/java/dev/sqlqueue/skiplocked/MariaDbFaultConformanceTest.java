@@ -85,6 +85,11 @@ class MariaDbFaultConformanceTest {
             public void startServer() throws Exception {
                 s.startServer();
             }
+
+            @Override
+            public String serverState() {
+                return s.state();
+            }
         };
     }
 

@@ -46,6 +46,11 @@ class PostgresOutageConformanceTest {
             public void startServer() throws Exception {
                 s.startServer();
             }
+
+            @Override
+            public String serverState() {
+                return s.state();
+            }
         };
     }
 

@@ -67,18 +67,52 @@ final class PrivateMariaDb implements AutoCloseable {
         return "jdbc:mariadb://127.0.0.1:" + port + "/test";
     }
 
-    /** Starts the server (again) on the same directory and port; returns once it accepts connections. */
+    /**
+     * Starts the server (again) on the same directory and port; returns once it runs a statement on an InnoDB
+     * table. {@code --innodb=FORCE}: without it a server whose InnoDB failed to start (after a crash, say)
+     * still opens its port, and every statement on a queue table then fails; with it that server exits and
+     * this method reports its log.
+     */
     synchronized void startServer() throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>(List.of(MARIADBD.toString(), "--no-defaults", "--datadir=" + data,
                 "--port=" + port, "--bind-address=127.0.0.1", "--socket=" + dir.resolve("mariadbd.sock"),
                 "--pid-file=" + dir.resolve("mariadbd.pid"), "--log-error=" + log, "--skip-log-bin",
-                "--innodb-buffer-pool-size=32M", "--max-connections=100"));
+                "--innodb=FORCE", "--innodb-buffer-pool-size=32M", "--max-connections=100"));
         if (LocalServer.isRoot()) {
             cmd.add("--user=root");
         }
         server = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("stdout.log").toFile())).start();
         LocalServer.awaitOpen(port, server, log);
+        awaitInnoDb();
+    }
+
+    /** A connection that sees InnoDB available, within 60 s of an open port. */
+    private void awaitInnoDb() throws InterruptedException {
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (true) {
+            try (Connection c = DriverManager.getConnection("jdbc:mariadb://127.0.0.1:" + port + "/", "root", "");
+                 Statement st = c.createStatement();
+                 java.sql.ResultSet rs = st.executeQuery("SELECT SUPPORT FROM information_schema.ENGINES WHERE ENGINE = 'InnoDB'")) {
+                String support = rs.next() ? rs.getString(1) : "absent";
+                if (support.equals("YES") || support.equals("DEFAULT")) {
+                    return;
+                }
+                throw new IllegalStateException("the private server on " + port + " runs without InnoDB (" + support
+                        + "): " + LocalServer.tail(log));
+            } catch (java.sql.SQLException e) {
+                if (!server.isAlive() || System.nanoTime() > until) {
+                    throw new IllegalStateException("the private server on " + port + " refused a connection: "
+                            + e.getMessage() + "; log: " + LocalServer.tail(log), e);
+                }
+                Thread.sleep(100);
+            }
+        }
+    }
+
+    /** Whether the server runs, and the end of its log: for a failure message. */
+    synchronized String state() {
+        return (server != null && server.isAlive() ? "running" : "not running") + ", log: " + LocalServer.tail(log);
     }
 
     /** SIGKILL of this server's process, by its id; returns once it has exited. */

@@ -126,6 +126,11 @@ final class PrivatePostgres implements AutoCloseable {
         }
     }
 
+    /** Whether the postmaster runs, and the end of its log: for a failure message. */
+    synchronized String state() {
+        return (postmaster != null && postmaster.isAlive() ? "running" : "not running") + ", log: " + LocalServer.tail(log);
+    }
+
     /** Immediate shutdown of this server's postmaster, by its process id; returns once it has exited. */
     synchronized void crash() throws IOException, InterruptedException {
         LocalServer.signal(postmaster, "QUIT");

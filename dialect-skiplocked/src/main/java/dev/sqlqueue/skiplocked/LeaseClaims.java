@@ -48,10 +48,6 @@ final class LeaseClaims {
         this.claimRows = claimRows;
     }
 
-    private <T> T inTransaction(String what, Transactions.SqlWork<T> work) {
-        return tx.inTransaction(what, work);
-    }
-
     private long selectCandidates(Connection c, QueueName queue, int limit, List<Row> rows, int timeoutSeconds)
             throws SQLException {
         return claimRows.selectCandidates(c, queue, limit, rows, timeoutSeconds);
@@ -67,7 +63,7 @@ final class LeaseClaims {
         }
         long token = newToken();
         int timeout = timeouts.claim(request.lease().toMillis());
-        return inTransaction("consume", c -> {
+        return tx.inTransaction("consume", timeout, c -> {
             List<Row> rows = new ArrayList<>();
             selectCandidates(c, queue, request.maxMessages(), rows, timeout);
             if (rows.isEmpty()) {
@@ -197,7 +193,7 @@ final class LeaseClaims {
         String statement = acks.isEmpty() ? sql.leaseClaim : sql.ackAndLeaseClaim;
         // with acks a lost connection is not retried: the statement may have committed, and its repeat would
         // report its own acks as lost leases
-        return tx.inAutoCommit(acks.isEmpty() ? "consume" : "ack and consume", acks.isEmpty(), c -> {
+        return tx.inAutoCommit(acks.isEmpty() ? "consume" : "ack and consume", acks.isEmpty(), timeout, c -> {
             List<Claimed> claimed = new ArrayList<>();
             acked.clear(); // a deadlock victim's attempt changed nothing
             try (PreparedStatement ps = c.prepareStatement(statement)) {

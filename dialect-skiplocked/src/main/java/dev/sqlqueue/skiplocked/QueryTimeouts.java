@@ -28,9 +28,31 @@ import java.util.concurrent.atomic.AtomicLong;
  * default (error 50200, retried like a deadlock, then {@code TransientBackendException} with H2's
  * message, which quotes the statement). When
  * the statement was stopped by that limit, {@link #run} throws {@link StatementTimeout}, which the
- * backend raises as {@code TransientBackendException} naming the statement, and never retries. Thread-safe.
+ * backend raises as {@code TransientBackendException} naming the statement, and never retries.
+ *
+ * <p>Both bounds are kept by the server, so a server that stops answering without closing the connection (a
+ * network partition, a dropped NAT or load-balancer entry, a frozen host) kept the statement waiting for its
+ * answer for ever: neither driver has a socket timeout by default (pgJDBC {@code socketTimeout}, MariaDB
+ * Connector/J {@code socketTimeout}: 0, none), and TCP keepalive, when on, first probes after two hours
+ * (Linux {@code tcp_keepalive_time}). A claim's or settle's transaction therefore also sets the connection's
+ * network timeout ({@link java.sql.Connection#setNetworkTimeout}) to the query timeout plus {@link
+ * #NETWORK_GRACE_MS}, before its first round trip ({@link Transactions#prepare}), and {@link #run} follows each
+ * statement's bound; it holds for the whole transaction (the commit too). A read that waits longer fails, the
+ * driver closes the connection, and the backend reports a lost connection ({@code TransientBackendException}).
+ * The connection gets its network timeout back when it returns to its pool: HikariCP restores its own, {@link
+ * ConnectionState} a caller's. Not on H2, which accepts the call and ignores it (no socket in embedded mode).
+ * Thread-safe.
  */
 final class QueryTimeouts {
+    /**
+     * Milliseconds a connection's network timeout adds to a statement's query timeout: long enough that a
+     * server that still answers reports its own time-out first (PostgreSQL's cancel arrives on a connection
+     * of its own), short enough that a worker on a silent server is back to its retry loop within seconds.
+     */
+    static final int NETWORK_GRACE_MS = 10_000;
+
+    private static final java.util.concurrent.Executor DIRECT = Runnable::run;
+
     /** {@code ConsumeRequest.of}'s lease: the settle bound before this backend's first claim. */
     static final long DEFAULT_LEASE_MS = 30_000;
 
@@ -85,6 +107,7 @@ final class QueryTimeouts {
         if (ps.getQueryTimeout() != seconds) {
             ps.setQueryTimeout(seconds);
         }
+        adjustNetwork(ps.getConnection(), seconds);
         long t0 = System.nanoTime();
         try {
             return call.run();
@@ -94,6 +117,33 @@ final class QueryTimeouts {
                 throw new StatementTimeout(name, sql, seconds, e);
             }
             throw e;
+        }
+    }
+
+    /** The network timeout of a statement bounded by {@code seconds}: see the class comment. */
+    static int networkTimeoutMs(int seconds) {
+        return (int) Math.min(Integer.MAX_VALUE, seconds * 1000L + NETWORK_GRACE_MS);
+    }
+
+    /** Sets {@code c}'s network timeout to {@link #networkTimeoutMs} of {@code seconds}, unless it has it or has none. */
+    static void boundNetwork(java.sql.Connection c, int seconds) throws SQLException {
+        int ms = networkTimeoutMs(seconds);
+        int now = ConnectionState.networkTimeout(c);
+        if (now >= 0 && now != ms) {
+            c.setNetworkTimeout(DIRECT, ms);
+        }
+    }
+
+    /**
+     * For one statement of a transaction its {@link Transactions} bounded: a bound set there (before the first
+     * round trip, from the lease known then) follows this statement's, which an extension to a longer lease
+     * raises. A connection without one (H2, which ignores the call) is left alone.
+     */
+    private static void adjustNetwork(java.sql.Connection c, int seconds) throws SQLException {
+        int now = ConnectionState.networkTimeout(c);
+        int ms = networkTimeoutMs(seconds);
+        if (now > 0 && now != ms) {
+            c.setNetworkTimeout(DIRECT, ms);
         }
     }
 

@@ -44,8 +44,9 @@ final class SkipLockedAcks {
         this.claims = transactional.claims;
     }
 
+    /** A settle's transaction, its network bounded as its statements are (the longest lease granted so far). */
     private <T> T inTransaction(String what, Transactions.SqlWork<T> work) {
-        return tx.inTransaction(what, work);
+        return tx.inTransaction(what, timeouts.settle(), work);
     }
 
     private TransactionalClaim claim(Receipt r) {
@@ -185,7 +186,7 @@ final class SkipLockedAcks {
         for (int i = 0; i < ids.length; i++) {
             ids[i] = leased.get(i).messageId();
         }
-        return tx.inAutoCommit("ack", false, c -> {
+        return tx.inAutoCommit("ack", false, timeouts.settle(), c -> {
             Set<Long> deleted = new HashSet<>();
             try (PreparedStatement ps = c.prepareStatement(sql.ackByClaim)) {
                 PostgresPlans.planEveryExecution(ps);

@@ -71,7 +71,8 @@ final class SkipLockedBackend implements QueueBackend {
         PostgresOptions postgres = dialect == SkipLockedDialect.POSTGRES ? PostgresOptions.from(config) : null;
         this.listen = postgres != null && !postgres.transactionPooler();
         this.caps = SkipLockedCapabilities.of(name, dialect, listen);
-        this.tx = new Transactions(ds, ownedPool);
+        // H2 has no socket to bound in embedded mode, and ignores a network timeout
+        this.tx = new Transactions(ds, ownedPool, dialect != SkipLockedDialect.H2);
         Map<Long, TransactionalClaim> claims = new ConcurrentHashMap<>();
         QueryTimeouts timeouts = new QueryTimeouts();
         ClaimRows claimRows = new ClaimRows(sql, config, claims);

@@ -65,10 +65,6 @@ final class TransactionalClaims {
         reaper.scheduleWithFixedDelay(this::reapExpiredClaims, 1, 1, TimeUnit.SECONDS);
     }
 
-    private ConnectionState prepare(Connection c) throws SQLException {
-        return tx.prepare(c);
-    }
-
     private void evictIdleConnections() {
         tx.evictIdleConnections();
     }
@@ -90,7 +86,7 @@ final class TransactionalClaims {
             ConnectionState state = null;
             try {
                 c = ds.getConnection();
-                state = prepare(c);
+                state = tx.prepare(c, timeout);
                 List<Row> rows = new ArrayList<>();
                 long now = selectCandidates(c, queue, request.maxMessages(), rows, timeout);
                 int before = rows.size();

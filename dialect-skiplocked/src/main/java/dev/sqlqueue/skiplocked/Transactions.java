@@ -22,18 +22,30 @@ final class Transactions {
 
     private final DataSource ds;
     private final AutoCloseable ownedPool;
+    private final boolean boundsNetwork;
 
-    Transactions(DataSource ds, AutoCloseable ownedPool) {
+    /** @param boundsNetwork whether bounded transactions set the network timeout (not on H2, which ignores it) */
+    Transactions(DataSource ds, AutoCloseable ownedPool, boolean boundsNetwork) {
         this.ds = ds;
         this.ownedPool = ownedPool;
+        this.boundsNetwork = boundsNetwork;
     }
 
     /** Run {@code work} in one transaction on a pooled connection, retrying deadlock victims. */
     <T> T inTransaction(String what, SqlWork<T> work) {
+        return inTransaction(what, 0, work);
+    }
+
+    /**
+     * {@link #inTransaction(String, SqlWork)} for a claim or settle bounded by {@code boundSeconds} (its query
+     * timeout): the connection's network timeout is set before the transaction's first round trip ({@link
+     * QueryTimeouts#networkTimeoutMs}), so a server that stopped answering ends it; 0 sets none.
+     */
+    <T> T inTransaction(String what, int boundSeconds, SqlWork<T> work) {
         for (int attempt = 1; ; attempt++) {
             boolean committing = false;
             try (Connection c = ds.getConnection()) {
-                ConnectionState state = prepare(c);
+                ConnectionState state = prepare(c, boundSeconds);
                 try {
                     T result = work.run(c);
                     committing = true;
@@ -64,12 +76,13 @@ final class Transactions {
      * back. A connection found lost is retried once only with {@code retryLostConnection}: the statement may
      * have committed before the loss was seen, so only work that is safe to repeat after a commit asks for it
      * (a claim: rows it leased unseen come back when their lease ends; not an ack, whose repeat would report
-     * its own committed deletes as lost leases).
+     * its own committed deletes as lost leases). {@code boundSeconds} as for {@link #inTransaction(String, int,
+     * SqlWork)}.
      */
-    <T> T inAutoCommit(String what, boolean retryLostConnection, SqlWork<T> work) {
+    <T> T inAutoCommit(String what, boolean retryLostConnection, int boundSeconds, SqlWork<T> work) {
         for (int attempt = 1; ; attempt++) {
             try (Connection c = ds.getConnection()) {
-                ConnectionState state = prepare(c);
+                ConnectionState state = prepare(c, boundSeconds);
                 c.setAutoCommit(true);
                 try {
                     return work.run(c);
@@ -110,9 +123,22 @@ final class Transactions {
         return false;
     }
 
-    /** Own pool: already auto-commit off and READ COMMITTED; a caller's pool: recorded, set, restored later. */
-    ConnectionState prepare(Connection c) throws SQLException {
-        return ownedPool != null ? ConnectionState.POOL_DEFAULTS : ConnectionState.prepare(c);
+    /**
+     * Own pool: already auto-commit off and READ COMMITTED; a caller's pool: recorded, set, restored later. First
+     * the network is bounded for a statement of {@code boundSeconds} (0: no bound); HikariCP gives its connection
+     * the network timeout back on return, {@link ConnectionState} a caller's.
+     */
+    ConnectionState prepare(Connection c, int boundSeconds) throws SQLException {
+        if (!boundsNetwork) {
+            boundSeconds = 0;
+        }
+        if (ownedPool != null) {
+            if (boundSeconds > 0) {
+                QueryTimeouts.boundNetwork(c, boundSeconds);
+            }
+            return ConnectionState.POOL_DEFAULTS;
+        }
+        return ConnectionState.prepare(c, boundSeconds);
     }
 
     void evictIdleConnections() {

@@ -1,0 +1,98 @@
+package dev.sqlqueue.skiplocked;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * A TCP relay on 127.0.0.1 between the tests and a database server that can go silent: while {@link
+ * #silent} is set, bytes in either direction are read and dropped, and every connection stays open. That
+ * is a server that stopped answering without closing anything (a network partition, a dropped NAT or
+ * load-balancer entry, a frozen host): a client reading its answer waits until its own socket timeout,
+ * for ever without one. Test code only; one thread per direction and connection.
+ */
+final class SilentServerProxy implements AutoCloseable {
+    private final ServerSocket listener;
+    private final String targetHost;
+    private final int targetPort;
+    private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+    private volatile boolean silent;
+
+    private SilentServerProxy(String targetHost, int targetPort) throws IOException {
+        this.targetHost = targetHost;
+        this.targetPort = targetPort;
+        this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        Thread accept = new Thread(this::acceptLoop, "silent-proxy-accept");
+        accept.setDaemon(true);
+        accept.start();
+    }
+
+    static SilentServerProxy to(String host, int port) throws IOException {
+        return new SilentServerProxy(host, port);
+    }
+
+    int port() {
+        return listener.getLocalPort();
+    }
+
+    /** While true, nothing passes in either direction; connections stay open. */
+    void silent(boolean on) {
+        silent = on;
+    }
+
+    private void acceptLoop() {
+        while (!listener.isClosed()) {
+            try {
+                Socket client = listener.accept();
+                Socket server = new Socket(targetHost, targetPort);
+                sockets.add(client);
+                sockets.add(server);
+                pump(client, server, "up");
+                pump(server, client, "down");
+            } catch (IOException e) {
+                return; // closed
+            }
+        }
+    }
+
+    private void pump(Socket from, Socket to, String direction) {
+        Thread t = new Thread(() -> {
+            byte[] buf = new byte[16384];
+            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+                int n;
+                while ((n = in.read(buf)) >= 0) {
+                    if (!silent) {
+                        out.write(buf, 0, n);
+                        out.flush();
+                    }
+                }
+            } catch (IOException ignored) {
+                // one side closed
+            } finally {
+                closeQuietly(from);
+                closeQuietly(to);
+            }
+        }, "silent-proxy-" + direction);
+        t.setDaemon(true);
+        t.start();
+    }
+
+    private static void closeQuietly(Socket s) {
+        try {
+            s.close();
+        } catch (IOException ignored) {
+            // already closed
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        listener.close();
+        sockets.forEach(SilentServerProxy::closeQuietly);
+    }
+}

@@ -181,8 +181,9 @@ public final class UrlTarget implements ConformanceTarget {
             dropFailure = e;
         }
         List<String> left;
+        java.util.Map<String, String> refused = new java.util.LinkedHashMap<>();
         try {
-            left = dropLeftovers(uniquePrefix);
+            left = dropLeftovers(uniquePrefix, refused);
         } catch (SQLException e) {
             IllegalStateException ex = new IllegalStateException("clean-up of prefix " + uniquePrefix
                     + ": cannot list what is left: " + e.getMessage(), e);
@@ -192,7 +193,17 @@ public final class UrlTarget implements ConformanceTarget {
             throw ex;
         }
         if (!left.isEmpty()) {
-            IllegalStateException ex = new IllegalStateException("clean-up of prefix " + uniquePrefix + " left " + left);
+            // the server's reasons, so a DBA sees a missing right (MariaDB: "DROP command denied to user ...")
+            StringBuilder why = new StringBuilder();
+            left.forEach(o -> {
+                if (refused.containsKey(o)) {
+                    why.append("; DROP ").append(o).append(": ").append(refused.get(o));
+                }
+            });
+            if (dropFailure != null) {
+                why.append("; dropSchema: ").append(dropFailure.getMessage());
+            }
+            IllegalStateException ex = new IllegalStateException("clean-up of prefix " + uniquePrefix + " left " + left + why);
             if (dropFailure != null) {
                 ex.addSuppressed(dropFailure);
             }
@@ -275,8 +286,11 @@ public final class UrlTarget implements ConformanceTarget {
         }
     }
 
-    /** Drops listed leftovers (a few rounds, for foreign keys) and returns what is still there. */
-    private List<String> dropLeftovers(String prefix) throws SQLException {
+    /**
+     * Drops listed leftovers (a few rounds, for foreign keys) and returns what is still there; {@code refused}
+     * gets each object's last refusal, the server's message.
+     */
+    private List<String> dropLeftovers(String prefix, java.util.Map<String, String> refused) throws SQLException {
         try (Connection c = DriverManager.getConnection(url, user, password)) {
             c.setAutoCommit(true);
             List<String> left = list(c, prefix);
@@ -286,7 +300,8 @@ public final class UrlTarget implements ConformanceTarget {
                         try {
                             drop(c, st, o);
                         } catch (SQLException dependentsFirst) {
-                            // another round after its dependents are gone
+                            // another round after its dependents are gone; kept for the message if it stays
+                            refused.put(o, dependentsFirst.getMessage());
                         }
                     }
                 }

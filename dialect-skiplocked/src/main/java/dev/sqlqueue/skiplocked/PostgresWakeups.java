@@ -20,9 +20,20 @@ import org.slf4j.LoggerFactory;
  * commit (PostgreSQL manual, NOTIFY). A notification wakes this JVM's waiting consumers of that
  * queue at once, so idle consumers can poll slowly. Reconnects with back-off when the connection
  * breaks; a missed notification only delays a consumer until its next poll.
+ *
+ * <p>A connection that broke silently (a network partition, a dropped NAT or load-balancer entry: no
+ * reset ever arrives) would look like a quiet channel for ever, and wake-ups would stop until a restart:
+ * waiting for notifications ({@code PGConnection.getNotifications(ms)}) ends at its own time-out whether
+ * or not the server is there. So after {@link #CHECK_EVERY_MS} without a notification the thread runs
+ * {@code SELECT 1}, under a network timeout of {@link #CHECK_TIMEOUT_MS}; no answer in time closes the
+ * connection and LISTENs again on a new one.
  */
 final class PostgresWakeups implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(PostgresWakeups.class);
+    /** Milliseconds without a notification after which the LISTEN connection is checked. */
+    static final long CHECK_EVERY_MS = 30_000;
+    /** Milliseconds the check, and a new connection's log-in, may wait for the server. */
+    static final int CHECK_TIMEOUT_MS = 10_000;
 
     private final QueueConfig config;
     private final DataSource ds;
@@ -32,7 +43,15 @@ final class PostgresWakeups implements AutoCloseable {
     private volatile boolean running = true;
     private volatile Connection connection;
 
+    private final long checkEveryNanos;
+
     PostgresWakeups(QueueConfig config, DataSource ds, SkipLockedStatements sql, Consumer<QueueName> listener) {
+        this(config, ds, sql, listener, CHECK_EVERY_MS);
+    }
+
+    /** @param checkEveryMs milliseconds without a notification before the connection is checked (tests shorten it) */
+    PostgresWakeups(QueueConfig config, DataSource ds, SkipLockedStatements sql, Consumer<QueueName> listener, long checkEveryMs) {
+        this.checkEveryNanos = checkEveryMs * 1_000_000L;
         this.config = config;
         this.ds = ds;
         this.sql = sql;
@@ -48,11 +67,22 @@ final class PostgresWakeups implements AutoCloseable {
     private Connection open() throws SQLException {
         // a dedicated connection when we have the URL, so the pool keeps all its connections
         Connection c = config.url() != null
-                ? DriverManager.getConnection(config.url(), config.user(), config.password())
+                ? DriverManager.getConnection(config.url(), loginProperties())
                 : ds.getConnection();
         c.setAutoCommit(true);
-        try (Statement st = c.createStatement()) {
-            st.execute(sql.listen);
+        try {
+            // bounds the LISTEN and the checks; getNotifications sets its own wait and then puts this back
+            c.setNetworkTimeout(Runnable::run, CHECK_TIMEOUT_MS);
+            try (Statement st = c.createStatement()) {
+                st.execute(sql.listen);
+            }
+        } catch (SQLException e) {
+            try {
+                c.close();
+            } catch (SQLException ignored) {
+                // broken already
+            }
+            throw e;
         }
         return c;
     }
@@ -64,11 +94,17 @@ final class PostgresWakeups implements AutoCloseable {
                 connection = open();
                 backoff = 100;
                 PGConnection pg = connection.unwrap(PGConnection.class);
+                long heard = System.nanoTime();
                 while (running) {
                     PGNotification[] got = pg.getNotifications(500);
-                    if (got == null) {
+                    if (got == null || got.length == 0) {
+                        if (System.nanoTime() - heard > checkEveryNanos) {
+                            checkAlive(connection);
+                            heard = System.nanoTime();
+                        }
                         continue;
                     }
+                    heard = System.nanoTime();
                     for (PGNotification n : got) {
                         try {
                             listener.accept(QueueName.of(n.getParameter()));
@@ -92,6 +128,26 @@ final class PostgresWakeups implements AutoCloseable {
             }
         }
         closeQuietly();
+    }
+
+    /** User, password and a log-in bound (pgJDBC {@code loginTimeout}, seconds); a URL's own parameters win. */
+    private java.util.Properties loginProperties() {
+        java.util.Properties p = new java.util.Properties();
+        if (config.user() != null) {
+            p.setProperty("user", config.user());
+        }
+        if (config.password() != null) {
+            p.setProperty("password", config.password());
+        }
+        p.setProperty("loginTimeout", Integer.toString(CHECK_TIMEOUT_MS / 1000));
+        return p;
+    }
+
+    /** One round trip under the connection's network timeout: a silent server fails it (see the class comment). */
+    private static void checkAlive(Connection c) throws SQLException {
+        try (Statement st = c.createStatement()) {
+            st.execute("SELECT 1");
+        }
     }
 
     private void closeQuietly() {

@@ -21,7 +21,13 @@ final class SilentServerProxy implements AutoCloseable {
     private final String targetHost;
     private final int targetPort;
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+    private final List<Link> links = new CopyOnWriteArrayList<>();
     private volatile boolean silent;
+
+    /** One relayed connection; once severed, it passes nothing for ever. */
+    private static final class Link {
+        volatile boolean severed;
+    }
 
     private SilentServerProxy(String targetHost, int targetPort) throws IOException {
         this.targetHost = targetHost;
@@ -45,6 +51,14 @@ final class SilentServerProxy implements AutoCloseable {
         silent = on;
     }
 
+    /**
+     * Every connection relayed so far passes nothing from now on, and stays open: each is broken without a
+     * reset, as a partition that dropped its NAT entry leaves it. New connections pass as before.
+     */
+    void severExisting() {
+        links.forEach(l -> l.severed = true);
+    }
+
     private void acceptLoop() {
         while (!listener.isClosed()) {
             try {
@@ -52,21 +66,23 @@ final class SilentServerProxy implements AutoCloseable {
                 Socket server = new Socket(targetHost, targetPort);
                 sockets.add(client);
                 sockets.add(server);
-                pump(client, server, "up");
-                pump(server, client, "down");
+                Link link = new Link();
+                links.add(link);
+                pump(client, server, "up", link);
+                pump(server, client, "down", link);
             } catch (IOException e) {
                 return; // closed
             }
         }
     }
 
-    private void pump(Socket from, Socket to, String direction) {
+    private void pump(Socket from, Socket to, String direction, Link link) {
         Thread t = new Thread(() -> {
             byte[] buf = new byte[16384];
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                 int n;
                 while ((n = in.read(buf)) >= 0) {
-                    if (!silent) {
+                    if (!silent && !link.severed) {
                         out.write(buf, 0, n);
                         out.flush();
                     }

@@ -71,11 +71,7 @@ final class PostgresWakeups implements AutoCloseable {
                 : ds.getConnection();
         c.setAutoCommit(true);
         try {
-            // bounds the LISTEN and the checks; getNotifications sets its own wait and then puts this back
-            c.setNetworkTimeout(Runnable::run, CHECK_TIMEOUT_MS);
-            try (Statement st = c.createStatement()) {
-                st.execute(sql.listen);
-            }
+            bounded(c, sql.listen);
         } catch (SQLException e) {
             try {
                 c.close();
@@ -143,11 +139,23 @@ final class PostgresWakeups implements AutoCloseable {
         return p;
     }
 
-    /** One round trip under the connection's network timeout: a silent server fails it (see the class comment). */
+    /** One round trip under a network timeout: a silent server fails it (see the class comment). */
     private static void checkAlive(Connection c) throws SQLException {
+        bounded(c, "SELECT 1");
+    }
+
+    /**
+     * {@code statement} under a network timeout of {@link #CHECK_TIMEOUT_MS}, then none again: pgJDBC 42.7's
+     * {@code getNotifications(ms)} on a connection left with a network timeout of its own blocked for good (a
+     * caller's HikariCP connection, seen in {@code LeaseAcksOnServerTest}), so the wait for notifications runs
+     * with none, as it always did.
+     */
+    private static void bounded(Connection c, String statement) throws SQLException {
+        c.setNetworkTimeout(Runnable::run, CHECK_TIMEOUT_MS);
         try (Statement st = c.createStatement()) {
-            st.execute("SELECT 1");
+            st.execute(statement);
         }
+        c.setNetworkTimeout(Runnable::run, 0);
     }
 
     private void closeQuietly() {

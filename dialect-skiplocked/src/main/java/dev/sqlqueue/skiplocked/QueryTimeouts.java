@@ -127,11 +127,7 @@ final class QueryTimeouts {
 
     /** Sets {@code c}'s network timeout to {@link #networkTimeoutMs} of {@code seconds}, unless it has it or has none. */
     static void boundNetwork(java.sql.Connection c, int seconds) throws SQLException {
-        int ms = networkTimeoutMs(seconds);
-        int now = ConnectionState.networkTimeout(c);
-        if (now >= 0 && now != ms) {
-            c.setNetworkTimeout(DIRECT, ms);
-        }
+        setNetwork(c, seconds, 0);
     }
 
     /**
@@ -140,9 +136,14 @@ final class QueryTimeouts {
      * raises. A connection without one (H2, which ignores the call) is left alone.
      */
     private static void adjustNetwork(java.sql.Connection c, int seconds) throws SQLException {
+        setNetwork(c, seconds, 1);
+    }
+
+    /** Sets the bound of {@code seconds} when the connection's network timeout is at least {@code fromMs} and not it. */
+    private static void setNetwork(java.sql.Connection c, int seconds, int fromMs) throws SQLException {
         int now = ConnectionState.networkTimeout(c);
         int ms = networkTimeoutMs(seconds);
-        if (now > 0 && now != ms) {
+        if (now >= fromMs && now != ms) {
             c.setNetworkTimeout(DIRECT, ms);
         }
     }

@@ -1,7 +1,5 @@
 package dev.sqlqueue.skiplocked;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import static dev.sqlqueue.skiplocked.Transactions.update;
 
 import dev.sqlqueue.DeadLetter;
@@ -25,6 +23,8 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Administration of the SKIP LOCKED backend: schema, queues, statistics, dead letters and history.

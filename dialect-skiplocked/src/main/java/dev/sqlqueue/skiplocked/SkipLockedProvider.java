@@ -155,13 +155,6 @@ abstract class SkipLockedProvider implements BackendProvider {
      *     backend ran as if connected directly
      */
     void checkOptionKeys(QueueConfig config) {
-        java.util.Set<String> known = optionKeys();
-        for (String key : config.options().keySet()) {
-            if (!known.contains(key)) {
-                throw new dev.sqlqueue.InvalidInputException("option.unknown", "backend '" + name() + "' has no option '"
-                        + key + "'; " + (known.isEmpty() ? "it takes none"
-                        : "its options are " + String.join(", ", new java.util.TreeSet<>(known))));
-            }
-        }
+        dev.sqlqueue.spi.OptionKeys.requireKnown(name(), config, optionKeys());
     }
 }

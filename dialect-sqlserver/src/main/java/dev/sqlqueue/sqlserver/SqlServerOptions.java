@@ -72,12 +72,7 @@ public record SqlServerOptions(ClaimOrder ordering, Layout layout, String schema
      *     {@code option.layout}, {@code option.schema}, {@code option.deadlock-retries})
      */
     public static SqlServerOptions from(QueueConfig config) {
-        for (String k : config.options().keySet()) {
-            if (!KEYS.contains(k)) {
-                throw new InvalidInputException("option.unknown", "unknown option '" + k
-                        + "' for backend sqlserver; known options: " + KEYS.stream().sorted().collect(Collectors.joining(", ")));
-            }
-        }
+        dev.sqlqueue.spi.OptionKeys.requireKnown("sqlserver", config, KEYS);
         ClaimOrder ordering = pick(ClaimOrder.values(), config.option("ordering", "fifo"), "ordering", ClaimOrder::key);
         Layout layout = pick(Layout.values(), config.option("layout", "clustered"), "layout", Layout::key);
         String schema = SqlServerNames.schema(config.option("schema", "dbo"));

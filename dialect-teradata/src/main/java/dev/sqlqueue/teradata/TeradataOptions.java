@@ -2,8 +2,8 @@ package dev.sqlqueue.teradata;
 
 import dev.sqlqueue.InvalidInputException;
 import dev.sqlqueue.QueueConfig;
+import dev.sqlqueue.spi.OptionKeys;
 import java.util.Set;
-import java.util.stream.Collectors;
 
 /**
  * The Teradata settings read from {@link QueueConfig#options()}. Immutable.
@@ -50,12 +50,7 @@ public record TeradataOptions(String database, int maxWaitingSessions, int retry
      *     database name
      */
     public static TeradataOptions from(QueueConfig config) {
-        for (String k : config.options().keySet()) {
-            if (!KEYS.contains(k)) {
-                throw new InvalidInputException("option.unknown", "backend teradata has no option '" + k
-                        + "'; the options it reads: " + KEYS.stream().sorted().collect(Collectors.joining(", ")));
-            }
-        }
+        OptionKeys.requireKnown("teradata", config, KEYS);
         String db = config.option("teradata.database", null);
         return new TeradataOptions(db == null ? null : TeradataNames.checkDatabase(db),
                 (int) number(config, "teradata.max-waiting-sessions", 4, 1, 24),

@@ -2,10 +2,10 @@ package dev.sqlqueue.sqlserver.broker;
 
 import dev.sqlqueue.InvalidInputException;
 import dev.sqlqueue.QueueConfig;
+import dev.sqlqueue.spi.OptionKeys;
 import java.util.Locale;
 import java.util.Set;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 
 /**
  * The backend-specific settings, read from {@link QueueConfig#options()} (keys below). Every value is
@@ -97,12 +97,7 @@ public record BrokerOptions(int dialogPoolSize, int spreadFactor, int dialogLife
      *     for a value out of its range
      */
     public static BrokerOptions from(QueueConfig config) {
-        for (String k : config.options().keySet()) {
-            if (!KEYS.contains(k)) {
-                throw new InvalidInputException("option.unknown", "backend " + ServiceBrokerBackend.NAME + " has no option '" + k
-                        + "'; the options it reads: " + KEYS.stream().sorted().collect(Collectors.joining(", ")));
-            }
-        }
+        OptionKeys.requireKnown(ServiceBrokerBackend.NAME, config, KEYS);
         return new BrokerOptions(
                 (int) num(config, "broker.dialogPoolSize", config.poolSize(), 1, 1000),
                 (int) num(config, "broker.spreadFactor", 1, 1, 1000),

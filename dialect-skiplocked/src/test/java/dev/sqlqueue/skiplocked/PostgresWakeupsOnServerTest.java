@@ -7,6 +7,7 @@ import dev.sqlqueue.Message;
 import dev.sqlqueue.QueueConfig;
 import dev.sqlqueue.QueueName;
 import dev.sqlqueue.SqlQueue;
+import dev.sqlqueue.conformance.faults.SilentServerProxy;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadLocalRandom;

@@ -12,6 +12,7 @@ import dev.sqlqueue.QueueConfig;
 import dev.sqlqueue.QueueName;
 import dev.sqlqueue.SqlQueue;
 import dev.sqlqueue.TransientBackendException;
+import dev.sqlqueue.conformance.faults.SilentServerProxy;
 import java.io.PrintWriter;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;

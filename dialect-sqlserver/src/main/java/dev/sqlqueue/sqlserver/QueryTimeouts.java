@@ -35,6 +35,37 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code TransientBackendException} naming the statement, never retried. Thread-safe.
  */
 final class QueryTimeouts {
+    /**
+     * Milliseconds a connection's network timeout adds to a claim's or settle's query timeout (review N4). The
+     * query timeout alone does not end a wait on a server that stopped answering without closing the connection:
+     * mssql-jdbc's own comment says so ({@code TDSTimeoutTask}: "If TCP Connection to server is silently dropped,
+     * exceeding the query timeout on the same connection does not throw SQLTimeoutException"), and its timer runs
+     * only until the first response packet. A read that waits longer than the network timeout fails, the driver
+     * closes the connection ({@code TDSChannel.read} terminates it, SQLState 08S01), and the backend reports a
+     * lost connection ({@code TransientBackendException}); the server rolls the session's transaction back.
+     * Long enough that a server that still answers reports its own time-out first.
+     */
+    static final int NETWORK_GRACE_MS = 10_000;
+    /** mssql-jdbc ignores the executor of {@code setNetworkTimeout} (it only sets the socket's timeout). */
+    static final java.util.concurrent.Executor DIRECT = Runnable::run;
+
+    /** The network timeout for a statement bound of {@code seconds}. */
+    static int networkTimeoutMs(int seconds) {
+        return (int) Math.min(Integer.MAX_VALUE, seconds * 1000L + NETWORK_GRACE_MS);
+    }
+
+    /**
+     * For one statement on a connection whose session set a network bound (a positive network timeout): raises
+     * it to this statement's bound when that is longer (an extension's new lease). A connection without a
+     * network timeout (a caller's, or an unbounded session) is left alone.
+     */
+    static void followNetwork(Connection c, int seconds) throws SQLException {
+        int now = c.getNetworkTimeout();
+        int ms = networkTimeoutMs(seconds);
+        if (now > 0 && now < ms) {
+            c.setNetworkTimeout(DIRECT, ms);
+        }
+    }
     /** {@code ConsumeRequest.of}'s lease: the settle bound before this backend's first claim. */
     static final long DEFAULT_LEASE_MS = 30_000;
 
@@ -84,6 +115,7 @@ final class QueryTimeouts {
      */
     static long count(Connection c, SqlServerStatements sql, String name, int seconds, Object... values) throws SQLException {
         String text = sql.get(name);
+        followNetwork(c, seconds);
         try (PreparedStatement ps = Jdbc.prepare(c, text, values)) {
             ps.setQueryTimeout(seconds);
             try (ResultSet rs = ps.executeQuery()) {
@@ -97,6 +129,7 @@ final class QueryTimeouts {
     /** As {@link #count} for a statement without a result. */
     static void execute(Connection c, SqlServerStatements sql, String name, int seconds, Object... values) throws SQLException {
         String text = sql.get(name);
+        followNetwork(c, seconds);
         try (PreparedStatement ps = Jdbc.prepare(c, text, values)) {
             ps.setQueryTimeout(seconds);
             try {

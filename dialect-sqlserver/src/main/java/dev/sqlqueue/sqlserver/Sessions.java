@@ -50,9 +50,18 @@ final class Sessions {
      * {@link SqlServerErrors#map} after the retries of 1205/1222.
      */
     <T> T inTransaction(String what, Work<T> work) {
+        return inTransaction(what, 0, work);
+    }
+
+    /**
+     * As {@link #inTransaction(String, Work)}, with the connection's network timeout set to {@code boundSeconds}
+     * plus {@link QueryTimeouts#NETWORK_GRACE_MS} before its first round trip (0: none set): the bound of a
+     * claim or settle on a server that stops answering (review N4; {@link QueryTimeouts}).
+     */
+    <T> T inTransaction(String what, int boundSeconds, Work<T> work) {
         for (int attempt = 0; ; attempt++) {
             try {
-                return once(work);
+                return once(boundSeconds, work);
             } catch (SQLException e) {
                 if (attempt < retries && SqlServerErrors.isRetryable(e)) {
                     pause(what, attempt + 1, e);
@@ -76,8 +85,8 @@ final class Sessions {
         return retries;
     }
 
-    private <T> T once(Work<T> work) throws SQLException {
-        Session s = open();
+    private <T> T once(int boundSeconds, Work<T> work) throws SQLException {
+        Session s = open(boundSeconds);
         try {
             T result = work.run(s.connection);
             s.commit();
@@ -95,8 +104,23 @@ final class Sessions {
      * auto-commit off; the caller must end the session ({@link Session#restoreAndClose}).
      */
     Session open() throws SQLException {
+        return open(0);
+    }
+
+    /**
+     * As {@link #open()}; with {@code boundSeconds > 0} the connection's network timeout is set to it plus
+     * {@link QueryTimeouts#NETWORK_GRACE_MS} first, before any round trip (mssql-jdbc
+     * {@code SQLServerConnection.setNetworkTimeout} sets the socket's read timeout, {@code TDSChannel.setNetworkTimeout},
+     * and sends nothing), and given back by {@link Session#restoreAndClose}.
+     */
+    Session open(int boundSeconds) throws SQLException {
         Connection c = dataSource.getConnection();
         try {
+            int networkBefore = -1;
+            if (boundSeconds > 0) {
+                networkBefore = c.getNetworkTimeout();
+                c.setNetworkTimeout(QueryTimeouts.DIRECT, QueryTimeouts.networkTimeoutMs(boundSeconds));
+            }
             String prepareMethod = PrepareMethods.forceRpc(c);
             int isolation = c.getTransactionIsolation();
             boolean autoCommit = c.getAutoCommit();
@@ -106,8 +130,8 @@ final class Sessions {
             if (autoCommit) {
                 c.setAutoCommit(false);
             }
-            return new Session(c, isolation, autoCommit, prepareMethod);
-        } catch (SQLException | RuntimeException e) {
+            return new Session(c, isolation, autoCommit, prepareMethod, networkBefore);
+        } catch (SQLException | RuntimeException | LinkageError e) {
             try {
                 c.close();
             } catch (SQLException ignored) {
@@ -127,11 +151,18 @@ final class Sessions {
         private final int isolation;
         private final boolean autoCommit;
         private final String prepareMethod;
+        /** The network timeout the connection came with, in ms; -1 when the session set none. */
+        private final int networkTimeoutMs;
         /** True once a commit or rollback returned; a session is presumed to hold work until then. */
         private boolean ended;
         private boolean rollbackFailed;
 
         Session(Connection connection, int isolation, boolean autoCommit, String prepareMethod) {
+            this(connection, isolation, autoCommit, prepareMethod, -1);
+        }
+
+        Session(Connection connection, int isolation, boolean autoCommit, String prepareMethod, int networkTimeoutMs) {
+            this.networkTimeoutMs = networkTimeoutMs;
             this.connection = connection;
             this.isolation = isolation;
             this.autoCommit = autoCommit;
@@ -183,6 +214,9 @@ final class Sessions {
                     connection.setTransactionIsolation(isolation);
                 }
                 PrepareMethods.restore(connection, prepareMethod);
+                if (networkTimeoutMs >= 0 && connection.getNetworkTimeout() != networkTimeoutMs) {
+                    connection.setNetworkTimeout(QueryTimeouts.DIRECT, networkTimeoutMs);
+                }
             } catch (SQLException | RuntimeException e) {
                 // a broken connection cannot be restored; the pool discards it on close
             } finally {

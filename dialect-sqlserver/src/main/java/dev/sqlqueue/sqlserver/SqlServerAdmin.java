@@ -48,11 +48,33 @@ final class SqlServerAdmin {
         });
     }
 
-    /** Create the queue row if missing, on {@code c} in its current transaction. */
+    /**
+     * Create the queue row if missing, on {@code c} in its current transaction.
+     *
+     * @throws dev.sqlqueue.SqlQueueException when the queue's row is marked dropping (a drop that did not finish,
+     *     review N10): enqueues would refuse it; the drop must be finished first
+     */
     void createQueueOn(Connection c, QueueName queue) throws SQLException {
-        try (PreparedStatement ps = Jdbc.prepare(c, sql.get("createQueue"), queue.value(), queue.value())) {
-            ps.execute();
+        try (PreparedStatement ps = Jdbc.prepare(c, sql.get("createQueue"), queue.value(), queue.value(), queue.value());
+             ResultSet rs = ps.executeQuery()) {
+            if (rs.next() && rs.getInt(1) == 1) {
+                throw beingDropped(queue);
+            }
         }
+    }
+
+    static dev.sqlqueue.SqlQueueException beingDropped(QueueName queue) {
+        return new dev.sqlqueue.SqlQueueException("queue '" + queue + "' is being dropped: a drop of it has not finished"
+                + " (dropQueue, or `sqlqueue drop`, finishes it); it cannot be created or enqueued on until then");
+    }
+
+    /** The queue's row as the backend's own session sees it: empty when missing, else its dropping flag. */
+    java.util.Optional<Boolean> dropping(QueueName queue) {
+        return sessions.inTransaction("reading queue '" + queue + "'", c -> {
+            try (PreparedStatement ps = Jdbc.prepare(c, sql.get("queueState"), queue.value()); ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? java.util.Optional.of(rs.getInt(1) == 1) : java.util.Optional.<Boolean>empty();
+            }
+        });
     }
 
     void dropSchema() {
@@ -100,9 +122,26 @@ final class SqlServerAdmin {
             total += inBatches("pruneHistoryAgeBatch", queue, -seconds, -Jdbc.millisPart(retention.maxAge()));
         }
         if (retention.maxRows() != null) {
-            total += inBatches("pruneHistoryRowsBatch", queue, retention.maxRows(), queue.value());
+            total += pruneHistoryRows(queue, retention.maxRows());
         }
         return total;
+    }
+
+    /** Keeps the newest {@code keep} rows: the last kept row is read once, then older rows go in batches (N11). */
+    private long pruneHistoryRows(QueueName queue, long keep) {
+        if (keep <= 0) {
+            return inBatches("purgeHistoryBatch", queue);
+        }
+        Object[] cutoff = sessions.inTransaction("reading the history cut-off of queue '" + queue + "'", c -> {
+            try (PreparedStatement ps = Jdbc.prepare(c, sql.get("historyCutoff"), queue.value(), keep - 1);
+                 ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? new Object[] {rs.getObject("finished_at", LocalDateTime.class), rs.getLong("id")} : null;
+            }
+        });
+        if (cutoff == null) {
+            return 0; // no more than keep rows
+        }
+        return inBatches("pruneHistoryBeforeBatch", queue, cutoff[0], cutoff[0], cutoff[1]);
     }
 
     /**

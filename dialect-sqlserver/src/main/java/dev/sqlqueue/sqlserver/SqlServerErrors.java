@@ -35,6 +35,15 @@ public final class SqlServerErrors {
     public static final int DEADLOCK_VICTIM = 1205;
     public static final int LOCK_TIMEOUT = 1222;
     public static final int READPAST_ISOLATION = 650;
+    /** Invalid object name: the table does not exist (SQL Server). */
+    public static final int INVALID_OBJECT_NAME = 208;
+    /**
+     * The number Babelfish for PostgreSQL 4.3 gives the errors it maps to no SQL Server number, a missing
+     * table among them (message {@code relation "..." does not exist}, PostgreSQL's text), instead of 208.
+     */
+    public static final int BABELFISH_UNMAPPED = 33557097;
+    private static final java.util.regex.Pattern BABELFISH_MISSING_RELATION =
+            java.util.regex.Pattern.compile("relation \".*\" does not exist");
     private static final Set<Integer> CONNECTION_ERRORS = Set.of(233, 596, 10053, 10054);
     /**
      * Azure SQL Database failover, reconfiguration and throttling errors (Microsoft Learn, "SQL error codes
@@ -47,6 +56,15 @@ public final class SqlServerErrors {
     static final Set<Integer> AZURE_TRANSIENT = Set.of(40613, 40197, 40501, 49918, 49919, 49920, 4221, 10928, 10929);
 
     private SqlServerErrors() {
+    }
+
+    /**
+     * True when the statement failed because a table it names does not exist: error 208 on SQL Server, error
+     * {@link #BABELFISH_UNMAPPED} with PostgreSQL's "relation ... does not exist" on Babelfish.
+     */
+    public static boolean isMissingObject(SQLException e) {
+        return e.getErrorCode() == INVALID_OBJECT_NAME || (e.getErrorCode() == BABELFISH_UNMAPPED && e.getMessage() != null
+                && BABELFISH_MISSING_RELATION.matcher(e.getMessage()).find());
     }
 
     /** True when the chain holds error 1205 or 1222. */

@@ -28,8 +28,6 @@ import javax.sql.DataSource;
  */
 public final class SqlServerProvider implements BackendProvider {
     static final String DRIVER = "com.microsoft.sqlserver.jdbc.SQLServerDriver";
-    /** SQL Server error 208: invalid object name (the tables do not exist yet). */
-    static final int INVALID_OBJECT_NAME = 208;
 
     @Override
     public String name() {
@@ -66,13 +64,14 @@ public final class SqlServerProvider implements BackendProvider {
         DataSource ds = config.wrap(pool != null ? pool : config.dataSource());
         try {
             Sessions sessions = new Sessions(ds, options.deadlockRetries(), Backoff.JITTERED);
-            SqlServerStatements sql = new SqlServerStatements(config.tablePrefix(), options.schema(), options.ordering());
+            SqlServerEngine engine = engine(sessions);
+            SqlServerStatements sql = new SqlServerStatements(config.tablePrefix(), options.schema(), options.ordering(), engine);
             if (config.migrate()) {
                 SqlServerMigrator.migrate(ds, sql, options.layout());
             }
             ClaimOrder order = resolve(config, options, readSettings(sessions, sql));
             SqlServerStatements used = order == options.ordering() ? sql
-                    : new SqlServerStatements(config.tablePrefix(), options.schema(), order);
+                    : new SqlServerStatements(config.tablePrefix(), options.schema(), order, engine);
             return new SqlServerQueueBackend(used, sessions, config.history(),
                     () -> SqlServerMigrator.migrate(ds, used, options.layout()), pool, order, config.deduplicationWindow());
         } catch (RuntimeException e) {
@@ -109,7 +108,16 @@ public final class SqlServerProvider implements BackendProvider {
                 + storedOrder + "'");
     }
 
-    /** The settings row written by the migration, or empty when the tables do not exist yet (error 208). */
+    /** Which T-SQL engine answers ({@link SqlServerStatements#DETECT_ENGINE}). */
+    static SqlServerEngine engine(Sessions sessions) {
+        return sessions.inTransaction("reading the server's engine", c -> {
+            try (PreparedStatement ps = c.prepareStatement(SqlServerStatements.DETECT_ENGINE); ResultSet rs = ps.executeQuery()) {
+                return rs.next() && rs.getInt(1) == 1 ? SqlServerEngine.BABELFISH : SqlServerEngine.SQL_SERVER;
+            }
+        });
+    }
+
+    /** The settings row written by the migration, or empty when the tables do not exist yet ({@link SqlServerErrors#isMissingObject}). */
     static Map<String, String> readSettings(Sessions sessions, SqlServerStatements sql) {
         try {
             return sessions.inTransaction("reading the queue table settings", c -> {
@@ -122,7 +130,7 @@ public final class SqlServerProvider implements BackendProvider {
                 return out;
             });
         } catch (SqlQueueException e) {
-            if (e.getCause() instanceof SQLException s && s.getErrorCode() == INVALID_OBJECT_NAME) {
+            if (e.getCause() instanceof SQLException s && SqlServerErrors.isMissingObject(s)) {
                 return Map.of();
             }
             throw e;

@@ -61,10 +61,7 @@ public final class SqlServerQueueBackend implements QueueBackend {
     private final SqlServerAdmin admin;
     private final Capabilities caps;
     private final boolean history;
-    private final Duration dedupeWindow;
-    /** Keyed enqueues so far; every {@link #CLEANUP_EVERY}th also deletes a batch of expired keys. */
-    private final java.util.concurrent.atomic.AtomicLong keyedEnqueues = new java.util.concurrent.atomic.AtomicLong();
-    static final int CLEANUP_EVERY = 256;
+    private final SqlServerEnqueues enqueues;
     private final AutoCloseable pool;
 
     /**
@@ -82,12 +79,12 @@ public final class SqlServerQueueBackend implements QueueBackend {
     /** @param dedupeWindow {@link dev.sqlqueue.QueueConfig#deduplicationWindow()} */
     SqlServerQueueBackend(SqlServerStatements sql, Sessions sessions, boolean history, Runnable migrate, AutoCloseable pool,
                           ClaimOrder order, Duration dedupeWindow) {
-        this.dedupeWindow = dedupeWindow;
         this.sql = sql;
         this.sessions = sessions;
         this.history = history;
         this.pool = pool;
         this.admin = new SqlServerAdmin(sql, sessions, migrate);
+        this.enqueues = new SqlServerEnqueues(sql, sessions, admin, dedupeWindow);
         this.caps = capabilities(order);
     }
 
@@ -112,12 +109,15 @@ public final class SqlServerQueueBackend implements QueueBackend {
         return sessions.inTransaction("reading the server version", c -> {
             try (PreparedStatement ps = c.prepareStatement(sql.get("serverVersion")); ResultSet rs = ps.executeQuery()) {
                 rs.next();
-                return "Microsoft SQL Server " + rs.getString("version") + " (" + rs.getString("edition") + ")";
+                String reported = rs.getString("version") + " (" + rs.getString("edition") + ")";
+                return sql.engine() == SqlServerEngine.BABELFISH
+                        ? "Babelfish for PostgreSQL, reporting itself as SQL Server " + reported
+                        : "Microsoft SQL Server " + reported;
             }
         });
     }
 
-    // ---- producer ----------------------------------------------------------------------------
+    // ---- producer: SqlServerEnqueues -------------------------------------------------------------
 
     @Override
     public long enqueue(QueueName queue, Message message) {
@@ -131,126 +131,22 @@ public final class SqlServerQueueBackend implements QueueBackend {
 
     @Override
     public List<EnqueueResult> enqueueAllDeduplicated(QueueName queue, List<Message> messages) {
-        messages.forEach(SqlServerQueueBackend::checkDelay);
-        return sessions.inTransaction("enqueue on queue '" + queue + "'", c -> {
-            List<EnqueueResult> results = new ArrayList<>(messages.size());
-            for (Message m : messages) {
-                results.add(m.deduplicationKey() == null ? new EnqueueResult(insert(c, "enqueue", queue, m), false)
-                        : insertKeyed(c, "enqueueKeyed", queue, m));
-            }
-            return results;
-        });
+        return enqueues.enqueueAll(queue, messages);
     }
 
     @Override
     public EnqueueResult enqueueDeduplicated(QueueName queue, Message message) {
-        checkDelay(message);
-        if (message.deduplicationKey() == null) {
-            return new EnqueueResult(enqueue(queue, message), false);
-        }
-        return sessions.inTransaction("enqueue on queue '" + queue + "'", c -> {
-            EnqueueResult r = insertKeyed(c, "enqueueKeyed", queue, message);
-            if (keyedEnqueues.incrementAndGet() % CLEANUP_EVERY == 0) {
-                Jdbc.count(c, sql.get("deleteExpiredKeysBatch"), SqlServerStatements.MAINTENANCE_BATCH);
-            }
-            return r;
-        });
+        return enqueues.enqueue(queue, message);
     }
 
     @Override
     public EnqueueResult enqueueDeduplicated(Connection connection, QueueName queue, Message message) {
-        checkDelay(message);
-        if (message.deduplicationKey() == null) {
-            return new EnqueueResult(enqueue(connection, queue, message), false);
-        }
-        try {
-            return insertKeyed(connection, "enqueueKeyedJoined", queue, message);
-        } catch (SQLException e) {
-            throw SqlServerErrors.map("enqueue on queue '" + queue + "' in the caller's transaction", e);
-        }
-    }
-
-    /** A keyed enqueue ({@code enqueueKeyed}); a missing queue is created as for {@link #insert}. */
-    private EnqueueResult insertKeyed(Connection c, String statement, QueueName queue, Message m) throws SQLException {
-        EnqueueResult r = tryInsertKeyed(c, statement, queue, m);
-        if (r == null) {
-            if (statement.equals("enqueueKeyedJoined")) {
-                admin.createQueue(queue);
-            } else {
-                admin.createQueueOn(c, queue);
-            }
-            r = tryInsertKeyed(c, statement, queue, m);
-        }
-        if (r == null) {
-            throw new SqlQueueException("queue '" + queue + "' is being dropped or was dropped while a message was being"
-                    + " enqueued on it; nothing was enqueued");
-        }
-        return r;
-    }
-
-    /**
-     * The key as stored: followed by {@code .}, because {@code =} ignores trailing spaces even under a BIN2
-     * collation (ANSI padding), which would make {@code k} and {@code k } one key.
-     */
-    static String storedKey(String key) {
-        return key + ".";
-    }
-
-    private EnqueueResult tryInsertKeyed(Connection c, String statement, QueueName queue, Message m) throws SQLException {
-        try (PreparedStatement ps = Jdbc.prepare(c, sql.get(statement), queue.value(), storedKey(m.deduplicationKey()),
-                Jdbc.seconds(dedupeWindow), Jdbc.millisPart(dedupeWindow), m.priority(), Jdbc.seconds(m.delay()),
-                Jdbc.millisPart(m.delay()), m.payloadUnsafe(), HeaderCodec.encode(m.headers()));
-             ResultSet rs = ps.executeQuery()) {
-            return rs.next() ? new EnqueueResult(rs.getLong("id"), rs.getInt("duplicate") == 1) : null;
-        }
+        return enqueues.enqueue(connection, queue, message);
     }
 
     @Override
     public long enqueue(Connection connection, QueueName queue, Message message) {
-        checkDelay(message);
-        if (message.deduplicationKey() != null) {
-            return enqueueDeduplicated(connection, queue, message).id();
-        }
-        try {
-            return insert(connection, "enqueueJoined", queue, message);
-        } catch (SQLException e) {
-            throw SqlServerErrors.map("enqueue on queue '" + queue + "' in the caller's transaction", e);
-        }
-    }
-
-    /**
-     * Insert one message; a queue that does not exist yet is created first (as {@link #createQueue}),
-     * on {@code c} in the same transaction, or in its own transaction when {@code c} is the caller's.
-     */
-    private long insert(Connection c, String statement, QueueName queue, Message m) throws SQLException {
-        Long id = tryInsert(c, statement, queue, m);
-        if (id == null) {
-            if (statement.equals("enqueueJoined")) {
-                admin.createQueue(queue);
-            } else {
-                admin.createQueueOn(c, queue);
-            }
-            id = tryInsert(c, statement, queue, m);
-        }
-        if (id == null) {
-            throw new SqlQueueException("queue '" + queue + "' is being dropped or was dropped while a message was being"
-                    + " enqueued on it; nothing was enqueued");
-        }
-        return id;
-    }
-
-    private Long tryInsert(Connection c, String statement, QueueName queue, Message m) throws SQLException {
-        try (PreparedStatement ps = Jdbc.prepare(c, sql.get(statement), m.priority(), Jdbc.seconds(m.delay()),
-                Jdbc.millisPart(m.delay()), m.payloadUnsafe(), HeaderCodec.encode(m.headers()), queue.value());
-             ResultSet rs = ps.executeQuery()) {
-            return rs.next() ? rs.getLong(1) : null;
-        }
-    }
-
-    private static void checkDelay(Message m) {
-        if (m.delay().getSeconds() >= Integer.MAX_VALUE) {
-            throw new InvalidInputException("delay.max", "delay must be below " + Integer.MAX_VALUE + " s, was " + m.delay());
-        }
+        return enqueues.enqueue(connection, queue, message).id();
     }
 
     // ---- consumer ----------------------------------------------------------------------------
@@ -260,16 +156,19 @@ public final class SqlServerQueueBackend implements QueueBackend {
         int n = Math.min(request.maxMessages(), MAX_CLAIM_BATCH);
         long leaseMs = request.lease().toMillis();
         String what = "claim from queue '" + queue + "'";
+        enqueues.cleanUpIfDue();
         if (request.mode() == ClaimMode.LEASE) {
-            List<ClaimedRow> rows = sessions.inTransaction(what, c -> claim(c, queue, n, leaseMs));
+            int bound = timeouts.claim(leaseMs);
+            List<ClaimedRow> rows = sessions.inTransaction(what, bound, c -> claim(c, queue, n, leaseMs, bound));
             return deliveries(queue, rows, ClaimMode.LEASE, 0);
         }
         for (int attempt = 0; ; attempt++) {
             Sessions.Session s = null;
             long handle = 0; // non-zero once TransactionalClaims owns the session (and ends it; review finding 6)
             try {
-                s = sessions.open();
-                List<ClaimedRow> rows = claim(s.connection, queue, n, leaseMs);
+                int bound = timeouts.claim(leaseMs);
+                s = sessions.open(bound);
+                List<ClaimedRow> rows = claim(s.connection, queue, n, leaseMs, bound);
                 if (rows.isEmpty()) {
                     s.commit();
                     s.restoreAndClose();
@@ -298,9 +197,11 @@ public final class SqlServerQueueBackend implements QueueBackend {
         }
     }
 
-    /** The claim, bounded by its own lease ({@link QueryTimeouts}: READPAST does not skip a table lock). */
-    private List<ClaimedRow> claim(Connection c, QueueName queue, int n, long leaseMs) throws SQLException {
-        int seconds = timeouts.claim(leaseMs);
+    /**
+     * The claim, bounded by its own lease ({@link QueryTimeouts}: READPAST does not skip a table lock), and on a
+     * silent server by the session's network timeout ({@code seconds} plus {@link QueryTimeouts#NETWORK_GRACE_MS}).
+     */
+    private List<ClaimedRow> claim(Connection c, QueueName queue, int n, long leaseMs, int seconds) throws SQLException {
         try (PreparedStatement ps = Jdbc.prepare(c, sql.get("claim"), n, queue.value(), (int) leaseMs)) {
             ps.setQueryTimeout(seconds);
             ResultSet rs;
@@ -329,7 +230,7 @@ public final class SqlServerQueueBackend implements QueueBackend {
                         r.enqueuedAt(), null));
             } catch (HeaderCodec.MalformedHeadersException e) {
                 try {
-                    deadLetter(receipt, "headers could not be decoded: " + e.getMessage());
+                    deadLetter(receipt, "malformed headers: " + e.getMessage());
                 } catch (SqlQueueException failed) {
                     if (mode == ClaimMode.TRANSACTIONAL) {
                         throw failed; // the claim has ended: its other deliveries are back on the queue
@@ -382,7 +283,7 @@ public final class SqlServerQueueBackend implements QueueBackend {
         for (int from = 0; from < leased.size(); from += SqlServerStatements.MAINTENANCE_BATCH) {
             List<Receipt> chunk = leased.subList(from, Math.min(leased.size(), from + SqlServerStatements.MAINTENANCE_BATCH));
             int seconds = timeouts.settle();
-            lost.addAll(sessions.inTransaction("ack of " + chunk.size() + " messages", c -> {
+            lost.addAll(sessions.inTransaction("ack of " + chunk.size() + " messages", seconds, c -> {
                 Set<Receipt> missed = new LinkedHashSet<>();
                 for (Receipt r : chunk) {
                     if (!doAck(c, r, r.token(), "", seconds)) {
@@ -451,7 +352,7 @@ public final class SqlServerQueueBackend implements QueueBackend {
             return;
         }
         int seconds = extendMs > 0 ? timeouts.extend(extendMs) : timeouts.settle();
-        boolean one = sessions.inTransaction(verb + " of message " + receipt.messageId(), c -> {
+        boolean one = sessions.inTransaction(verb + " of message " + receipt.messageId(), seconds, c -> {
             boolean matched = work.run(c, receipt.token(), null, seconds);
             if (!matched) {
                 rejectOtherQueue(c, receipt, seconds); // throws, which rolls the transaction back
@@ -555,6 +456,11 @@ public final class SqlServerQueueBackend implements QueueBackend {
     public void dropSchema() {
         claims.rollbackAll();
         admin.dropSchema();
+    }
+
+    /** The statements this backend runs (for tests). */
+    SqlServerStatements statements() {
+        return sql;
     }
 
     /** Open transactional claims (each holds a connection); for tests and monitoring. */

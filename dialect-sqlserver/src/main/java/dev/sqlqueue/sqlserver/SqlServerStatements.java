@@ -45,12 +45,23 @@ public final class SqlServerStatements {
     /** The claim's own isolation level, whatever the driver believes the session's is (review finding 9). */
     static final String CLAIM_ISOLATION = "SET TRANSACTION ISOLATION LEVEL READ COMMITTED; ";
     static final String ROWCOUNT = "; SELECT @@ROWCOUNT AS [n]";
+    /**
+     * The keyed statements' own prelude: XACT_ABORT OFF, so that a duplicate-key error stays a statement-level
+     * error their CATCH can answer (see {@link #takeKey}).
+     */
+    static final String KEYED_PRELUDE = "SET NOCOUNT ON; SET XACT_ABORT OFF; ";
+    /**
+     * Which engine answers ({@link SqlServerEngine}): {@code SERVERPROPERTY('Babelfish')} is 1 on Babelfish and
+     * NULL on SQL Server. Read before the migration, so it needs no table.
+     */
+    public static final String DETECT_ENGINE = "SELECT CAST(SERVERPROPERTY('Babelfish') AS int) AS [babelfish];";
     /** Largest number of rows one purge, requeue or archive statement touches (lock escalation: ~5,000). */
     public static final int MAINTENANCE_BATCH = 500;
 
     private final String prefix;
     private final String schema;
     private final ClaimOrder order;
+    private final SqlServerEngine engine;
     final String messages;
     final String deadLetters;
     final String history;
@@ -66,6 +77,17 @@ public final class SqlServerStatements {
      * @param order the claim order
      */
     public SqlServerStatements(String tablePrefix, String schema, ClaimOrder order) {
+        this(tablePrefix, schema, order, SqlServerEngine.SQL_SERVER);
+    }
+
+    /**
+     * @param tablePrefix {@link dev.sqlqueue.QueueConfig#tablePrefix()} (already validated by QueueConfig)
+     * @param schema the schema, validated by {@link SqlServerNames#schema}
+     * @param order the claim order
+     * @param engine the engine the statements are for: only the claim's text differs
+     */
+    public SqlServerStatements(String tablePrefix, String schema, ClaimOrder order, SqlServerEngine engine) {
+        this.engine = engine;
         this.prefix = tablePrefix;
         this.schema = SqlServerNames.schema(schema);
         this.order = order;
@@ -197,18 +219,7 @@ public final class SqlServerStatements {
     private static final String DELAY = "DATEADD(second, ?, DATEADD(millisecond, ?, SYSUTCDATETIME()))";
 
     private void build() {
-        // claim: ordered candidates with locking hints in a CTE, then UPDATE through it with OUTPUT.
-        // Binds: 1 batch size, 2 queue, 3 lease ms.
-        all.put("claim", PRELUDE + CLAIM_ISOLATION + "WITH [claim] AS (SELECT TOP (?) [id], [priority], [enqueued_at],"
-                + " [visible_at], [attempts], [claim_count], [lease_token], [started_at], [payload], [headers]"
-                + " FROM " + messages + " " + claimHints()
-                + " WHERE [queue_name] = ? AND [visible_at] <= SYSUTCDATETIME()"
-                + " ORDER BY " + claimKey() + ")"
-                + " UPDATE [claim] SET [attempts] = [attempts] + 1, [claim_count] = [claim_count] + 1,"
-                + " [lease_token] = [claim_count] + 1, [visible_at] = DATEADD(millisecond, ?, SYSUTCDATETIME()),"
-                + " [started_at] = SYSUTCDATETIME()"
-                + " OUTPUT inserted.[id], inserted.[lease_token], inserted.[attempts], inserted.[priority],"
-                + " inserted.[enqueued_at], deleted.[visible_at] AS [prior_visible_at], inserted.[payload], inserted.[headers];");
+        all.put("claim", engine == SqlServerEngine.BABELFISH ? babelfishClaim() : cteClaim());
         // enqueue: only into an existing queue that is not being dropped; REPEATABLEREAD keeps the queue row
         // share-locked until commit so that dropQueue cannot mark it under a running enqueue.
         // Binds: 1 priority, 2 delay s, 3 delay ms, 4 payload, 5 headers, 6 queue.
@@ -223,34 +234,45 @@ public final class SqlServerStatements {
         // executeQuery skips the INSERT's update count before the OUTPUT rows (mssql-jdbc
         // SQLServerStatement.onDone). Binds as enqueue.
         all.put("enqueueJoined", all.get("enqueue").substring(PRELUDE.length()));
-        // enqueue with a deduplication key (Message.deduplicationKey), one batch: drop the key's row if its
-        // window has passed; read the key under UPDLOCK, HOLDLOCK (a key-range lock when it is missing, so a
-        // concurrent enqueue of the same key waits for this transaction: "Table hints (Transact-SQL)",
-        // HOLDLOCK = SERIALIZABLE for this table); if it is taken, return its message as a duplicate, else
-        // insert the message as "enqueue" does and take the key for it. The primary key of the keys table
-        // backs this up. No row back = the queue is missing or being dropped (as "enqueue").
-        // Binds: 1 queue, 2 stored key (the key + ".": "=" ignores trailing spaces even under BIN2), 3 window s, 4 window ms, 5 priority, 6 delay s, 7 delay ms, 8 payload, 9 headers.
-        all.put("enqueueKeyed", PRELUDE + "DECLARE @q nvarchar(48) = ?; DECLARE @k nvarchar(129) = ?;"
+        // enqueue with a deduplication key (Message.deduplicationKey), one batch (review N1: no key-range locks).
+        // If the queue is missing or being dropped: an empty result, as "enqueue" (no key is taken). Else
+        // take the key (TAKE_KEY below); a key held by a message is a duplicate: that message's id; else insert
+        // the message and write its id into the key row. XACT_ABORT is OFF in this batch, so that a duplicate-key
+        // error (2627) raised by a concurrent producer of the same key stays a statement-level error that the
+        // CATCH turns into the answer "duplicate" ("SET XACT_ABORT", "TRY...CATCH": with XACT_ABORT OFF a
+        // constraint violation leaves the transaction committable, XACT_STATE() = 1); every other error is
+        // rethrown, and Sessions rolls the transaction back. Binds: 1 queue, 2 stored key (the key + ".": "="
+        // ignores trailing spaces even under BIN2), 3 window s, 4 window ms, 5 priority, 6 delay s, 7 delay ms,
+        // 8 payload, 9 headers.
+        all.put("enqueueKeyed", KEYED_PRELUDE + "DECLARE @q nvarchar(48) = ?; DECLARE @k nvarchar(129) = ?;"
                 + " DECLARE @ws int = ?; DECLARE @wms int = ?; DECLARE @id bigint;"
                 + " DECLARE @new TABLE ([id] bigint NOT NULL);"
-                + " DELETE FROM " + dedupeKeys + " WITH (ROWLOCK)"
-                + " WHERE [queue_name] = @q AND [dedupe_key] = @k AND [expires_at] <= SYSUTCDATETIME();"
-                + " SELECT @id = [message_id] FROM " + dedupeKeys + " WITH (UPDLOCK, HOLDLOCK, ROWLOCK)"
-                + " WHERE [queue_name] = @q AND [dedupe_key] = @k;"
+                + " IF NOT EXISTS (SELECT 1 FROM " + queues + " AS [q] WITH (ROWLOCK, REPEATABLEREAD)"
+                + " WHERE [q].[name] = @q AND [q].[dropping] = 0)"
+                + " SELECT CAST(NULL AS bigint) AS [id], 0 AS [duplicate] WHERE 1 = 0; ELSE BEGIN " + takeKey()
                 + " IF @id IS NOT NULL SELECT @id AS [id], 1 AS [duplicate]; ELSE BEGIN"
                 + " INSERT INTO " + messages + " ([queue_name], [priority], [visible_at], [enqueued_at], [payload], [headers])"
-                + " OUTPUT inserted.[id] INTO @new ([id])"
-                + " SELECT [q].[name], ?, " + DELAY + ", SYSUTCDATETIME(), ?, ?"
-                + " FROM " + queues + " AS [q] WITH (ROWLOCK, REPEATABLEREAD) WHERE [q].[name] = @q AND [q].[dropping] = 0;"
-                + " INSERT INTO " + dedupeKeys + " ([queue_name], [dedupe_key], [message_id], [expires_at])"
-                + " SELECT @q, @k, [id], DATEADD(second, @ws, DATEADD(millisecond, @wms, SYSUTCDATETIME())) FROM @new;"
-                + " SELECT [id], 0 AS [duplicate] FROM @new; END;");
-        // the same in the caller's transaction: no SET (see enqueueJoined). VERIFY on a server (probe): that
-        // executeQuery returns the final SELECT's rows after the DELETE and INSERTs' update counts.
-        all.put("enqueueKeyedJoined", all.get("enqueueKeyed").substring(PRELUDE.length()));
+                + " OUTPUT inserted.[id] INTO @new ([id]) VALUES (@q, ?, " + DELAY + ", SYSUTCDATETIME(), ?, ?);"
+                + " UPDATE " + dedupeKeys + " WITH (ROWLOCK) SET [message_id] = (SELECT [id] FROM @new)"
+                + " WHERE [queue_name] = @q AND [dedupe_key] = @k;"
+                + " SELECT [id], 0 AS [duplicate] FROM @new; END; END;");
+        // the same in the caller's transaction: no SET (see enqueueJoined). With the caller's XACT_ABORT OFF
+        // (the default) a concurrent producer's duplicate-key error is answered as above; with it ON that error
+        // dooms the caller's transaction (XACT_STATE() = -1) and is rethrown (SqlServerQueueBackend explains it).
+        all.put("enqueueKeyedJoined", all.get("enqueueKeyed").substring(KEYED_PRELUDE.length()));
+        // a batch's keys, each taken on its own before any message of the batch, in one order (the stored key,
+        // ascending) so that two batches never wait for each other's keys crosswise (review N1). Returns the
+        // message id holding the key: NULL when this call took it, 0 when this transaction took it earlier.
+        // Binds: 1 queue, 2 stored key, 3 window s, 4 window ms.
+        all.put("takeKey", KEYED_PRELUDE + "DECLARE @q nvarchar(48) = ?; DECLARE @k nvarchar(129) = ?;"
+                + " DECLARE @ws int = ?; DECLARE @wms int = ?; DECLARE @id bigint; " + takeKey()
+                + " SELECT @id AS [message_id];");
+        // a key taken by takeKey gets its message. Binds: 1 message id, 2 queue, 3 stored key.
+        all.put("bindKey", PRELUDE + "UPDATE " + dedupeKeys + " WITH (ROWLOCK) SET [message_id] = ?"
+                + " WHERE [queue_name] = ? AND [dedupe_key] = ? AND [message_id] = 0" + ROWCOUNT + ";");
         // at most n expired keys of any queue, through the expiry index; READPAST skips keys held by running
         // enqueues. Binds: 1 batch size.
-        all.put("deleteExpiredKeysBatch", PRELUDE + "DELETE TOP (?) FROM " + dedupeKeys + " WITH (ROWLOCK, READPAST)"
+        all.put("deleteExpiredKeysBatch", PRELUDE + "DELETE TOP (?) FROM " + dedupeKeys + " WITH (ROWLOCK, READPAST, READCOMMITTEDLOCK)"
                 + " WHERE [expires_at] <= SYSUTCDATETIME()" + ROWCOUNT + ";");
         // dropQueue: the queue's keys. Binds: 1 batch size, 2 queue.
         all.put("purgeKeysBatch", PRELUDE + "DELETE TOP (?) FROM " + dedupeKeys + " WITH (ROWLOCK) WHERE [queue_name] = ?"
@@ -289,10 +311,15 @@ public final class SqlServerStatements {
         // this token (issue 14: a receipt naming another queue is bad input, not a lost lease). Binds: 1 id, 2 token.
         all.put("leaseQueue", PRELUDE + "SELECT [queue_name] FROM " + messages + " WITH (ROWLOCK)"
                 + " WHERE [id] = ? AND [lease_token] = ?;");
-        // Binds: 1 queue name, 2 queue name.
+        // Creates the queue row if missing and returns its dropping flag: 1 is a queue whose drop has not
+        // finished (review N10; the caller refuses it). Binds: 1 queue name, 2 queue name, 3 queue name.
         all.put("createQueue", PRELUDE + "INSERT INTO " + queues + " ([name], [created_at])"
                 + " SELECT ?, SYSUTCDATETIME() WHERE NOT EXISTS (SELECT 1 FROM " + queues
-                + " WITH (UPDLOCK, HOLDLOCK) WHERE [name] = ?);");
+                + " WITH (UPDLOCK, HOLDLOCK) WHERE [name] = ?);"
+                + " SELECT [dropping] FROM " + queues + " WITH (ROWLOCK) WHERE [name] = ?;");
+        // The queue's row as a session outside the caller's transaction sees it: no row (missing), dropping 0 or 1.
+        // Binds: 1 queue name.
+        all.put("queueState", PRELUDE + "SELECT [dropping] FROM " + queues + " WITH (ROWLOCK) WHERE [name] = ?;");
         // dropQueue, first step: enqueue and auto-create refuse a dropping queue. Binds: 1 queue.
         all.put("markDropping", PRELUDE + "UPDATE " + queues + " WITH (ROWLOCK) SET [dropping] = 1 WHERE [name] = ?"
                 + ROWCOUNT + ";");
@@ -308,10 +335,14 @@ public final class SqlServerStatements {
         // History pruning. Binds: 1 batch size, 2 queue, 3 minus the age's seconds, 4 minus its millisecond part.
         all.put("pruneHistoryAgeBatch", PRELUDE + "DELETE TOP (?) FROM " + history
                 + " WITH (ROWLOCK) WHERE [queue_name] = ? AND [finished_at] <= " + DELAY + ROWCOUNT + ";");
-        // Binds: 1 batch size, 2 queue, 3 rows kept, 4 queue. Newest first as listHistory orders them.
-        all.put("pruneHistoryRowsBatch", PRELUDE + "DELETE TOP (?) FROM " + history
-                + " WITH (ROWLOCK) WHERE [queue_name] = ? AND [id] NOT IN (SELECT TOP (?) [id] FROM " + history
-                + " WHERE [queue_name] = ? ORDER BY [finished_at] DESC, [id] DESC)" + ROWCOUNT + ";");
+        // Rows-based pruning (review N11): the last row kept is read once, the N-th newest in listHistory's
+        // order (finished_at DESC, id DESC) through the (queue_name, finished_at, id) index; then every older row
+        // goes in batches, each a seek on that index. Binds: 1 queue, 2 rows kept minus 1.
+        all.put("historyCutoff", PRELUDE + "SELECT [finished_at], [id] FROM " + history + " WHERE [queue_name] = ?"
+                + " ORDER BY [finished_at] DESC, [id] DESC OFFSET ? ROWS FETCH NEXT 1 ROWS ONLY;");
+        // Binds: 1 batch size, 2 queue, 3 cutoff finished_at, 4 cutoff finished_at, 5 cutoff id.
+        all.put("pruneHistoryBeforeBatch", PRELUDE + "DELETE TOP (?) FROM " + history + " WITH (ROWLOCK)"
+                + " WHERE [queue_name] = ? AND ([finished_at] < ? OR ([finished_at] = ? AND [id] < ?))" + ROWCOUNT + ";");
         // Counts read uncommitted (NOLOCK) so that stats never wait for, nor miss, open transactional claims.
         all.put("stats", PRELUDE + "DECLARE @q nvarchar(48) = ?; DECLARE @now datetime2(7) = SYSUTCDATETIME(); SELECT"
                 + " (SELECT COUNT_BIG(*) FROM " + messages + " WITH (NOLOCK) WHERE [queue_name] = @q AND [visible_at] <= @now) AS [ready],"
@@ -347,6 +378,86 @@ public final class SqlServerStatements {
         all.put("readSettings", PRELUDE + "SELECT [name], [value] FROM " + settings + ";");
         all.put("serverVersion", "SELECT CAST(SERVERPROPERTY('ProductVersion') AS nvarchar(128)) AS [version],"
                 + " CAST(SERVERPROPERTY('Edition') AS nvarchar(128)) AS [edition];");
+    }
+
+    /**
+     * The claim on SQL Server: the ordered candidates with their locking hints in a CTE, then UPDATE through it
+     * with OUTPUT (notes "Claim shape"; "WITH common_table_expression": UPDATE through a CTE with TOP and ORDER
+     * BY). Binds: 1 batch size, 2 queue, 3 lease ms.
+     */
+    private String cteClaim() {
+        return PRELUDE + CLAIM_ISOLATION + "WITH [claim] AS (SELECT TOP (?) [id], [priority], [enqueued_at],"
+                + " [visible_at], [attempts], [claim_count], [lease_token], [started_at], [payload], [headers]"
+                + " FROM " + messages + " " + claimHints()
+                + " WHERE [queue_name] = ? AND [visible_at] <= SYSUTCDATETIME()"
+                + " ORDER BY " + claimKey() + ")"
+                + " UPDATE [claim] SET [attempts] = [attempts] + 1, [claim_count] = [claim_count] + 1,"
+                + " [lease_token] = [claim_count] + 1, [visible_at] = DATEADD(millisecond, ?, SYSUTCDATETIME()),"
+                + " [started_at] = SYSUTCDATETIME()"
+                + " OUTPUT inserted.[id], inserted.[lease_token], inserted.[attempts], inserted.[priority],"
+                + " inserted.[enqueued_at], deleted.[visible_at] AS [prior_visible_at], inserted.[payload], inserted.[headers];";
+    }
+
+    /**
+     * The claim on Babelfish ({@link SqlServerEngine#BABELFISH}), which cannot UPDATE through a CTE: the table
+     * itself is updated for the ids that a {@code TOP (@n) ... ORDER BY} subquery picks, and the outer WHERE
+     * repeats the queue and visibility test. Babelfish runs on PostgreSQL, whose UPDATE re-reads a row that a
+     * concurrent transaction changed and committed, and re-tests the outer WHERE on that version: a row another
+     * claim took meanwhile (visible_at now in the future) is left out rather than claimed twice. The SET columns
+     * are qualified with the table (Babelfish calls unqualified ones ambiguous once OUTPUT names deleted.*); the
+     * alias form {@code UPDATE [m] ... FROM t AS [m]} is not used (Babelfish 4.3 returns wrong deleted.* values
+     * with it). The hints are kept for the record; Babelfish ignores them. Binds as {@link #cteClaim}: 1 batch
+     * size, 2 queue, 3 lease ms (into variables, so that the queue is bound once).
+     */
+    private String babelfishClaim() {
+        String t = messages;
+        return PRELUDE + CLAIM_ISOLATION + "DECLARE @n int = ?; DECLARE @q nvarchar(48) = ?; DECLARE @lease int = ?;"
+                + " UPDATE " + t + " SET " + t + ".[attempts] = " + t + ".[attempts] + 1, " + t + ".[claim_count] = "
+                + t + ".[claim_count] + 1, " + t + ".[lease_token] = " + t + ".[claim_count] + 1, " + t + ".[visible_at] ="
+                + " DATEADD(millisecond, @lease, SYSUTCDATETIME()), " + t + ".[started_at] = SYSUTCDATETIME()"
+                + " OUTPUT inserted.[id], inserted.[lease_token], inserted.[attempts], inserted.[priority],"
+                + " inserted.[enqueued_at], deleted.[visible_at] AS [prior_visible_at], inserted.[payload], inserted.[headers]"
+                + " WHERE " + t + ".[queue_name] = @q AND " + t + ".[visible_at] <= SYSUTCDATETIME() AND " + t + ".[id] IN"
+                + " (SELECT TOP (@n) [c].[id] FROM " + t + " AS [c] " + claimHints()
+                + " WHERE [c].[queue_name] = @q AND [c].[visible_at] <= SYSUTCDATETIME() ORDER BY " + claimKey() + ");";
+    }
+
+    /**
+     * Takes the key {@code @k} of queue {@code @q} for {@code @ws} s + {@code @wms} ms, or finds who holds it,
+     * into {@code @id} (review N1: insert first, on the exact key, with no key-range lock).
+     * <ol>
+     *   <li>A row of the key whose window has passed is deleted (by primary key).</li>
+     *   <li>The key's row is read at READ COMMITTED without HOLDLOCK: a row lock on the exact key, no range. Under
+     *       locking READ COMMITTED it waits for a producer that has just written the key and then sees its
+     *       committed row (or none after its rollback); under READ_COMMITTED_SNAPSHOT it sees the last committed
+     *       row.</li>
+     *   <li>No row: the key row is inserted with message id 0 (the placeholder this transaction replaces before
+     *       it commits; identity ids start at 1). A concurrent insert of the same key waits for the first
+     *       transaction's key lock and then fails with 2627 ("Key-range locking": an insert locks its own key
+     *       only), which the CATCH answers by reading the holder's row again: a duplicate. Any other error, or a
+     *       doomed transaction (XACT_STATE() -1, with XACT_ABORT ON on a caller's session), is rethrown.</li>
+     * </ol>
+     * So producers of different keys never wait for each other, whatever the key values (the former
+     * {@code UPDLOCK, HOLDLOCK} read of a missing key took a RangeS-U lock on the gap above it, which serialised
+     * every producer of increasing keys and deadlocked batches: re-review N1).
+     */
+    private String takeKey() {
+        return "DELETE FROM " + dedupeKeys + " WITH (ROWLOCK)"
+                + " WHERE [queue_name] = @q AND [dedupe_key] = @k AND [expires_at] <= SYSUTCDATETIME();"
+                + " SELECT @id = [message_id] FROM " + dedupeKeys + " WITH (ROWLOCK) WHERE [queue_name] = @q AND [dedupe_key] = @k;"
+                + " IF @id IS NULL BEGIN BEGIN TRY"
+                + " INSERT INTO " + dedupeKeys + " ([queue_name], [dedupe_key], [message_id], [expires_at])"
+                + " VALUES (@q, @k, 0, DATEADD(second, @ws, DATEADD(millisecond, @wms, SYSUTCDATETIME())));"
+                + " END TRY BEGIN CATCH"
+                + " IF ERROR_NUMBER() NOT IN (2601, 2627) OR XACT_STATE() <> 1 THROW;"
+                + " SELECT @id = [message_id] FROM " + dedupeKeys + " WITH (ROWLOCK) WHERE [queue_name] = @q AND [dedupe_key] = @k;"
+                + " IF @id IS NULL THROW;"
+                + " END CATCH; END;";
+    }
+
+    /** The engine these statements are for. */
+    public SqlServerEngine engine() {
+        return engine;
     }
 
     /**

@@ -38,10 +38,10 @@ class AdminCallSequenceTest {
 
     @Test
     void enqueueIntoAMissingQueueCreatesItInTheSameTransaction() {
-        f.jdbc.rows().rows(RecordingJdbc.row("id", 3L));
+        f.jdbc.rows().rows(RecordingJdbc.row("dropping", 0)).rows(RecordingJdbc.row("id", 3L));
         assertEquals(3L, f.backend.enqueue(Q, Message.ofText("a")));
         assertEquals(List.of("getConnection", "getTransactionIsolation", "getAutoCommit", "setAutoCommit(false)",
-                "prepare enqueue", "executeQuery", "prepare createQueue", "execute", "prepare enqueue", "executeQuery",
+                "prepare enqueue", "executeQuery", "prepare createQueue", "executeQuery", "prepare enqueue", "executeQuery",
                 "commit", "setAutoCommit(true)", "close"), f.jdbc.sequence());
     }
 
@@ -55,13 +55,13 @@ class AdminCallSequenceTest {
 
     @Test
     void joinedEnqueueCreatesAMissingQueueInItsOwnTransaction() throws SQLException {
-        f.jdbc.rows().rows(RecordingJdbc.row("id", 4L));
+        f.jdbc.rows().rows(RecordingJdbc.row("dropping", 0)).rows(RecordingJdbc.row("id", 4L));
         try (var c = f.jdbc.dataSource().getConnection()) {
             f.jdbc.calls.clear();
             assertEquals(4L, f.backend.enqueue(c, Q, Message.ofText("a")));
         }
         assertEquals(List.of("prepare enqueueJoined", "executeQuery", "getConnection", "getTransactionIsolation",
-                "getAutoCommit", "setAutoCommit(false)", "prepare createQueue", "execute", "commit", "setAutoCommit(true)",
+                "getAutoCommit", "setAutoCommit(false)", "prepare createQueue", "executeQuery", "commit", "setAutoCommit(true)",
                 "close", "prepare enqueueJoined", "executeQuery", "close"), f.jdbc.sequence());
     }
 
@@ -106,13 +106,17 @@ class AdminCallSequenceTest {
 
     @Test
     void pruneHistoryDeletesByAgeThenByRowsInBatches() {
-        f.jdbc.count(500).count(2).count(7);
-        assertEquals(509, f.backend.pruneHistory(Q, new dev.sqlqueue.HistoryRetention(java.time.Duration.ofMillis(90_250), 100L)));
+        java.time.LocalDateTime cut = Fixture.T0;
+        f.jdbc.count(500).count(2).rows(RecordingJdbc.row("finished_at", cut, "id", 42L)).count(500).count(7);
+        assertEquals(1009, f.backend.pruneHistory(Q, new dev.sqlqueue.HistoryRetention(java.time.Duration.ofMillis(90_250), 100L)));
         List<String> prepared = f.jdbc.sequence().stream().filter(s -> s.startsWith("prepare")).toList();
-        assertEquals(List.of("prepare pruneHistoryAgeBatch", "prepare pruneHistoryAgeBatch", "prepare pruneHistoryRowsBatch"), prepared);
-        assertEquals(3, f.jdbc.sequence().stream().filter("commit"::equals).count(), "each batch its own transaction");
+        // review N11: the last row kept is read once, not re-read by every batch
+        assertEquals(List.of("prepare pruneHistoryAgeBatch", "prepare pruneHistoryAgeBatch", "prepare historyCutoff",
+                "prepare pruneHistoryBeforeBatch", "prepare pruneHistoryBeforeBatch"), prepared);
+        assertEquals(5, f.jdbc.sequence().stream().filter("commit"::equals).count(), "each batch its own transaction");
         assertTrue(f.jdbc.binds().containsAll(List.of("bind 1=500", "bind 2=jobs", "bind 3=-90", "bind 4=-250")), f.jdbc.binds().toString());
-        assertTrue(f.jdbc.binds().containsAll(List.of("bind 3=100", "bind 4=jobs")), f.jdbc.binds().toString());
+        assertTrue(f.jdbc.binds().containsAll(List.of("bind 1=jobs", "bind 2=99")), "the 100th newest row: " + f.jdbc.binds());
+        assertTrue(f.jdbc.binds().containsAll(List.of("bind 3=" + cut, "bind 4=" + cut, "bind 5=42")), f.jdbc.binds().toString());
     }
 
     /**
@@ -132,14 +136,14 @@ class AdminCallSequenceTest {
     /** Review finding 4: an enqueue that meets a dropping queue fails; it does not re-create the queue. */
     @Test
     void enqueueIntoADroppingQueueFailsAndCommitsNothing() {
-        f.jdbc.rows().rows();
+        f.jdbc.rows().rows(RecordingJdbc.row("dropping", 1));
         SqlQueueException e = assertThrows(SqlQueueException.class, () -> f.backend.enqueue(Q, Message.ofText("a")));
-        assertTrue(e.getMessage().contains("is being dropped or was dropped"), e.getMessage());
+        assertTrue(e.getMessage().contains("is being dropped"), e.getMessage());
         assertTrue(f.sql.get("enqueue").endsWith("WHERE [q].[name] = ? AND [q].[dropping] = 0;"));
         assertTrue(f.sql.get("createQueue").contains("WHERE NOT EXISTS (SELECT 1 FROM [dbo].[sqlq_queues] WITH (UPDLOCK, "
                 + "HOLDLOCK) WHERE [name] = ?)"), "auto-create sees the dropping row and inserts none");
-        assertEquals(List.of("prepare enqueue", "executeQuery", "prepare createQueue", "execute", "prepare enqueue",
-                "executeQuery", "rollback"), f.jdbc.sequence().subList(4, 11));
+        assertEquals(List.of("prepare enqueue", "executeQuery", "prepare createQueue", "executeQuery", "rollback"),
+                f.jdbc.sequence().subList(4, 9));
         assertTrue(!f.jdbc.sequence().contains("commit"));
     }
 
@@ -182,8 +186,17 @@ class AdminCallSequenceTest {
     @Test
     void createQueueBindsTheNameTwice() {
         f.backend.createQueue(QueueName.of("select"));
-        assertEquals(List.of("bind 1=select", "bind 2=select"), f.jdbc.binds());
-        assertTrue(f.jdbc.sequence().containsAll(List.of("prepare createQueue", "execute", "commit")));
+        assertEquals(List.of("bind 1=select", "bind 2=select", "bind 3=select"), f.jdbc.binds());
+        assertTrue(f.jdbc.sequence().containsAll(List.of("prepare createQueue", "executeQuery", "commit")));
+    }
+
+    /** Review N10: creating a queue whose drop did not finish says so and commits nothing, instead of a silent no-op. */
+    @Test
+    void createQueueOnAQueueWhoseDropDidNotFinishIsRefused() {
+        f.jdbc.rows(RecordingJdbc.row("dropping", 1));
+        SqlQueueException e = assertThrows(SqlQueueException.class, () -> f.backend.createQueue(Q));
+        assertTrue(e.getMessage().contains("is being dropped: a drop of it has not finished"), e.getMessage());
+        assertTrue(f.jdbc.sequence().contains("rollback") && !f.jdbc.sequence().contains("commit"), f.jdbc.sequence().toString());
     }
 
     /** The sequence of a read-only or single-statement operation on a READ COMMITTED, auto-commit pool. */
@@ -220,7 +233,7 @@ class AdminCallSequenceTest {
         assertEquals(oneTransaction("purgeDeadLettersBatch", "executeQuery"), f.jdbc.sequence());
         Fixture g = new Fixture(false);
         g.backend.createQueue(Q);
-        assertEquals(oneTransaction("createQueue", "execute"), g.jdbc.sequence());
+        assertEquals(oneTransaction("createQueue", "executeQuery"), g.jdbc.sequence());
     }
 
     @Test

@@ -22,10 +22,12 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Deduplication keys on the {@code sqlserver} backend: the call sequences on the recording double (one
- * keyed batch per enqueue, in the backend's transaction or the caller's, the binds in the statement's
- * order, the bounded clean-up every 256th keyed enqueue) and, on the driver/server model, that the batch
- * touches the keys table inside the caller's open transaction without changing its session options.
- * What the batch's UPDLOCK, HOLDLOCK read does under concurrency is the server's; it has not run on one.
+ * keyed batch per single enqueue, in the backend's transaction or the caller's, the binds in the statement's
+ * order; a batch's keys taken first, in key order; the bounded clean-up every 256th keyed enqueue, in a
+ * transaction of its own) and, on the driver/server model, that the batch touches the keys table inside the
+ * caller's open transaction without changing its session options. What the statements do under concurrency
+ * runs on Babelfish (conformance C24-C26, {@link BabelfishDeduplicationTest}); key-range locks exist only on
+ * SQL Server, on which nothing here has run.
  */
 class DeduplicationCallSequenceTest {
     private static final QueueName Q = QueueName.of("jobs");
@@ -71,47 +73,81 @@ class DeduplicationCallSequenceTest {
         f.jdbc.rows(RecordingJdbc.row("id", 1L, "duplicate", 0));
         b.enqueueDeduplicated(Q, keyed("k"));
         assertEquals(List.of("bind 2=k.", "bind 3=2", "bind 4=345"), f.jdbc.binds().subList(1, 4));
-        assertEquals("k .", SqlServerQueueBackend.storedKey("k "), "trailing spaces count: the stored key ends in a terminator");
+        assertEquals("k .", SqlServerEnqueues.storedKey("k "), "trailing spaces count: the stored key ends in a terminator");
     }
 
+    private static java.util.Map<String, Object> taken() {
+        return RecordingJdbc.row("message_id", null);
+    }
+
+    /** Review N1: a batch takes its keys first, each once, in stored-key order, then inserts its messages in order. */
     @Test
-    void aBatchUsesTheKeyedStatementOnlyForKeyedMessages() {
-        f.jdbc.rows(RecordingJdbc.row("id", 1L)).rows(RecordingJdbc.row("id", 1L, "duplicate", 0))
-                .rows(RecordingJdbc.row("id", 1L, "duplicate", 1));
-        assertEquals(List.of(1L, 1L, 1L), f.backend.enqueueAll(Q, List.of(Message.ofText("plain"), keyed("a"), keyed("a"))));
-        List<String> prepared = f.jdbc.sequence().stream().filter(s -> s.startsWith("prepare")).toList();
-        assertEquals(List.of("prepare enqueue", "prepare enqueueKeyed", "prepare enqueueKeyed"), prepared);
+    void aBatchTakesItsKeysFirstInKeyOrderThenInsertsItsMessagesInTheirOrder() {
+        f.jdbc.rows(taken()).rows(taken()) // takeKey a., b.
+                .rows(RecordingJdbc.row("id", 1L)) // plain
+                .rows(RecordingJdbc.row("id", 2L)).count(1) // b, bindKey b
+                .rows(RecordingJdbc.row("id", 3L)).count(1); // a, bindKey a
+        List<EnqueueResult> got = f.backend.enqueueAllDeduplicated(Q, List.of(Message.ofText("plain"), keyed("b"), keyed("a"),
+                keyed("a")));
+        assertEquals(List.of(new EnqueueResult(1, false), new EnqueueResult(2, false), new EnqueueResult(3, false),
+                new EnqueueResult(3, true)), got, "the key given twice: the second message is a duplicate of the first");
+        List<String> prepared = f.jdbc.sequence().stream().filter(x -> x.startsWith("prepare")).toList();
+        assertEquals(List.of("prepare takeKey", "prepare takeKey", "prepare enqueue", "prepare enqueue", "prepare bindKey",
+                "prepare enqueue", "prepare bindKey"), prepared);
+        List<String> binds = f.jdbc.binds();
+        assertEquals(List.of("bind 1=jobs", "bind 2=a.", "bind 3=300", "bind 4=0"), binds.subList(0, 4), "a before b");
+        assertEquals(List.of("bind 1=jobs", "bind 2=b.", "bind 3=300", "bind 4=0"), binds.subList(4, 8));
+        assertTrue(binds.containsAll(List.of("bind 1=2", "bind 3=b.")), "b's key gets b's id: " + binds);
         assertEquals(1, f.jdbc.sequence().stream().filter("commit"::equals).count(), "one transaction");
     }
 
     @Test
-    void aBatchSaysWhichOfItsMessagesWereDuplicates() {
-        f.jdbc.rows(RecordingJdbc.row("id", 3L)).rows(RecordingJdbc.row("id", 4L, "duplicate", 0))
-                .rows(RecordingJdbc.row("id", 4L, "duplicate", 1));
-        assertEquals(List.of(new EnqueueResult(3, false), new EnqueueResult(4, false), new EnqueueResult(4, true)),
-                f.backend.enqueueAllDeduplicated(Q, List.of(Message.ofText("plain"), keyed("a"), keyed("a"))));
-        assertEquals(1, f.jdbc.sequence().stream().filter("commit"::equals).count(), "one transaction");
+    void aBatchSaysWhichOfItsMessagesWereDuplicatesAndInsertsNothingForThem() {
+        f.jdbc.rows(RecordingJdbc.row("message_id", 4L)) // takeKey a.: held by message 4
+                .rows(RecordingJdbc.row("id", 3L)); // plain
+        assertEquals(List.of(new EnqueueResult(3, false), new EnqueueResult(4, true)),
+                f.backend.enqueueAllDeduplicated(Q, List.of(Message.ofText("plain"), keyed("a"))));
+        List<String> prepared = f.jdbc.sequence().stream().filter(x -> x.startsWith("prepare")).toList();
+        assertEquals(List.of("prepare takeKey", "prepare enqueue"), prepared);
     }
 
+    /** Review N9: every 256th keyed enqueue, on any path, deletes a batch of expired keys in a transaction of its own. */
     @Test
-    void everyTwoHundredFiftySixthKeyedEnqueueDeletesABatchOfExpiredKeys() {
-        List<String> prepared = new ArrayList<>();
-        for (int i = 1; i <= SqlServerQueueBackend.CLEANUP_EVERY; i++) {
-            f.jdbc.rows(RecordingJdbc.row("id", (long) i, "duplicate", 0));
-            if (i == SqlServerQueueBackend.CLEANUP_EVERY) {
-                f.jdbc.count(0);
-            }
+    void everyTwoHundredFiftySixthKeyedEnqueueDeletesABatchOfExpiredKeysInATransactionOfItsOwn() {
+        for (int i = 1; i < SqlServerEnqueues.CLEANUP_EVERY; i += 2) {
+            f.jdbc.rows(taken()).rows(taken()).rows(RecordingJdbc.row("id", (long) i)).count(1)
+                    .rows(RecordingJdbc.row("id", (long) i + 1)).count(1);
             f.jdbc.calls.clear();
-            f.backend.enqueueDeduplicated(Q, keyed("k" + i));
-            prepared = f.jdbc.sequence().stream().filter(s -> s.startsWith("prepare")).toList();
-            if (i < SqlServerQueueBackend.CLEANUP_EVERY) {
-                assertEquals(List.of("prepare enqueueKeyed"), prepared);
+            f.backend.enqueueAll(Q, List.of(keyed("k" + i), keyed("k" + (i + 1))));
+            if (i + 2 < SqlServerEnqueues.CLEANUP_EVERY) {
+                assertTrue(f.jdbc.sequence().stream().noneMatch("prepare deleteExpiredKeysBatch"::equals), "call " + i);
             }
         }
-        assertEquals(List.of("getConnection", "getTransactionIsolation", "getAutoCommit", "setAutoCommit(false)",
-                "prepare enqueueKeyed", "executeQuery", "prepare deleteExpiredKeysBatch", "executeQuery", "commit",
-                "setAutoCommit(true)", "close"), f.jdbc.sequence(), "in the same transaction, bounded");
-        assertEquals(List.of("bind 1=" + SqlServerStatements.MAINTENANCE_BATCH), f.jdbc.binds().subList(9, 10));
+        List<String> seq = f.jdbc.sequence();
+        int commit = seq.indexOf("commit");
+        assertEquals(List.of("close", "getConnection", "getTransactionIsolation", "getAutoCommit", "setAutoCommit(false)",
+                "prepare deleteExpiredKeysBatch", "executeQuery", "commit"), seq.subList(commit + 2, commit + 10),
+                "after the enqueue's own commit, on a session of its own: " + seq);
+        assertTrue(f.allConnectionsReturnedAsTheyCame());
+    }
+
+    /** Review N9 and N2: keyed enqueues in the caller's transaction count too, but never clean up there. */
+    @Test
+    void keyedEnqueuesInTheCallersTransactionCountButTheCleanUpRunsOnTheBackendsOwnSession() throws SQLException {
+        try (Connection c = f.jdbc.dataSource().getConnection()) {
+            for (int i = 1; i <= SqlServerEnqueues.CLEANUP_EVERY; i++) {
+                f.jdbc.rows(RecordingJdbc.row("id", (long) i, "duplicate", 0));
+                f.jdbc.calls.clear();
+                f.backend.enqueueDeduplicated(c, Q, keyed("k" + i));
+                assertEquals(List.of("prepare enqueueKeyedJoined", "executeQuery"), f.jdbc.sequence(), "call " + i);
+            }
+        }
+        f.jdbc.count(0).rows(RecordingJdbc.row("id", 1L));
+        f.jdbc.calls.clear();
+        f.backend.enqueue(Q, Message.ofText("plain"));
+        List<String> prepared = f.jdbc.sequence().stream().filter(x -> x.startsWith("prepare")).toList();
+        assertEquals(List.of("prepare enqueue", "prepare deleteExpiredKeysBatch"), prepared,
+                "the next enqueue of the backend's own runs it, after its own transaction");
     }
 
     @Test

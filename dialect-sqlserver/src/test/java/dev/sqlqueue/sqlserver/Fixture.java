@@ -31,6 +31,6 @@ final class Fixture {
     /** Every connection handed out was closed with its isolation and auto-commit as they came. */
     boolean allConnectionsReturnedAsTheyCame() {
         return jdbc.connections.stream().allMatch(c -> c.closed && c.isolation == jdbc.initialIsolation
-                && c.autoCommit == jdbc.initialAutoCommit) && jdbc.openStatements == 0;
+                && c.autoCommit == jdbc.initialAutoCommit && c.networkTimeout == 0) && jdbc.openStatements == 0;
     }
 }

@@ -80,7 +80,7 @@ class LeaseCallSequenceTest {
         List<String> s = f.jdbc.calls;
         int dl = s.indexOf("prepare deadLetter");
         assertTrue(dl > s.indexOf("commit"), "dead-lettered after the claim committed, in its own transaction");
-        assertTrue(s.get(dl + 1).startsWith("bind 1=headers could not be decoded"), s.get(dl + 1));
+        assertTrue(s.get(dl + 1).startsWith("bind 1=malformed headers"), s.get(dl + 1));
         assertEquals(List.of("bind 2=7", "bind 3=jobs", "bind 4=3"), s.subList(dl + 2, dl + 5));
         assertTrue(f.allConnectionsReturnedAsTheyCame());
     }

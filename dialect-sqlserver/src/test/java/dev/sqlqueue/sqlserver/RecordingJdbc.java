@@ -46,7 +46,12 @@ final class RecordingJdbc {
         int isolation;
         boolean autoCommit;
         boolean closed;
+        /** The connection's network timeout in ms (mssql-jdbc: the socket's read timeout; 0 = none). */
+        int networkTimeout;
     }
+
+    /** Every {@code setNetworkTimeout} value, in order (kept apart from calls, as the query timeouts). */
+    final List<Integer> networkTimeouts = java.util.Collections.synchronizedList(new ArrayList<>());
 
     RecordingJdbc(SqlServerStatements statements) {
         this.statements = statements;
@@ -152,6 +157,14 @@ final class RecordingJdbc {
                 case "isClosed" -> {
                     return s.closed;
                 }
+                case "getNetworkTimeout" -> {
+                    return s.networkTimeout;
+                }
+                case "setNetworkTimeout" -> {
+                    s.networkTimeout = (Integer) a[1];
+                    networkTimeouts.add((Integer) a[1]);
+                    return null;
+                }
                 case "isWrapperFor" -> {
                     return false; // not mssql-jdbc's connection: PrepareMethods leaves it alone (not recorded)
                 }
@@ -205,10 +218,14 @@ final class RecordingJdbc {
 
     private ResultSet resultSet(List<Map<String, Object>> rows) {
         int[] at = {-1};
+        boolean[] lastNull = {false};
         return proxy(ResultSet.class, (p, m, a) -> {
             String n = m.getName();
             if (n.equals("next")) {
                 return ++at[0] < rows.size();
+            }
+            if (n.equals("wasNull")) {
+                return lastNull[0];
             }
             if (n.equals("close")) {
                 return null;
@@ -216,6 +233,7 @@ final class RecordingJdbc {
             if (n.startsWith("get") && a != null && a.length >= 1) {
                 Map<String, Object> row = rows.get(at[0]);
                 Object v = a[0] instanceof Integer i ? new ArrayList<>(row.values()).get(i - 1) : row.get((String) a[0]);
+                lastNull[0] = v == null;
                 return switch (n) {
                     case "getLong" -> v == null ? 0L : ((Number) v).longValue();
                     case "getInt" -> v == null ? 0 : ((Number) v).intValue();

@@ -29,6 +29,9 @@ class SqlServerProviderTest {
         assertEquals("sqlserver", BackendDiscovery.find(QueueConfig.ofUrl("jdbc:sqlserver://db:1433")).name());
     }
 
+    /** What SERVERPROPERTY('Babelfish') returns on SQL Server: NULL, an unknown property. */
+    private static final java.util.Map<String, Object> SQL_SERVER = RecordingJdbc.row("babelfish", null);
+
     @Test
     void capabilitiesFollowTheOrdering() {
         var fifo = SqlServerQueueBackend.capabilities(ClaimOrder.FIFO);
@@ -58,30 +61,51 @@ class SqlServerProviderTest {
     void openWithACallersPoolReadsTheStoredSettingsAndNeverClosesThePool() {
         SqlServerStatements sql = new SqlServerStatements("sqlq_", "dbo", ClaimOrder.FIFO);
         RecordingJdbc jdbc = new RecordingJdbc(sql);
-        jdbc.rows(RecordingJdbc.row("name", "ordering", "value", "priority-first"), RecordingJdbc.row("name", "layout", "value", "heap"));
+        jdbc.rows(SQL_SERVER).rows(RecordingJdbc.row("name", "ordering", "value", "priority-first"),
+                RecordingJdbc.row("name", "layout", "value", "heap"));
         QueueConfig config = QueueConfig.builder().backend("sqlserver").dataSource(jdbc.dataSource()).migrate(false).build();
         QueueBackend b = provider.open(config);
         assertTrue(b.capabilities().has(Capability.PRIORITY), "tables built for priority-first");
         b.close();
         assertTrue(jdbc.sequence().contains("prepare readSettings"));
-        assertEquals(1, jdbc.connections.size());
+        assertEquals(2, jdbc.connections.size(), "the engine and the settings each borrowed one");
+        assertTrue(jdbc.connections.stream().allMatch(c -> c.closed), "and gave it back");
     }
 
     @Test
     void missingTablesWithoutMigrationKeepTheConfiguredOrdering() {
         SqlServerStatements sql = new SqlServerStatements("sqlq_", "dbo", ClaimOrder.FIFO);
         RecordingJdbc jdbc = new RecordingJdbc(sql);
-        jdbc.failOn("executeQuery", new SQLException("Invalid object name 'dbo.sqlq_settings'.", "S0002", 208));
+        jdbc.rows(SQL_SERVER).failOn("prepare readSettings", new SQLException("Invalid object name 'dbo.sqlq_settings'.", "S0002", 208));
         QueueConfig config = QueueConfig.builder().backend("sqlserver").dataSource(jdbc.dataSource()).migrate(false)
                 .option("ordering", "lifo").build();
         assertEquals(Ordering.NONE, provider.open(config).capabilities().ordering());
+    }
+
+    /** Babelfish numbers a missing table 33557097 with PostgreSQL's text (seen on Babelfish 4.3: issue 29). */
+    @Test
+    void babelfishIsDetectedAndItsMissingTableErrorMeansNoTablesYet() {
+        SqlServerStatements sql = new SqlServerStatements("sqlq_", "dbo", ClaimOrder.FIFO);
+        RecordingJdbc jdbc = new RecordingJdbc(sql);
+        jdbc.rows(RecordingJdbc.row("babelfish", 1)).failOn("prepare readSettings",
+                new SQLException("relation \"sqlqueue_dbo.sqlq_settings\" does not exist", "S0001", 33557097));
+        QueueConfig config = QueueConfig.builder().backend("sqlserver").dataSource(jdbc.dataSource()).migrate(false)
+                .option("ordering", "lifo").build();
+        QueueBackend b = provider.open(config);
+        assertEquals(Ordering.NONE, b.capabilities().ordering());
+        assertEquals(SqlServerEngine.BABELFISH, ((SqlServerQueueBackend) b).statements().engine());
+        assertTrue(((SqlServerQueueBackend) b).statements().get("claim").contains(" IN (SELECT TOP (@n) [c].[id]"),
+                "the claim Babelfish can run");
+        assertTrue(SqlServerErrors.isMissingObject(new SQLException("relation \"x\" does not exist", "S0001", 33557097)));
+        assertFalse(SqlServerErrors.isMissingObject(new SQLException("division by zero", "S0001", 33557097)),
+                "Babelfish's number alone is not a missing table");
     }
 
     @Test
     void everyConnectionGoesThroughTheConfigsWrapper() {
         SqlServerStatements sql = new SqlServerStatements("sqlq_", "dbo", ClaimOrder.FIFO);
         RecordingJdbc jdbc = new RecordingJdbc(sql);
-        jdbc.rows(RecordingJdbc.row("name", "ordering", "value", "fifo"));
+        jdbc.rows(SQL_SERVER).rows(RecordingJdbc.row("name", "ordering", "value", "fifo"));
         java.util.concurrent.atomic.AtomicInteger borrowed = new java.util.concurrent.atomic.AtomicInteger();
         QueueConfig config = QueueConfig.builder().backend("sqlserver").dataSource(jdbc.dataSource()).migrate(false)
                 .dataSourceWrapper(counting(borrowed)).build();

@@ -18,18 +18,23 @@ class SqlServerStatementsTest {
 
     @Test
     void everyStatementTextIsPinned() {
+        // review N1: the key is taken by inserting it first, on the exact key, with no key-range lock
+        final String TAKE = "DELETE FROM [dbo].[sqlq_dedupe_keys] WITH (ROWLOCK) WHERE [queue_name] = @q AND [dedupe_key] = @k"
+                + " AND [expires_at] <= SYSUTCDATETIME(); SELECT @id = [message_id] FROM [dbo].[sqlq_dedupe_keys] WITH (ROWLOCK)"
+                + " WHERE [queue_name] = @q AND [dedupe_key] = @k; IF @id IS NULL BEGIN BEGIN TRY INSERT INTO"
+                + " [dbo].[sqlq_dedupe_keys] ([queue_name], [dedupe_key], [message_id], [expires_at]) VALUES (@q, @k, 0,"
+                + " DATEADD(second, @ws, DATEADD(millisecond, @wms, SYSUTCDATETIME()))); END TRY BEGIN CATCH IF ERROR_NUMBER()"
+                + " NOT IN (2601, 2627) OR XACT_STATE() <> 1 THROW; SELECT @id = [message_id] FROM [dbo].[sqlq_dedupe_keys]"
+                + " WITH (ROWLOCK) WHERE [queue_name] = @q AND [dedupe_key] = @k; IF @id IS NULL THROW; END CATCH; END;";
         final String KEYED = "DECLARE @q nvarchar(48) = ?; DECLARE @k nvarchar(129) = ?; DECLARE @ws int = ?; DECLARE @wms int = ?"
-                + "; DECLARE @id bigint; DECLARE @new TABLE ([id] bigint NOT NULL); DELETE FROM [dbo].[sqlq_dedupe_keys"
-                + "] WITH (ROWLOCK) WHERE [queue_name] = @q AND [dedupe_key] = @k AND [expires_at] <= SYSUTCDATETIME();"
-                + " SELECT @id = [message_id] FROM [dbo].[sqlq_dedupe_keys] WITH (UPDLOCK, HOLDLOCK, ROWLOCK) WHERE [qu"
-                + "eue_name] = @q AND [dedupe_key] = @k; IF @id IS NOT NULL SELECT @id AS [id], 1 AS [duplicate]; ELSE "
-                + "BEGIN INSERT INTO [dbo].[sqlq_messages] ([queue_name], [priority], [visible_at], [enqueued_at], [pay"
-                + "load], [headers]) OUTPUT inserted.[id] INTO @new ([id]) SELECT [q].[name], ?, DATEADD(second, ?, DAT"
-                + "EADD(millisecond, ?, SYSUTCDATETIME())), SYSUTCDATETIME(), ?, ? FROM [dbo].[sqlq_queues] AS [q] WITH"
-                + " (ROWLOCK, REPEATABLEREAD) WHERE [q].[name] = @q AND [q].[dropping] = 0; INSERT INTO [dbo].[sqlq_ded"
-                + "upe_keys] ([queue_name], [dedupe_key], [message_id], [expires_at]) SELECT @q, @k, [id], DATEADD(seco"
-                + "nd, @ws, DATEADD(millisecond, @wms, SYSUTCDATETIME())) FROM @new; SELECT [id], 0 AS [duplicate] FROM"
-                + " @new; END;";
+                + "; DECLARE @id bigint; DECLARE @new TABLE ([id] bigint NOT NULL); IF NOT EXISTS (SELECT 1 FROM"
+                + " [dbo].[sqlq_queues] AS [q] WITH (ROWLOCK, REPEATABLEREAD) WHERE [q].[name] = @q AND [q].[dropping] = 0)"
+                + " SELECT CAST(NULL AS bigint) AS [id], 0 AS [duplicate] WHERE 1 = 0; ELSE BEGIN " + TAKE
+                + " IF @id IS NOT NULL SELECT @id AS [id], 1 AS [duplicate]; ELSE BEGIN INSERT INTO [dbo].[sqlq_messages]"
+                + " ([queue_name], [priority], [visible_at], [enqueued_at], [payload], [headers]) OUTPUT inserted.[id] INTO"
+                + " @new ([id]) VALUES (@q, ?, DATEADD(second, ?, DATEADD(millisecond, ?, SYSUTCDATETIME())), SYSUTCDATETIME(),"
+                + " ?, ?); UPDATE [dbo].[sqlq_dedupe_keys] WITH (ROWLOCK) SET [message_id] = (SELECT [id] FROM @new) WHERE"
+                + " [queue_name] = @q AND [dedupe_key] = @k; SELECT [id], 0 AS [duplicate] FROM @new; END; END;";
         Map<String, String> expected = new LinkedHashMap<>();
         expected.put("claim",
                 "SET NOCOUNT ON; SET XACT_ABORT ON; SET TRANSACTION ISOLATION LEVEL READ COMMITTED; WITH [claim] AS "
@@ -53,11 +58,16 @@ class SqlServerStatementsTest {
                 + "DATEADD(millisecond, ?, SYSUTCDATETIME())), SYSUTCDATETIME(), ?, ? FROM [dbo].[sqlq_queues] AS [q] "
                 + "WITH (ROWLOCK, REPEATABLEREAD) WHERE [q].[name] = ? AND [q].[dropping] = 0;");
         expected.put("enqueueKeyed",
-                "SET NOCOUNT ON; SET XACT_ABORT ON; " + KEYED);
+                "SET NOCOUNT ON; SET XACT_ABORT OFF; " + KEYED);
         expected.put("enqueueKeyedJoined", KEYED);
+        expected.put("takeKey", "SET NOCOUNT ON; SET XACT_ABORT OFF; DECLARE @q nvarchar(48) = ?; DECLARE @k nvarchar(129) = ?;"
+                + " DECLARE @ws int = ?; DECLARE @wms int = ?; DECLARE @id bigint; " + TAKE + " SELECT @id AS [message_id];");
+        expected.put("bindKey", "SET NOCOUNT ON; SET XACT_ABORT ON; UPDATE [dbo].[sqlq_dedupe_keys] WITH (ROWLOCK) SET"
+                + " [message_id] = ? WHERE [queue_name] = ? AND [dedupe_key] = ? AND [message_id] = 0; SELECT @@ROWCOUNT AS [n];");
+        // READCOMMITTEDLOCK beside READPAST, as the claim has it (review P7: READPAST under READ_COMMITTED_SNAPSHOT)
         expected.put("deleteExpiredKeysBatch",
-                "SET NOCOUNT ON; SET XACT_ABORT ON; DELETE TOP (?) FROM [dbo].[sqlq_dedupe_keys] WITH (ROWLOCK, READPAST) "
-                + "WHERE [expires_at] <= SYSUTCDATETIME(); SELECT @@ROWCOUNT AS [n];");
+                "SET NOCOUNT ON; SET XACT_ABORT ON; DELETE TOP (?) FROM [dbo].[sqlq_dedupe_keys] WITH (ROWLOCK, READPAST, "
+                + "READCOMMITTEDLOCK) WHERE [expires_at] <= SYSUTCDATETIME(); SELECT @@ROWCOUNT AS [n];");
         expected.put("purgeKeysBatch",
                 "SET NOCOUNT ON; SET XACT_ABORT ON; DELETE TOP (?) FROM [dbo].[sqlq_dedupe_keys] WITH (ROWLOCK) "
                 + "WHERE [queue_name] = ?; SELECT @@ROWCOUNT AS [n];");
@@ -101,7 +111,9 @@ class SqlServerStatementsTest {
         expected.put("createQueue",
                 "SET NOCOUNT ON; SET XACT_ABORT ON; INSERT INTO [dbo].[sqlq_queues] ([name], [created_at]) SELECT ?, "
                 + "SYSUTCDATETIME() WHERE NOT EXISTS (SELECT 1 FROM [dbo].[sqlq_queues] WITH (UPDLOCK, HOLDLOCK) WHERE "
-                + "[name] = ?);");
+                + "[name] = ?); SELECT [dropping] FROM [dbo].[sqlq_queues] WITH (ROWLOCK) WHERE [name] = ?;");
+        expected.put("queueState",
+                "SET NOCOUNT ON; SET XACT_ABORT ON; SELECT [dropping] FROM [dbo].[sqlq_queues] WITH (ROWLOCK) WHERE [name] = ?;");
         expected.put("markDropping",
                 "SET NOCOUNT ON; SET XACT_ABORT ON; UPDATE [dbo].[sqlq_queues] WITH (ROWLOCK) SET [dropping] = 1 WHERE "
                 + "[name] = ?; SELECT @@ROWCOUNT AS [n];");
@@ -123,10 +135,13 @@ class SqlServerStatementsTest {
                 "SET NOCOUNT ON; SET XACT_ABORT ON; DELETE TOP (?) FROM [dbo].[sqlq_history] WITH (ROWLOCK) WHERE "
                 + "[queue_name] = ? AND [finished_at] <= DATEADD(second, ?, DATEADD(millisecond, ?, SYSUTCDATETIME()));"
                 + " SELECT @@ROWCOUNT AS [n];");
-        expected.put("pruneHistoryRowsBatch",
-                "SET NOCOUNT ON; SET XACT_ABORT ON; DELETE TOP (?) FROM [dbo].[sqlq_history] WITH (ROWLOCK) WHERE "
-                + "[queue_name] = ? AND [id] NOT IN (SELECT TOP (?) [id] FROM [dbo].[sqlq_history] WHERE [queue_name] = ? "
-                + "ORDER BY [finished_at] DESC, [id] DESC); SELECT @@ROWCOUNT AS [n];");
+        // review N11: the last row kept is read once; each batch is a seek on (queue_name, finished_at, id)
+        expected.put("historyCutoff",
+                "SET NOCOUNT ON; SET XACT_ABORT ON; SELECT [finished_at], [id] FROM [dbo].[sqlq_history] WHERE [queue_name] = ?"
+                + " ORDER BY [finished_at] DESC, [id] DESC OFFSET ? ROWS FETCH NEXT 1 ROWS ONLY;");
+        expected.put("pruneHistoryBeforeBatch",
+                "SET NOCOUNT ON; SET XACT_ABORT ON; DELETE TOP (?) FROM [dbo].[sqlq_history] WITH (ROWLOCK) WHERE [queue_name] = ?"
+                + " AND ([finished_at] < ? OR ([finished_at] = ? AND [id] < ?)); SELECT @@ROWCOUNT AS [n];");
         expected.put("stats",
                 "SET NOCOUNT ON; SET XACT_ABORT ON; DECLARE @q nvarchar(48) = ?; DECLARE @now datetime2(7) = "
                 + "SYSUTCDATETIME(); SELECT (SELECT COUNT_BIG(*) FROM [dbo].[sqlq_messages] WITH (NOLOCK) WHERE "
@@ -197,6 +212,32 @@ class SqlServerStatementsTest {
     }
 
     /**
+     * The claim Babelfish can run (it cannot UPDATE through a CTE: babelfish_extensions issue 2920), whole; the
+     * other statements are the same text on both engines.
+     */
+    @Test
+    void babelfishClaimIsPinnedWholeAndTheOtherStatementsAreTheSame() {
+        SqlServerStatements bf = new SqlServerStatements("sqlq_", "dbo", ClaimOrder.FIFO, SqlServerEngine.BABELFISH);
+        String t = "[dbo].[sqlq_messages]";
+        assertEquals("SET NOCOUNT ON; SET XACT_ABORT ON; SET TRANSACTION ISOLATION LEVEL READ COMMITTED; DECLARE @n int = ?;"
+                + " DECLARE @q nvarchar(48) = ?; DECLARE @lease int = ?; UPDATE " + t + " SET " + t + ".[attempts] = " + t
+                + ".[attempts] + 1, " + t + ".[claim_count] = " + t + ".[claim_count] + 1, " + t + ".[lease_token] = " + t
+                + ".[claim_count] + 1, " + t + ".[visible_at] = DATEADD(millisecond, @lease, SYSUTCDATETIME()), " + t
+                + ".[started_at] = SYSUTCDATETIME() OUTPUT inserted.[id], inserted.[lease_token], inserted.[attempts],"
+                + " inserted.[priority], inserted.[enqueued_at], deleted.[visible_at] AS [prior_visible_at], inserted.[payload],"
+                + " inserted.[headers] WHERE " + t + ".[queue_name] = @q AND " + t + ".[visible_at] <= SYSUTCDATETIME() AND " + t
+                + ".[id] IN (SELECT TOP (@n) [c].[id] FROM " + t + " AS [c] WITH (ROWLOCK, READPAST, UPDLOCK, READCOMMITTEDLOCK,"
+                + " FORCESEEK, INDEX ([sqlq_messages_claim])) WHERE [c].[queue_name] = @q AND [c].[visible_at] <= SYSUTCDATETIME()"
+                + " ORDER BY [visible_at], [id]);", bf.get("claim"));
+        sql.all().forEach((name, text) -> {
+            if (!name.equals("claim")) {
+                assertEquals(text, bf.get(name), name);
+            }
+        });
+        assertTrue(!sql.get("claim").equals(bf.get("claim")));
+    }
+
+    /**
      * Review finding 3: the claim's seek is forced onto the claim index (its name comes from the same
      * source as the migration's index name), so no plan compiled on a near-empty table can scan and
      * U-lock the backlog; a missing index fails with error 8622 instead of scanning.
@@ -222,7 +263,10 @@ class SqlServerStatementsTest {
         sql.all().forEach((name, text) -> {
             if (name.equals("enqueueKeyedJoined")) {
                 assertTrue(text.startsWith("DECLARE @q "), "joined keyed enqueue sets no session option");
-                assertTrue(!text.contains("SET "), "joined keyed enqueue sets no session option");
+                assertTrue(!text.contains("SET NOCOUNT") && !text.contains("SET XACT_ABORT"), "joined keyed enqueue sets no session option");
+            } else if (name.equals("enqueueKeyed") || name.equals("takeKey")) {
+                // review N1: a duplicate-key error must stay a statement-level error their CATCH answers
+                assertTrue(text.startsWith("SET NOCOUNT ON; SET XACT_ABORT OFF; "), name);
             } else if (name.equals("enqueueJoined")) {
                 assertTrue(text.startsWith("INSERT INTO "), "joined enqueue sets no session option");
                 assertTrue(!text.contains("SET "), "joined enqueue sets no session option");

@@ -83,6 +83,16 @@ final class ModelJdbc {
                 });
             }
             case "releaseSavepoint" -> null; // mssql-jdbc: a no-op (SQL Server has no RELEASE SAVEPOINT)
+            case "getNetworkTimeout" -> s.networkTimeoutMs;
+            case "setNetworkTimeout" -> {
+                // mssql-jdbc 13.2.1 SQLServerConnection.setNetworkTimeout: a negative value is refused
+                // (R_invalidSocketTimeout), the executor is not used, nothing goes to the server
+                if ((Integer) a[1] < 0) {
+                    throw new SQLException("The socket timeout value " + a[1] + " is not valid.");
+                }
+                s.networkTimeoutMs = (Integer) a[1];
+                yield null;
+            }
             case "getTransactionIsolation" -> s.isolation;
             case "setTransactionIsolation" -> {
                 model.setIsolation(s, (Integer) a[0]);

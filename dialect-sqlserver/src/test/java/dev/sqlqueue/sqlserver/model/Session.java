@@ -26,6 +26,11 @@ public final class Session {
      */
     SqlServerModel.PrepareMethod prepareMethod = SqlServerModel.PrepareMethod.PREPEXEC;
     int tranCount;
+    /**
+     * The driver's network timeout in ms (0: none): {@code SQLServerConnection.setNetworkTimeout} sets the socket's
+     * read timeout ({@code TDSChannel.setNetworkTimeout}) and sends nothing to the server.
+     */
+    int networkTimeoutMs;
     Transaction tx;
     boolean closed;
 
@@ -57,6 +62,11 @@ public final class Session {
 
     public boolean autoCommit() {
         return driverAutoCommit;
+    }
+
+    /** The network timeout the driver was given last, in ms (0: none). */
+    public int networkTimeoutMs() {
+        return networkTimeoutMs;
     }
 
     public boolean closed() {

@@ -164,6 +164,24 @@ public final class SqlServerModel {
         }
     }
 
+    /**
+     * From now on the server stops answering without closing any connection (a network partition, a dropped NAT
+     * entry, a frozen host; review N4): a statement in {@link #blocks} then never gets its attention answered,
+     * so its query timeout does not return ({@code TDSTimeoutTask}: "If TCP Connection to server is silently
+     * dropped, exceeding the query timeout on the same connection does not throw SQLTimeoutException"). Only
+     * the connection's network timeout ends it: mssql-jdbc {@code TDSChannel.read} catches the socket's
+     * {@link java.net.SocketTimeoutException} and calls {@code SQLServerConnection.terminate(ERROR_SOCKET_TIMEOUT,
+     * ...)}, which closes the connection and throws {@code SQLServerException} "Read timed out" with SQLState
+     * 08S01 (08006 mapped by {@code SQLServerException.mapFromXopen}) and error code 0. The server rolls the
+     * session's transaction back when it ends the session. Without a network timeout the statement would wait
+     * for ever: {@link WouldHangError}.
+     */
+    public synchronized SqlServerModel silentServer() {
+        silent = true;
+        return this;
+    }
+
+    private boolean silent;
     private final java.util.Set<String> blocked = new java.util.HashSet<>();
     private final Map<String, Integer> queryTimeouts = new HashMap<>();
 
@@ -276,6 +294,7 @@ public final class SqlServerModel {
 
     /** mssql-jdbc setAutoCommit: nothing when unchanged; ON commits an open transaction first. */
     synchronized void setAutoCommit(Session s, boolean on) throws SQLException {
+        checkOpen(s);
         if (on == s.driverAutoCommit) {
             return;
         }
@@ -287,6 +306,7 @@ public final class SqlServerModel {
 
     /** mssql-jdbc commit(): nothing in auto-commit mode; otherwise commits one level if any is open. */
     synchronized void commit(Session s) throws SQLException {
+        checkOpen(s);
         if (s.driverAutoCommit) {
             note(s, "commit (auto-commit mode: nothing sent)");
             return;
@@ -308,6 +328,7 @@ public final class SqlServerModel {
     }
 
     synchronized void rollback(Session s) throws SQLException {
+        checkOpen(s);
         if (rollbackFailure != null) {
             int code = rollbackFailure;
             rollbackFailure = null;
@@ -323,6 +344,7 @@ public final class SqlServerModel {
     }
 
     synchronized void setSavepoint(Session s, String label) throws SQLException {
+        checkOpen(s);
         if (s.driverAutoCommit) {
             throw new SQLException("The savepoint cannot be set when auto-commit mode is on.", "S0011", 0);
         }
@@ -332,11 +354,23 @@ public final class SqlServerModel {
     }
 
     synchronized void rollbackTo(Session s, String label) throws SQLException {
+        checkOpen(s);
         if (s.driverAutoCommit) {
             throw new SQLException("The rollback method is not valid when auto-commit mode is set to true.", "S0011", 0);
         }
         command(s, "IF @@TRANCOUNT > 0 ROLLBACK TRAN " + label);
         note(s, "rollback to " + label);
+    }
+
+    /**
+     * mssql-jdbc on a closed connection (closed by {@code close}, {@code abort} or the driver's own
+     * {@code SQLServerConnection.terminate} after a network failure): {@code checkClosed} throws
+     * "The connection is closed." with SQLState 08S01 from every method that would talk to the server.
+     */
+    private static void checkOpen(Session s) throws SQLException {
+        if (s.closed) {
+            throw new SQLException("The connection is closed.", "08S01", 0);
+        }
     }
 
     synchronized void setIsolation(Session s, int level) {
@@ -415,6 +449,15 @@ public final class SqlServerModel {
         }
         log.add("c" + s.id + " exec " + sql + " <-- " + render(params));
         queryTimeouts.put(sql, queryTimeout);
+        if (blocked.contains(sql) && silent) {
+            if (s.networkTimeoutMs == 0) {
+                throw new WouldHangError(sql + " (the server is silent and the connection has no network timeout)");
+            }
+            note(s, "  (silent server: no answer within the network timeout of " + s.networkTimeoutMs
+                    + " ms; the driver closed the connection)");
+            close(s);
+            throw new SQLException("Read timed out", "08S01", 0);
+        }
         if (blocked.contains(sql)) {
             if (queryTimeout == 0) {
                 throw new WouldHangError(sql);

@@ -1,4 +1,4 @@
-package dev.sqlqueue.skiplocked;
+package dev.sqlqueue.conformance.faults;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -14,9 +14,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * #silent} is set, bytes in either direction are read and dropped, and every connection stays open. That
  * is a server that stopped answering without closing anything (a network partition, a dropped NAT or
  * load-balancer entry, a frozen host): a client reading its answer waits until its own socket timeout,
- * for ever without one. Test code only; one thread per direction and connection.
+ * for ever without one. For tests of a backend's bounds (any database reached over TCP); one thread per direction
+ * and connection; thread-safe.
  */
-final class SilentServerProxy implements AutoCloseable {
+public final class SilentServerProxy implements AutoCloseable {
     private final ServerSocket listener;
     private final String targetHost;
     private final int targetPort;
@@ -38,16 +39,18 @@ final class SilentServerProxy implements AutoCloseable {
         accept.start();
     }
 
-    static SilentServerProxy to(String host, int port) throws IOException {
+    /** A relay on a free loopback port to {@code host:port}, passing bytes until {@link #silent} is set. */
+    public static SilentServerProxy to(String host, int port) throws IOException {
         return new SilentServerProxy(host, port);
     }
 
-    int port() {
+    /** The relay's loopback port: connect here instead of to the server. */
+    public int port() {
         return listener.getLocalPort();
     }
 
     /** While true, nothing passes in either direction; connections stay open. */
-    void silent(boolean on) {
+    public void silent(boolean on) {
         silent = on;
     }
 
@@ -55,7 +58,7 @@ final class SilentServerProxy implements AutoCloseable {
      * Every connection relayed so far passes nothing from now on, and stays open: each is broken without a
      * reset, as a partition that dropped its NAT entry leaves it. New connections pass as before.
      */
-    void severExisting() {
+    public void severExisting() {
         links.forEach(l -> l.severed = true);
     }
 

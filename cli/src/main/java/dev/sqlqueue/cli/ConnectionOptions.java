@@ -2,8 +2,11 @@ package dev.sqlqueue.cli;
 
 import dev.sqlqueue.QueueConfig;
 import dev.sqlqueue.SqlQueue;
+import java.io.PrintWriter;
 import java.nio.file.Path;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * Connection options shared by every command (a picocli mixin): {@code --url}, {@code --user},
@@ -12,9 +15,15 @@ import picocli.CommandLine.Option;
  * ({@code --option KEY=VALUE}, repeatable; see {@link QueueConfig#options()}).
  *
  * <p>Without a URL the command uses an H2 file database in {@code ./.sqlqueue/} of the current
- * directory, opened with {@code AUTO_SERVER=TRUE} so several {@code sqlqueue} processes share it.
+ * directory, opened with {@code AUTO_SERVER=TRUE} so several {@code sqlqueue} processes share it (their server
+ * listens on loopback only, {@code Main.h2ServerOnLoopback}). The folder and its files are owner-only; a folder
+ * that exists with wider modes gets a one-line warning on standard error ({@code DefaultFolder}).
  */
 public final class ConnectionOptions {
+    @Spec(Spec.Target.MIXEE)
+    CommandSpec command;
+
+    private boolean folderChecked;
     @Option(names = "--url", paramLabel = "JDBC_URL", defaultValue = "${env:SQLQUEUE_URL}",
             description = "JDBC URL of the database (env SQLQUEUE_URL). Default: an H2 file database in "
                     + "./.sqlqueue/ of the current directory.")
@@ -43,7 +52,7 @@ public final class ConnectionOptions {
 
     /** The default database: {@code jdbc:h2:file:<cwd>/.sqlqueue/sqlqueue;AUTO_SERVER=TRUE;WRITE_DELAY=0;TRACE_LEVEL_FILE=0}. */
     public static String defaultUrl() {
-        Path file = Path.of("").toAbsolutePath().resolve(".sqlqueue").resolve("sqlqueue");
+        Path file = DefaultFolder.path().resolve("sqlqueue");
         // WRITE_DELAY=0: H2 writes every commit to the file at once, so a process killed with SIGKILL
         // loses no committed enqueue, claim or ack (H2's default delays writes by up to 500 ms).
         // TRACE_LEVEL_FILE=0: no sqlqueue.trace.db; when the database cannot be opened, H2 would otherwise
@@ -56,9 +65,22 @@ public final class ConnectionOptions {
         return url != null && !url.isBlank();
     }
 
-    /** The URL given, or {@link #defaultUrl()}. */
+    /**
+     * The URL given, or {@link #defaultUrl()}; the first call for the default warns on the command's standard
+     * error when its folder exists with wider modes than {@code rwx------}.
+     */
     public String effectiveUrl() {
-        return hasUrl() ? url : defaultUrl();
+        if (hasUrl()) {
+            return url;
+        }
+        if (!folderChecked) {
+            folderChecked = true;
+            DefaultFolder.warning(DefaultFolder.path()).ifPresent(line -> {
+                PrintWriter err = command != null ? command.commandLine().getErr() : new PrintWriter(System.err, true);
+                err.println(line);
+            });
+        }
+        return defaultUrl();
     }
 
     /** The config these options describe, for {@code url}, with {@code history} on or off. */

@@ -19,6 +19,7 @@ public final class Main {
     /** Run the command and exit the JVM with its exit code. */
     public static void main(String[] args) {
         launchWithVfork();
+        h2ServerOnLoopback();
         if (Arrays.asList(args).contains("--verbose") || Arrays.asList(args).contains("-v")) {
             System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "info");
         }
@@ -42,6 +43,23 @@ public final class Main {
                 && System.getProperty("jdk.lang.Process.launchMechanism") == null
                 && Runtime.version().feature() < 21) {
             System.setProperty("jdk.lang.Process.launchMechanism", "VFORK");
+        }
+    }
+
+    /**
+     * The server an H2 {@code AUTO_SERVER} database starts (the default database's, so that other {@code sqlqueue}
+     * processes share it) listens on 127.0.0.1 only, not on every interface. H2 2.3.232 has no per-database bind
+     * setting: {@code Database.startServer} starts a TCP server with {@code -tcpAllowOthers}, whose socket
+     * {@code NetUtils.createServerSocket} binds to the JVM-wide system property {@code h2.bindAddress}
+     * ({@code SysProperties.BIND_ADDRESS}, read once when H2 loads), or to every interface without it. The same
+     * address is what {@code NetUtils.getLocalAddress} writes to the lock file ({@code server=localhost:PORT}) for the
+     * other processes to connect to. The command's JVM is its own, so the property is set here, before any H2 class
+     * loads; a value the user gives ({@code -Dh2.bindAddress=...} in {@code SQLQUEUE_JAVA_OPTS}) wins. The library
+     * never sets it (it would move an application's own H2 servers): docs/backends/h2.md.
+     */
+    static void h2ServerOnLoopback() {
+        if (System.getProperty("h2.bindAddress") == null) {
+            System.setProperty("h2.bindAddress", "127.0.0.1");
         }
     }
 

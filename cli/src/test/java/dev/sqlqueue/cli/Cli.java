@@ -84,13 +84,30 @@ final class Cli {
      * command's own logging configuration (src/main/resources ahead of the tests' one on the class path).
      */
     static Process process(Path dir, String... args) throws java.io.IOException {
+        return new ProcessBuilder(command(args)).directory(dir.toFile()).redirectErrorStream(true).start();
+    }
+
+    /**
+     * As {@link #process}, with standard output and error written to {@code log}, under the file-creation mask 022
+     * (files {@code rw-r--r--}, folders {@code rwxr-xr-x} unless the command sets their modes itself), whatever mask
+     * the build runs with. The process is the JVM itself ({@code sh -c 'umask 022 && exec java ...'}).
+     */
+    static Process processWithUmask022(Path dir, Path log, String... args) throws java.io.IOException {
+        List<String> command = new ArrayList<>(List.of("/bin/sh", "-c", "umask 022 && exec \"$0\" \"$@\""));
+        command.addAll(command(args));
+        return new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
+                .redirectOutput(log.toFile()).start();
+    }
+
+    /** The command line of {@link #process}: this JVM's java, the class path with src/main's resources first. */
+    private static List<String> command(String... args) {
         String classPath = java.util.stream.Stream.of(System.getProperty("java.class.path").split(java.io.File.pathSeparator))
                 .sorted(java.util.Comparator.comparing((String e) -> e.endsWith("test-classes")))
                 .collect(java.util.stream.Collectors.joining(java.io.File.pathSeparator));
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", classPath, Main.class.getName()));
         command.addAll(Arrays.asList(args));
-        return new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
+        return command;
     }
 
     /** A client of the same database, for assertions through the public API. */

@@ -24,6 +24,11 @@ import javax.sql.DataSource;
  * at open and a non-zero value is refused the same way: the URL that opens the database must set
  * {@code ;WRITE_DELAY=0} (H2 2.3.232 stores {@code SET WRITE_DELAY 0} but opens the database with its default
  * of 500 ms again; {@code INFORMATION_SCHEMA.SETTINGS} then lists both, and both are read). In-memory databases ({@code jdbc:h2:mem:}) have nothing to lose to a delay.
+ *
+ * <p><b>Files.</b> A file database opened from its URL (not a {@code DataSource}) is kept owner-only: the folders
+ * the provider has to create are {@code rwx------}, its files are set to {@code rw-------} at each open
+ * ({@code H2Files}). The provider never sets H2's JVM-wide {@code h2.bindAddress}: an {@code AUTO_SERVER} URL's server
+ * listens where the application's JVM says (docs/backends/h2.md, "Who can reach the database").
  */
 public final class H2Provider extends SkipLockedProvider {
     static final String WRITE_DELAY_RULE = "h2.write-delay";
@@ -92,8 +97,18 @@ public final class H2Provider extends SkipLockedProvider {
         return false;
     }
 
+    /** The missing folders of a file database this provider opens from its URL: owner-only ({@link H2Files}). */
+    @Override
+    void beforePoolOpens(QueueConfig config) {
+        H2Files.databasePath(config.url()).ifPresent(H2Files::createFolders);
+    }
+
     @Override
     void checkOpened(DataSource ds, QueueConfig config) {
+        if (config.dataSource() == null) {
+            // the files of a file database this provider opened from its URL: owner-only (H2Files)
+            H2Files.databasePath(config.url()).ifPresent(H2Files::restrictFiles);
+        }
         try (Connection c = ds.getConnection();
              PreparedStatement ps = c.prepareStatement(
                      "SELECT SETTING_VALUE FROM INFORMATION_SCHEMA.SETTINGS WHERE SETTING_NAME = 'WRITE_DELAY'")) {

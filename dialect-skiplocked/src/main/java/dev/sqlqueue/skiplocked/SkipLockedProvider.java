@@ -36,6 +36,10 @@ abstract class SkipLockedProvider implements BackendProvider {
         return config.url();
     }
 
+    /** Prepares what the pool will open, before it connects (for example the folder of a file database). By default nothing. */
+    void beforePoolOpens(QueueConfig config) {
+    }
+
     /**
      * Checks the opened database before anything is written (for example that commits are durable);
      * throws to refuse it. By default nothing.
@@ -85,6 +89,7 @@ abstract class SkipLockedProvider implements BackendProvider {
             ds = config.dataSource();
             backend = new SkipLockedBackend(dialect, name, config.wrap(ds), null, config);
         } else {
+            beforePoolOpens(config);
             HikariConfig hc = new HikariConfig();
             hc.setJdbcUrl(poolUrl(config));
             hc.setUsername(config.user());

@@ -25,6 +25,15 @@ public interface ConformanceTarget {
      */
     QueueConfig config(String uniquePrefix);
 
+    /**
+     * Why case {@code caseId} (for example {@code "C02"}) cannot pass on this target in {@code mode} for a reason
+     * in the server it runs on (a documented gap, {@link KnownGaps}), or empty (the default). Such a case is
+     * reported skipped with "known gap of the target: " and the reason, and is not run.
+     */
+    default Optional<String> knownGap(String caseId, dev.sqlqueue.ClaimMode mode) {
+        return Optional.empty();
+    }
+
     /** Fault hooks; the default offers none, so the fault cases are skipped with the reason. */
     default FaultHooks faults() {
         return new FaultHooks() { };

@@ -21,7 +21,8 @@ import java.util.Locale;
  * prepares every statement after borrowing the connection.
  *
  * <p>A connection that is not mssql-jdbc's (another driver behind the caller's DataSource) or a driver
- * without the property is left alone. Stateless and thread-safe.
+ * without the property (mssql-jdbc before 11.1, whose interface lacks the method: {@link NoSuchMethodError},
+ * review N8) is left alone. Stateless and thread-safe.
  */
 final class PrepareMethods {
     /** The value the backend needs: statements run through sp_prepexec/sp_execute. */
@@ -46,7 +47,14 @@ final class PrepareMethods {
         } catch (LinkageError e) {
             return null; // mssql-jdbc is not on the class path: not its connection
         }
-        String current = driver.getPrepareMethod();
+        String current;
+        try {
+            current = driver.getPrepareMethod();
+        } catch (LinkageError e) {
+            // review N8: mssql-jdbc before 11.1 has no prepareMethod (CHANGELOG 11.1.0-preview, "Added new
+            // connection string property prepareMethod"): such a driver always sends RPCs, nothing to switch
+            return null;
+        }
         if (current == null) {
             return null;
         }

@@ -1,9 +1,11 @@
 package dev.sqlqueue.sqlserver;
 
+import dev.sqlqueue.ClaimMode;
 import dev.sqlqueue.QueueConfig;
 import dev.sqlqueue.QueueName;
 import dev.sqlqueue.conformance.ConformanceTarget;
 import dev.sqlqueue.conformance.FaultHooks;
+import dev.sqlqueue.conformance.KnownGaps;
 import dev.sqlqueue.sqlserver.SqlServerOptions.ClaimOrder;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -51,6 +53,12 @@ final class BabelfishTarget implements ConformanceTarget, FaultHooks {
                 .url(BabelfishServer.get().url() + ";applicationName=" + applicationName(uniquePrefix))
                 .tablePrefix(uniquePrefix).poolSize(20)
                 .option("ordering", ordering).option("layout", layout).build();
+    }
+
+    /** The transactional cases that need READPAST, which Babelfish ignores ({@link KnownGaps#BABELFISH_TRANSACTIONAL}). */
+    @Override
+    public Optional<String> knownGap(String caseId, ClaimMode mode) {
+        return KnownGaps.babelfish(caseId, mode);
     }
 
     @Override

@@ -65,6 +65,33 @@ public final class UrlTarget implements ConformanceTarget {
         this.waits = new SessionWaits(url, user, password);
     }
 
+    private volatile Boolean babelfish;
+
+    /**
+     * On a {@code jdbc:sqlserver:} URL that reaches Babelfish for PostgreSQL ({@code SERVERPROPERTY('Babelfish')}
+     * is 1), the transactional cases of {@link dev.sqlqueue.conformance.KnownGaps#BABELFISH_TRANSACTIONAL}; else none.
+     */
+    @Override
+    public Optional<String> knownGap(String caseId, dev.sqlqueue.ClaimMode mode) {
+        if (!KitUrls.isSqlServer(url) || (backend != null && !backend.equals("sqlserver"))
+                || dev.sqlqueue.conformance.KnownGaps.babelfish(caseId, mode).isEmpty()) {
+            return Optional.empty();
+        }
+        if (babelfish == null) {
+            babelfish = isBabelfish();
+        }
+        return babelfish ? dev.sqlqueue.conformance.KnownGaps.babelfish(caseId, mode) : Optional.empty();
+    }
+
+    private boolean isBabelfish() {
+        try (Connection c = DriverManager.getConnection(url, user, password); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT CAST(SERVERPROPERTY('Babelfish') AS int)")) {
+            return rs.next() && rs.getInt(1) == 1;
+        } catch (SQLException e) {
+            return false; // the case itself reports the unreachable server
+        }
+    }
+
     /** The time limit of one case, or null for none; progress lines about time-outs go to {@code out}. */
     void caseTimeout(java.time.Duration limit, java.io.PrintStream out) {
         this.caseTimeout = limit;

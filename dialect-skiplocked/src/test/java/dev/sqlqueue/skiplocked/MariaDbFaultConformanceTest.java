@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.sqlqueue.QueueConfig;
 import dev.sqlqueue.conformance.ConformanceTarget;
 import dev.sqlqueue.conformance.LeaseModeSuite;
+import dev.sqlqueue.conformance.OnlyCases;
 import dev.sqlqueue.conformance.TransactionalModeSuite;
 import java.sql.Connection;
 import java.sql.DriverManager;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.sqlqueue.conformance.ConformanceTarget;
 import dev.sqlqueue.conformance.LeaseModeSuite;
+import dev.sqlqueue.conformance.OnlyCases;
 import dev.sqlqueue.conformance.TransactionalModeSuite;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;

@@ -21,8 +21,9 @@ import java.util.stream.Stream;
  * executor. It is <b>not SQL Server</b>: it ignores table hints (READPAST, UPDLOCK, HOLDLOCK), has no
  * Service Broker and no lock DMVs, and numbers many errors 33557097.
  *
- * <p>One server per JVM, started on first use on two free ports of its own and in a folder of its own
- * ({@code /var/tmp/sqlqueue-bf-<pid>}), stopped by {@code stop.sh} (by the pid in its folder, never by
+ * <p>A server per name and JVM ({@link #shared()} for most tests, {@link #named} for a test that restarts its
+ * server), started on first use on two free ports of its own and in a folder of its own
+ * ({@code /var/tmp/sqlqueue-bf-<pid>-<name>}), stopped by {@code stop.sh} (by the pid in its folder, never by
  * process name) when the JVM exits, its folder then deleted. Folders left by a JVM that no longer runs are
  * stopped and deleted the same way at the next start. Where no fixture exists, {@link #unavailable} says
  * why and the tests skip.
@@ -32,7 +33,7 @@ import java.util.stream.Stream;
  */
 final class BabelfishServer {
     private static final String OWNER_FILE = "owner.pid";
-    private static BabelfishServer instance;
+    private static final java.util.Map<String, BabelfishServer> INSTANCES = new java.util.HashMap<>();
     private static String failure;
 
     private final Path fixture;
@@ -66,9 +67,14 @@ final class BabelfishServer {
         return Optional.empty();
     }
 
-    /** Why no Babelfish server can run here, or empty. Starts the server on first call. */
-    static synchronized Optional<String> unavailable() {
-        if (instance != null) {
+    /** Why no Babelfish server can run here, or empty. Starts the shared server on first call. */
+    static Optional<String> unavailable() {
+        return unavailable("shared");
+    }
+
+    /** Why the server {@code name} cannot run here, or empty. Starts it on first call. */
+    static synchronized Optional<String> unavailable(String name) {
+        if (INSTANCES.containsKey(name)) {
             return Optional.empty();
         }
         if (failure != null) {
@@ -84,7 +90,7 @@ final class BabelfishServer {
             return Optional.of(failure);
         }
         try {
-            instance = start(fixture.get());
+            INSTANCES.put(name, start(fixture.get(), name));
             return Optional.empty();
         } catch (Exception e) {
             // a fixture that exists but does not start is a failure of the build, not a skip
@@ -92,18 +98,25 @@ final class BabelfishServer {
         }
     }
 
-    /** The running server; call {@link #unavailable} first. */
-    static synchronized BabelfishServer get() {
-        if (unavailable().isPresent()) {
-            throw new IllegalStateException(failure);
-        }
-        return instance;
+    /** The shared server; call {@link #unavailable} first. */
+    static BabelfishServer get() {
+        return named("shared");
     }
 
-    private static BabelfishServer start(Path fixture) throws Exception {
-        removeAbandoned(fixture);
+    /** The server {@code name} of this JVM, started on first use; call {@link #unavailable(String)} first. */
+    static synchronized BabelfishServer named(String name) {
+        if (unavailable(name).isPresent()) {
+            throw new IllegalStateException(failure);
+        }
+        return INSTANCES.get(name);
+    }
+
+    private static BabelfishServer start(Path fixture, String name) throws Exception {
+        if (INSTANCES.isEmpty()) {
+            removeAbandoned(fixture);
+        }
         long pid = ProcessHandle.current().pid();
-        Path dir = Path.of("/var/tmp/sqlqueue-bf-" + pid);
+        Path dir = Path.of("/var/tmp/sqlqueue-bf-" + pid + "-" + name);
         Files.createDirectories(dir);
         Files.writeString(dir.resolve(OWNER_FILE), Long.toString(pid));
         int tds = freePort();

@@ -24,8 +24,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.api.Test;
 
 /**
  * Review N4 on a real T-SQL engine: a claim must end when the server does not answer, whatever the query timeout
@@ -52,9 +51,10 @@ class BabelfishSilentServerTest {
         return "kn" + Long.toString(ThreadLocalRandom.current().nextLong(1L << 40, 1L << 45), 36) + "_";
     }
 
-    @ParameterizedTest
-    @EnumSource(ClaimMode.class)
-    void aClaimOnAServerThatStopsAnsweringEndsAndTheQueueWorksAfterwards(ClaimMode mode) throws Exception {
+    /** Lease mode: the claim's own transaction ({@code Sessions.inTransaction} with a bound). */
+    @Test
+    void aClaimOnAServerThatStopsAnsweringEndsAndTheQueueWorksAfterwards() throws Exception {
+        ClaimMode mode = ClaimMode.LEASE;
         assumeTrue(BabelfishServer.unavailable().isEmpty(), () -> BabelfishServer.unavailable().orElse(""));
         BabelfishServer server = BabelfishServer.get();
         String prefix = prefix();
@@ -93,9 +93,10 @@ class BabelfishSilentServerTest {
         }
     }
 
-    @ParameterizedTest
-    @EnumSource(ClaimMode.class)
-    void aClaimWaitingForALockTheQueryTimeoutCannotEndEndsByTheNetworkTimeout(ClaimMode mode) throws Exception {
+    /** Transactional mode: the session a claim keeps open ({@code Sessions.open} with a bound). */
+    @Test
+    void aClaimWaitingForALockTheQueryTimeoutCannotEndEndsByTheNetworkTimeout() throws Exception {
+        ClaimMode mode = ClaimMode.TRANSACTIONAL;
         assumeTrue(BabelfishServer.unavailable().isEmpty(), () -> BabelfishServer.unavailable().orElse(""));
         BabelfishServer server = BabelfishServer.get();
         String prefix = prefix();

@@ -27,20 +27,35 @@ import java.util.Optional;
 final class BabelfishTarget implements ConformanceTarget, FaultHooks {
     private final String ordering;
     private final String layout;
+    /** The {@link BabelfishServer} by name; only a server of its own may be restarted (C17). */
+    private final String server;
+    private final boolean restarts;
 
+    /** On the shared server, which no case may restart. */
     BabelfishTarget(String ordering, String layout) {
+        this(ordering, layout, "shared", false);
+    }
+
+    /** On the server {@code server}; {@code restarts}: C17 may stop and start it. */
+    BabelfishTarget(String ordering, String layout, String server, boolean restarts) {
         this.ordering = ordering;
         this.layout = layout;
+        this.server = server;
+        this.restarts = restarts;
+    }
+
+    private BabelfishServer server() {
+        return BabelfishServer.named(server);
     }
 
     @Override
     public String name() {
-        return "sqlserver on Babelfish (" + ordering + ", " + layout + ")";
+        return "sqlserver on Babelfish (" + ordering + ", " + layout + (restarts ? ", a server of its own" : "") + ")";
     }
 
     @Override
     public Optional<String> unavailableReason() {
-        return BabelfishServer.unavailable();
+        return BabelfishServer.unavailable(server);
     }
 
     static String applicationName(String prefix) {
@@ -50,7 +65,7 @@ final class BabelfishTarget implements ConformanceTarget, FaultHooks {
     @Override
     public QueueConfig config(String uniquePrefix) {
         return QueueConfig.builder()
-                .url(BabelfishServer.get().url() + ";applicationName=" + applicationName(uniquePrefix))
+                .url(server().url() + ";applicationName=" + applicationName(uniquePrefix))
                 .tablePrefix(uniquePrefix).poolSize(20)
                 .option("ordering", ordering).option("layout", layout).build();
     }
@@ -75,7 +90,7 @@ final class BabelfishTarget implements ConformanceTarget, FaultHooks {
     public int killSessions(QueueConfig config) throws SQLException {
         String app = config.url().substring(config.url().indexOf(";applicationName=") + ";applicationName=".length());
         List<Integer> ids = new ArrayList<>();
-        try (Connection c = DriverManager.getConnection(BabelfishServer.get().url())) {
+        try (Connection c = DriverManager.getConnection(server().url())) {
             try (PreparedStatement ps = c.prepareStatement(
                     "SELECT session_id FROM sys.dm_exec_sessions WHERE program_name = ? AND session_id <> @@SPID")) {
                 ps.setString(1, app);
@@ -100,22 +115,23 @@ final class BabelfishTarget implements ConformanceTarget, FaultHooks {
 
     @Override
     public Optional<String> restartUnavailable() {
-        return Optional.empty();
+        return restarts ? Optional.empty()
+                : Optional.of("other suites share this Babelfish server; C17 restarts one of its own (BabelfishConformanceTest Outage*)");
     }
 
     @Override
     public void stopServer() throws Exception {
-        BabelfishServer.get().stop();
+        server().stop();
     }
 
     @Override
     public void startServer() throws Exception {
-        BabelfishServer.get().restart();
+        server().restart();
     }
 
     @Override
     public String serverState() {
-        return BabelfishServer.get().state();
+        return server().state();
     }
 
     @Override
@@ -145,11 +161,11 @@ final class BabelfishTarget implements ConformanceTarget, FaultHooks {
     /** Runs the dialect's own {@code dropSchema} statement for the prefix. */
     @Override
     public void cleanUp(String uniquePrefix) {
-        if (BabelfishServer.unavailable().isPresent()) {
+        if (BabelfishServer.unavailable(server).isPresent()) {
             return;
         }
         String drop = new SqlServerStatements(uniquePrefix, "dbo", ClaimOrder.FIFO).get("dropSchema");
-        try (Connection c = DriverManager.getConnection(BabelfishServer.get().url()); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(server().url()); Statement s = c.createStatement()) {
             s.execute(drop);
         } catch (SQLException e) {
             throw new IllegalStateException("cleaning up prefix " + uniquePrefix, e);

@@ -1,4 +1,4 @@
-package dev.sqlqueue.skiplocked;
+package dev.sqlqueue.conformance;
 
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
@@ -14,16 +14,21 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * Runs only the named conformance cases (by id, for example {@code C17}) of the suites nested in the
- * annotated class; the other cases are reported disabled with the reason that they run on the shared
- * server in the backend's main conformance test.
+ * annotated class (or of the annotated suite itself); the other cases are reported disabled with
+ * {@link #why()}. For a backend's test that runs a few cases on a server of its own (a private server the case
+ * may restart), or on other options than its main conformance test.
  */
 @Retention(RetentionPolicy.RUNTIME)
 @Target(ElementType.TYPE)
 @ExtendWith(OnlyCases.Condition.class)
-@interface OnlyCases {
+public @interface OnlyCases {
     /** Case ids, for example {@code "C17"}. */
     String[] value();
 
+    /** Why the other cases do not run here. */
+    String why() default "it runs on the shared server in the backend's main conformance test";
+
+    /** The JUnit condition behind the annotation. */
     final class Condition implements ExecutionCondition {
         @Override
         public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
@@ -41,8 +46,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
             DisplayName name = m.getAnnotation(DisplayName.class);
             String id = name == null ? m.getName() : name.value().split(" ", 2)[0];
             return Arrays.asList(only.value()).contains(id)
-                    ? ConditionEvaluationResult.enabled(id + " runs on this private server")
-                    : ConditionEvaluationResult.disabled(id + " runs on the shared server in the backend's main conformance test");
+                    ? ConditionEvaluationResult.enabled(id + " is one of the cases run here")
+                    : ConditionEvaluationResult.disabled(id + ": " + only.why());
         }
     }
 }

@@ -108,11 +108,33 @@ public final class SqlServerProvider implements BackendProvider {
                 + storedOrder + "'");
     }
 
-    /** Which T-SQL engine answers ({@link SqlServerStatements#DETECT_ENGINE}). */
+    /** The oldest SQL Server this backend runs on: 2017, major version 14 ({@code docs/backends/sqlserver.md}). */
+    static final int MIN_MAJOR_VERSION = 14;
+
+    /**
+     * Which T-SQL engine answers ({@link SqlServerStatements#DETECT_ENGINE}).
+     *
+     * @throws SqlQueueException for a SQL Server older than 2017 (Azure SQL Database and Managed Instance pass:
+     *     they report version 12 whatever their engine)
+     */
     static SqlServerEngine engine(Sessions sessions) {
         return sessions.inTransaction("reading the server's engine", c -> {
             try (PreparedStatement ps = c.prepareStatement(SqlServerStatements.DETECT_ENGINE); ResultSet rs = ps.executeQuery()) {
-                return rs.next() && rs.getInt(1) == 1 ? SqlServerEngine.BABELFISH : SqlServerEngine.SQL_SERVER;
+                if (!rs.next()) {
+                    return SqlServerEngine.SQL_SERVER;
+                }
+                if (rs.getInt("babelfish") == 1) {
+                    return SqlServerEngine.BABELFISH;
+                }
+                int major = rs.getInt("major");
+                int edition = rs.getInt("edition");
+                if (edition != 5 && edition != 8 && major < MIN_MAJOR_VERSION) {
+                    throw new SqlQueueException("backend sqlserver needs SQL Server 2017 (major version " + MIN_MAJOR_VERSION
+                            + ") or later, Azure SQL Database or Azure SQL Managed Instance; this server reports major version "
+                            + (major == 0 ? "unknown (before 2012)" : Integer.toString(major)) + " and engine edition " + edition
+                            + " (SERVERPROPERTY)");
+                }
+                return SqlServerEngine.SQL_SERVER;
             }
         });
     }

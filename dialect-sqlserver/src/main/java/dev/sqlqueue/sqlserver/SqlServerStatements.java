@@ -51,10 +51,15 @@ public final class SqlServerStatements {
      */
     static final String KEYED_PRELUDE = "SET NOCOUNT ON; SET XACT_ABORT OFF; ";
     /**
-     * Which engine answers ({@link SqlServerEngine}): {@code SERVERPROPERTY('Babelfish')} is 1 on Babelfish and
-     * NULL on SQL Server. Read before the migration, so it needs no table.
+     * Which engine answers ({@link SqlServerEngine}) and which SQL Server it is: {@code SERVERPROPERTY('Babelfish')}
+     * is 1 on Babelfish and NULL on SQL Server; {@code ProductMajorVersion} (14 = 2017; SQL Server 2012 and later,
+     * NULL before) and {@code EngineEdition} (5 = Azure SQL Database, 8 = Azure SQL Managed Instance, which report
+     * the version 12 whatever their engine's age): "SERVERPROPERTY (Transact-SQL)". Read before the migration, so it
+     * needs no table.
      */
-    public static final String DETECT_ENGINE = "SELECT CAST(SERVERPROPERTY('Babelfish') AS int) AS [babelfish];";
+    public static final String DETECT_ENGINE = "SELECT CAST(SERVERPROPERTY('Babelfish') AS int) AS [babelfish],"
+            + " CAST(SERVERPROPERTY('ProductMajorVersion') AS int) AS [major], CAST(SERVERPROPERTY('EngineEdition') AS int)"
+            + " AS [edition];";
     /** Largest number of rows one purge, requeue or archive statement touches (lock escalation: ~5,000). */
     public static final int MAINTENANCE_BATCH = 500;
 

@@ -10,6 +10,7 @@ import dev.sqlqueue.ClaimMode;
 import dev.sqlqueue.InvalidInputException;
 import dev.sqlqueue.Ordering;
 import dev.sqlqueue.QueueConfig;
+import dev.sqlqueue.SqlQueueException;
 import dev.sqlqueue.sqlserver.SqlServerOptions.ClaimOrder;
 import dev.sqlqueue.spi.BackendDiscovery;
 import dev.sqlqueue.spi.QueueBackend;
@@ -30,7 +31,29 @@ class SqlServerProviderTest {
     }
 
     /** What SERVERPROPERTY('Babelfish') returns on SQL Server: NULL, an unknown property. */
-    private static final java.util.Map<String, Object> SQL_SERVER = RecordingJdbc.row("babelfish", null);
+    private static final java.util.Map<String, Object> SQL_SERVER = RecordingJdbc.row("babelfish", null, "major", 16, "edition", 3);
+
+    /**
+     * Flyway 11.20 only logged on a server reporting version 12 (seen on Babelfish, issue 29): the backend refuses a
+     * SQL Server older than 2017 itself, and accepts Azure SQL Database (edition 5) and Managed Instance (edition 8),
+     * which report 12 whatever their engine ("SERVERPROPERTY (Transact-SQL)").
+     */
+    @Test
+    void aSqlServerOlderThan2017IsRefusedButAzureSqlReportingTwelveIsNot() {
+        SqlServerStatements sql = new SqlServerStatements("sqlq_", "dbo", ClaimOrder.FIFO);
+        RecordingJdbc old = new RecordingJdbc(sql);
+        old.rows(RecordingJdbc.row("babelfish", null, "major", 13, "edition", 3));
+        QueueConfig config = QueueConfig.builder().backend("sqlserver").dataSource(old.dataSource()).migrate(false).build();
+        SqlQueueException e = assertThrows(SqlQueueException.class, () -> provider.open(config));
+        assertTrue(e.getMessage().contains("needs SQL Server 2017 (major version 14) or later") && e.getMessage().contains("13"),
+                e.getMessage());
+        for (int edition : new int[] {5, 8}) {
+            RecordingJdbc azure = new RecordingJdbc(sql);
+            azure.rows(RecordingJdbc.row("babelfish", null, "major", 12, "edition", edition))
+                    .rows(RecordingJdbc.row("name", "ordering", "value", "fifo"));
+            provider.open(QueueConfig.builder().backend("sqlserver").dataSource(azure.dataSource()).migrate(false).build()).close();
+        }
+    }
 
     @Test
     void capabilitiesFollowTheOrdering() {
@@ -87,7 +110,7 @@ class SqlServerProviderTest {
     void babelfishIsDetectedAndItsMissingTableErrorMeansNoTablesYet() {
         SqlServerStatements sql = new SqlServerStatements("sqlq_", "dbo", ClaimOrder.FIFO);
         RecordingJdbc jdbc = new RecordingJdbc(sql);
-        jdbc.rows(RecordingJdbc.row("babelfish", 1)).failOn("prepare readSettings",
+        jdbc.rows(RecordingJdbc.row("babelfish", 1, "major", 12, "edition", 3)).failOn("prepare readSettings",
                 new SQLException("relation \"sqlqueue_dbo.sqlq_settings\" does not exist", "S0001", 33557097));
         QueueConfig config = QueueConfig.builder().backend("sqlserver").dataSource(jdbc.dataSource()).migrate(false)
                 .option("ordering", "lifo").build();

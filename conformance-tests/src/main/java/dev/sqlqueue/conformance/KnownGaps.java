@@ -23,6 +23,8 @@ public final class KnownGaps {
                     + " skipping it",
             "C04", "Babelfish ignores READPAST: the check that the extended message stays hidden waits for the open"
                     + " transactional claim instead of skipping its row",
+            "C08", "Babelfish ignores READPAST: the second claim waits for the row of the higher-priority message the first"
+                    + " open transactional claim holds instead of skipping it",
             "C11", "Babelfish ignores READPAST: the second claim waits for the first open transactional claim's rows instead"
                     + " of skipping them",
             "C12", "Babelfish ignores READPAST: the claim made while another transactional claim holds the message waits"

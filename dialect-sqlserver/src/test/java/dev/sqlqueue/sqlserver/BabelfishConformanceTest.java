@@ -18,7 +18,7 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
  *   <li>C17 (database outage) on a Babelfish server of its own, which it stops and starts again.</li>
  * </ul>
  * The suites run side by side (their cases mostly wait on the server and on their own pauses), each suite's cases
- * one after another. In the transactional mode the four cases that need READPAST, which Babelfish ignores, are
+ * one after another. In the transactional mode the five cases that need READPAST, which Babelfish ignores, are
  * reported skipped with that reason ({@link dev.sqlqueue.conformance.KnownGaps#BABELFISH_TRANSACTIONAL}). Babelfish
  * is a real T-SQL parser and executor behind mssql-jdbc, but not SQL Server: what it cannot show (READPAST,
  * key-range locks, RCSI) is settled only by the model tests and the probes. Without the Babelfish fixture every case

@@ -88,6 +88,37 @@ public final class TeradataProvider implements BackendProvider {
         return TeradataProbes.all();
     }
 
+    /**
+     * Evicts a connection borrowed from {@code pool}, found under any wrappers of the config's
+     * {@code dataSourceWrapper} by JDBC {@code unwrap}; HikariCP closes it when it is returned.
+     *
+     * @throws IllegalStateException when the connection is not one of HikariCP's
+     */
+    static java.util.function.Consumer<java.sql.Connection> evictor(HikariDataSource pool) {
+        return c -> {
+            try {
+                java.sql.Connection at = c;
+                for (int depth = 0; depth < 8; depth++) {
+                    if (at.getClass().getName().startsWith("com.zaxxer.hikari.")) {
+                        pool.evictConnection(at);
+                        return;
+                    }
+                    if (!at.isWrapperFor(java.sql.Connection.class)) {
+                        break;
+                    }
+                    java.sql.Connection next = at.unwrap(java.sql.Connection.class);
+                    if (next == null || next == at) {
+                        break;
+                    }
+                    at = next;
+                }
+            } catch (java.sql.SQLException e) {
+                throw new IllegalStateException("cannot unwrap the connection: " + e.getMessage(), e);
+            }
+            throw new IllegalStateException("not a connection of the backend's pool");
+        };
+    }
+
     private static HikariDataSource pool(QueueConfig config) {
         ClassLoader cl = Thread.currentThread().getContextClassLoader();
         try {

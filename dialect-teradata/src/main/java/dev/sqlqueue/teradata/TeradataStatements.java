@@ -20,8 +20,30 @@ public final class TeradataStatements {
     /** Largest payload, in bytes: the VARBYTE limit (SQL Data Types and Literals, "VARBYTE"). */
     public static final int MAX_PAYLOAD_BYTES = 64000;
 
-    /** Columns a consume returns, in this order (1-based indexes used by the reader). */
-    static final String CONSUMED_COLUMNS = "qits, seq, msg_id, attempts, enqueued_at, last_error, headers, payload";
+    /**
+     * The FORMAT zone-less TIMESTAMP(6) values are moved in as text ({@link JdbcTime}): {@code YYYY-MM-DD
+     * HH:MI:SS.ffffff} (SQL Data Types and Literals, "Forcing a FORMAT on CAST for Converting TIMESTAMP to
+     * Character", "Character-to-TIMESTAMP Conversion").
+     */
+    public static final String TIMESTAMP_FORMAT = "'YYYY-MM-DDBHH:MI:SS.S(6)'";
+    /** A parameter bound as text ({@link JdbcTime#set}) and converted to TIMESTAMP(6) by the database. */
+    public static final String TIMESTAMP_PARAMETER = "CAST(? AS TIMESTAMP(6) FORMAT " + TIMESTAMP_FORMAT + ")";
+
+    /**
+     * A TIMESTAMP(6) expression read as text in {@link #TIMESTAMP_FORMAT}: the nested CAST forces the FORMAT
+     * whatever format the value carries ("Forcing a FORMAT on CAST for Converting TIMESTAMP to Character").
+     */
+    public static String timestampText(String expression) {
+        return "CAST(CAST(" + expression + " AS FORMAT " + TIMESTAMP_FORMAT + ") AS CHAR(26))";
+    }
+
+    /**
+     * Columns a consume returns, in this order (1-based indexes used by the reader); the two timestamps as
+     * text. A select list of SELECT AND CONSUME may hold any expression but aggregates and ordered
+     * analytical functions (SQL DML, "SELECT AND CONSUME", select_list).
+     */
+    static final String CONSUMED_COLUMNS = timestampText("qits") + ", seq, msg_id, attempts, " + timestampText("enqueued_at")
+            + ", last_error, headers, payload";
 
     private TeradataStatements() {
     }
@@ -195,7 +217,7 @@ public final class TeradataStatements {
      */
     public static String reinsert(TeradataNames n) {
         return "INSERT INTO " + n.queueTable()
-                + " (msg_id, attempts, enqueued_at, last_error, headers, payload) VALUES (?, ?, ?, ?, ?, ?)";
+                + " (msg_id, attempts, enqueued_at, last_error, headers, payload) VALUES (?, ?, " + TIMESTAMP_PARAMETER + ", ?, ?, ?)";
     }
 
     /**
@@ -204,25 +226,26 @@ public final class TeradataStatements {
      * headers, payload.
      */
     public static String restore(TeradataNames n) {
-        return "INSERT INTO " + n.queueTable()
-                + " (qits, msg_id, attempts, enqueued_at, last_error, headers, payload) VALUES (?, ?, ?, ?, ?, ?, ?)";
+        return "INSERT INTO " + n.queueTable() + " (qits, msg_id, attempts, enqueued_at, last_error, headers, payload) VALUES ("
+                + TIMESTAMP_PARAMETER + ", ?, ?, " + TIMESTAMP_PARAMETER + ", ?, ?, ?)";
     }
 
     /** Parameters: msg_id, attempts, reason, enqueued_at, headers, payload; dead_at defaults to now. */
     public static String insertDeadLetter(TeradataNames n) {
         return "INSERT INTO " + n.deadLetterTable()
-                + " (msg_id, attempts, reason, enqueued_at, headers, payload) VALUES (?, ?, ?, ?, ?, ?)";
+                + " (msg_id, attempts, reason, enqueued_at, headers, payload) VALUES (?, ?, ?, " + TIMESTAMP_PARAMETER + ", ?, ?)";
     }
 
     // ---- admin ----------------------------------------------------------------------------
 
     /**
      * Row count, oldest enqueue time and the database clock, read under an ACCESS lock. The clock is cast
-     * to a zone-less TIMESTAMP(6), the type of {@code enqueued_at}, so both are read in the same zone.
+     * to a zone-less TIMESTAMP(6), the type of {@code enqueued_at}, so both are read in the same zone; both
+     * as text ({@link JdbcTime}).
      */
     public static String queueStats(TeradataNames n) {
-        return "LOCKING TABLE " + n.queueTable() + " FOR ACCESS SELECT COUNT(*), MIN(enqueued_at),"
-                + " CAST(CURRENT_TIMESTAMP(6) AS TIMESTAMP(6)) FROM " + n.queueTable();
+        return "LOCKING TABLE " + n.queueTable() + " FOR ACCESS SELECT COUNT(*), " + timestampText("MIN(enqueued_at)")
+                + ", " + timestampText("CAST(CURRENT_TIMESTAMP(6) AS TIMESTAMP(6))") + " FROM " + n.queueTable();
     }
 
     /** Dead-letter count, read under an ACCESS lock. */
@@ -240,8 +263,8 @@ public final class TeradataStatements {
         if (limit < 1 || limit > 100_000) {
             throw new IllegalArgumentException("limit must be 1..100000, was " + limit);
         }
-        return "SELECT TOP " + limit + " msg_id, attempts, reason, enqueued_at, dead_at, headers, payload FROM "
-                + n.deadLetterTable() + " ORDER BY dead_at, dl_seq";
+        return "SELECT TOP " + limit + " msg_id, attempts, reason, " + timestampText("enqueued_at") + ", "
+                + timestampText("dead_at") + ", headers, payload FROM " + n.deadLetterTable() + " ORDER BY dead_at, dl_seq";
     }
 
     /** Every dead-letter id of the queue, oldest first, read under an ACCESS lock (never waits). */
@@ -255,7 +278,8 @@ public final class TeradataStatements {
      * enqueued_at, headers, payload.
      */
     public static String selectDeadLetter(TeradataNames n) {
-        return "SELECT msg_id, enqueued_at, headers, payload FROM " + n.deadLetterTable() + " WHERE msg_id = ?";
+        return "SELECT msg_id, " + timestampText("enqueued_at") + ", headers, payload FROM " + n.deadLetterTable()
+                + " WHERE msg_id = ?";
     }
 
     /**
@@ -263,7 +287,8 @@ public final class TeradataStatements {
      * (row-hash WRITE lock), like a nack. Parameters: msg_id, enqueued_at, headers, payload.
      */
     public static String requeueDeadLetter(TeradataNames n) {
-        return "INSERT INTO " + n.queueTable() + " (msg_id, attempts, enqueued_at, headers, payload) VALUES (?, 0, ?, ?, ?)";
+        return "INSERT INTO " + n.queueTable() + " (msg_id, attempts, enqueued_at, headers, payload) VALUES (?, 0, "
+                + TIMESTAMP_PARAMETER + ", ?, ?)";
     }
 
     /** Parameter: msg_id; by primary index on a dead-letter table created by this version (row-hash WRITE lock). */

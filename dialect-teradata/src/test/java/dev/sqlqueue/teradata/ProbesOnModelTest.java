@@ -91,11 +91,11 @@ class ProbesOnModelTest {
         TeradataModel m = new TeradataModel("qdb");
         ProbeResult r = run(m, new CancelProbe(100, 2000));
         assertEquals(ProbeResult.Verdict.AS_DOCUMENTED, r.verdict(), r.observed());
-        assertTrue(r.observed().contains("[3110/HY000]") && r.observed().contains("still works"), r.observed());
-        m.cancelHonoured = false;
+        assertTrue(r.observed().contains("[751/HY000]") && r.observed().contains("still works"), r.observed());
+        m.abortHonoured = false;
         r = run(m, new CancelProbe(100, 500));
         assertEquals(ProbeResult.Verdict.DIFFERS, r.verdict(), r.observed());
-        assertTrue(r.observed().contains("after Connection.abort it ended"), r.observed());
+        assertTrue(r.observed().contains("at its query timeout it ended with [1476/08S01]"), r.observed());
     }
 
     @Test

@@ -25,14 +25,14 @@ import javax.sql.DataSource;
 
 /**
  * JDBC interfaces over a {@link TeradataModel}, built with {@link Proxy}: a data source, connections
- * (one model session each), statements, prepared statements and result sets. Every request is recorded
- * in order of arrival in {@link TeradataModel#log}. A zone-less TIMESTAMP is handed out
- * by {@code getTimestamp} as JVM-local fields and taken from {@code setTimestamp} the same way, as the
- * JDBC specification describes for a TIMESTAMP without time zone; a TIMESTAMP WITH TIME ZONE is handed
- * out as its instant.
+ * (one model session each), statements, prepared statements and result sets, behaving as terajdbc
+ * {@value Terajdbc#VERSION} does where the backend depends on it ({@link Terajdbc} names the source of
+ * each behaviour): {@code abort} does nothing, {@code close} waits for a running request, {@code cancel}
+ * acts on its own statement's request, {@code setAutoCommit} commits an open transaction whatever its
+ * argument, {@code commit} sends nothing when no transaction is open, time values pass through the JVM's
+ * zone. Every request is recorded in order of arrival in {@link TeradataModel#log}.
  */
 public final class ModelJdbc {
-    /** Requests in order of arrival: {@code s<session> <sql>}, {@code s<n> commit}, {@code s<n> rollback}, {@code s<n> cancel}. */
 
     private ModelJdbc() {
     }
@@ -49,7 +49,8 @@ public final class ModelJdbc {
     }
 
     private static Connection connection(TeradataModel model, ModelSession s) {
-        return proxy(Connection.class, (p, m, a) -> {
+        Connection[] self = {null};
+        self[0] = proxy(Connection.class, (p, m, a) -> {
             switch (m.getName()) {
                 case "createStatement":
                     return statement(model, s, null, false);
@@ -57,29 +58,32 @@ public final class ModelJdbc {
                     boolean keys = a.length > 1 && (a[1] instanceof String[] || Integer.valueOf(Statement.RETURN_GENERATED_KEYS).equals(a[1]));
                     return statement(model, s, (String) a[0], keys);
                 case "commit":
-                    model.log.add("s" + s.id + " commit");
-                    model.commit(s);
+                    commitIfOpen(model, s, "commit");
                     return null;
                 case "rollback":
                     model.log.add("s" + s.id + " rollback");
                     model.rollback(s);
                     return null;
                 case "setAutoCommit":
+                    // TDSession.setAutoCommit: doCommit first (COMMIT WORK or ET while a transaction is open), then the flag
+                    commitIfOpen(model, s, "commit (setAutoCommit)");
                     synchronized (model.monitor) {
-                        if ((Boolean) a[0] && !s.autoCommit && !s.closed) {
-                            model.commit(s);
-                        }
                         s.autoCommit = (Boolean) a[0];
                     }
                     return null;
                 case "getAutoCommit":
+                    if (s.closed) {
+                        throw Terajdbc.connectionClosed();
+                    }
                     return s.autoCommit;
                 case "close":
-                    model.endSession(s);
+                    if (!s.closed) {
+                        model.close(s);
+                    }
                     return null;
                 case "abort":
-                    model.log.add("s" + s.id + " abort");
-                    model.endSession(s);
+                    // GenericTeradataConnection.abort(Executor): the method body is a bare return
+                    model.log.add("s" + s.id + " abort (does nothing)");
                     return null;
                 case "isClosed":
                     return s.closed;
@@ -92,11 +96,32 @@ public final class ModelJdbc {
                         default -> defaults(m2);
                     });
                 case "isWrapperFor":
-                    return false;
+                    return a[0] == Connection.class;
+                case "unwrap":
+                    if (a[0] == Connection.class) {
+                        return self[0];
+                    }
+                    throw new SQLException("not a wrapper for " + a[0]);
                 default:
                     return defaults(m);
             }
         });
+        return self[0];
+    }
+
+    /** {@code TDSession.doCommit}: TJ408 when closed; COMMIT only while a transaction is open. */
+    private static void commitIfOpen(TeradataModel model, ModelSession s, String entry) throws SQLException {
+        boolean open;
+        synchronized (model.monitor) {
+            if (s.closed) {
+                throw Terajdbc.connectionClosed();
+            }
+            open = s.inTransaction;
+        }
+        if (open) {
+            model.log.add("s" + s.id + " " + entry);
+            model.commit(s);
+        }
     }
 
     private static Statement statement(TeradataModel model, ModelSession s, String prepared, boolean keys) {
@@ -105,10 +130,11 @@ public final class ModelJdbc {
         TeradataModel.Answer[] last = {null};
         int[] queryTimeout = {0}; // JDBC: 0 = no limit
         Class<? extends Statement> type = prepared == null ? Statement.class : PreparedStatement.class;
-        return proxy(type, (p, m, a) -> {
+        Object[] self = {null};
+        self[0] = proxy(type, (p, m, a) -> {
             String name = m.getName();
             if (name.startsWith("set") && a != null && a.length >= 2 && a[0] instanceof Integer i) {
-                params.put(i, name.equals("setNull") ? null : a[1]);
+                params.put(i, name.equals("setNull") ? null : Terajdbc.bound(a[1]));
                 return null;
             }
             String sql = a != null && a.length > 0 && a[0] instanceof String str ? str : prepared;
@@ -117,8 +143,7 @@ public final class ModelJdbc {
                 case "executeUpdate":
                 case "execute": {
                     model.log.add("s" + s.id + " " + sql);
-                    model.queryTimeout(s, sql, queryTimeout[0]);
-                    last[0] = model.execute(s, sql, List.of(new ArrayList<>(params.values())));
+                    last[0] = model.execute(s, self[0], sql, List.of(new ArrayList<>(params.values())), queryTimeout[0]);
                     if (name.equals("executeQuery")) {
                         if (last[0].labels() == null) {
                             throw new SQLException("the request returned no result set", "HY000", 0);
@@ -138,7 +163,7 @@ public final class ModelJdbc {
                     model.log.add("s" + s.id + " " + sql + " x" + batch.size());
                     List<List<Object>> rows = new ArrayList<>(batch);
                     batch.clear();
-                    last[0] = model.execute(s, sql, rows);
+                    last[0] = model.execute(s, self[0], sql, rows, queryTimeout[0]);
                     int[] counts = new int[rows.size()];
                     java.util.Arrays.fill(counts, 1);
                     return counts;
@@ -151,7 +176,7 @@ public final class ModelJdbc {
                             last[0] == null ? List.of() : last[0].keys());
                 case "cancel":
                     model.log.add("s" + s.id + " cancel");
-                    model.cancel(s);
+                    model.cancel(s, self[0]);
                     return null;
                 case "clearParameters":
                     params.clear();
@@ -168,6 +193,7 @@ public final class ModelJdbc {
                     return defaults(m);
             }
         });
+        return (Statement) self[0];
     }
 
     static ResultSet resultSet(List<String> labels, List<Object[]> rows) {
@@ -222,6 +248,9 @@ public final class ModelJdbc {
             case "getInt":
                 return v == null ? 0 : ((Number) v).intValue();
             case "getString":
+                if (v instanceof LocalDateTime || v instanceof OffsetDateTime) {
+                    return Terajdbc.string(v);
+                }
                 return v == null ? null : v.toString();
             case "getBytes":
                 return v == null ? null : ((byte[]) v).clone();
@@ -229,13 +258,10 @@ public final class ModelJdbc {
                 if (v == null) {
                     return null;
                 }
-                if (v instanceof OffsetDateTime o) {
-                    return Timestamp.from(o.toInstant());
-                }
-                return Timestamp.valueOf((LocalDateTime) v);
+                return v instanceof OffsetDateTime o ? Terajdbc.timestamp(o) : Terajdbc.timestamp((LocalDateTime) v);
             case "getObject":
                 if (type == LocalDateTime.class) {
-                    return v instanceof OffsetDateTime o ? o.toLocalDateTime() : v;
+                    return v == null ? null : Terajdbc.localDateTime(v);
                 }
                 if (type == null) {
                     return v;

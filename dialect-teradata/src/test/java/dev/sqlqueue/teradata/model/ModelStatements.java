@@ -25,7 +25,7 @@ final class ModelStatements {
     private static final Pattern ACCESS = Pattern.compile("LOCKING TABLE " + T + " FOR ACCESS (SELECT .*)", Pattern.DOTALL);
     private static final Pattern CONSUME = Pattern.compile("SELECT AND CONSUME TOP 1 (.+) FROM " + T);
     private static final Pattern SELECT = Pattern.compile("SELECT (TOP (\\d+) )?(.+?) FROM " + T
-            + "(?: WHERE (\\w+) = \\?)?(?: ORDER BY (.+))?");
+            + "(?: WHERE (\\w+) (= \\?|<= CURRENT_TIMESTAMP\\(6\\)))?(?: ORDER BY (.+))?");
     private static final Pattern INSERT_VALUES = Pattern.compile("INSERT INTO " + T + " \\((.+?)\\) VALUES \\((.+)\\)");
     private static final Pattern INSERT_SELECT = Pattern.compile("INSERT INTO " + T + " \\((.+?)\\) SELECT (.+) FROM " + T
             + " WHERE (\\w+) = \\?");
@@ -43,7 +43,10 @@ final class ModelStatements {
             return one("Database", m.defaultDatabase);
         }
         if (sql.equals("HELP SESSION")) {
-            Map<String, String> h = m.helpSession;
+            Map<String, String> h = new LinkedHashMap<>(m.helpSession);
+            if (!s.ansi && h.containsKey("Transaction Semantics")) {
+                h.put("Transaction Semantics", "Teradata");
+            }
             return TeradataModel.Answer.rows(List.copyOf(h.keySet()), List.<Object[]>of(h.values().toArray()));
         }
         if (sql.equals("SELECT InfoData FROM DBC.DBCInfoV WHERE InfoKey = 'VERSION'")) {
@@ -71,6 +74,10 @@ final class ModelStatements {
         }
         if ((x = TeradataModel.match(TABLES_V, sql)) != null) {
             return dictionary(m, x, p);
+        }
+        TeradataModel.Answer keyed = KeyStatements.run(m, s, sql, p);
+        if (keyed != null) {
+            return keyed;
         }
         if ((x = TeradataModel.match(CONSUME, sql)) != null) {
             return consume(m, s, m.table(x.group(2), x.group(3)), x.group(1));
@@ -183,6 +190,9 @@ final class ModelStatements {
                 }
                 s.delayed = true;
             }
+            if (oldest != null && oldest.insertedBy != null && oldest.insertedBy != s) {
+                m.waitFor(s, oldest.insertedBy, Deadlocks.amp(TeradataModel.key(t), oldest.get("seq"), m.amps), since);
+            }
             m.block(s, since, oldest == null ? "SELECT AND CONSUME in the delay state (queue table empty)"
                     : tableLocked ? "SELECT AND CONSUME waits for a table lock"
                     : "SELECT AND CONSUME waits for the row-hash lock of an uncommitted insert by " + oldest.insertedBy);
@@ -193,16 +203,16 @@ final class ModelStatements {
                                                      List<List<Object>> paramRows) throws SQLException {
         String[] c = cols.split(", ");
         String[] v = values.split(", ");
-        if (c.length != v.length || Arrays.stream(v).anyMatch(e -> !e.equals("?") && !e.matches("\\d+"))) {
+        if (c.length != v.length) {
             throw new ModelViolation("unknown INSERT form: " + cols + " / " + values);
         }
         LocalDateTime requestTime = m.now();
         List<ModelTable.Row> inserted = new ArrayList<>();
         for (List<Object> params : paramRows) {
             Map<String, Object> given = new LinkedHashMap<>();
-            int next = 0;
+            java.util.Iterator<Object> next = params.iterator();
             for (int i = 0; i < c.length; i++) {
-                given.put(c[i], v[i].equals("?") ? TeradataModel.bindValue(params.get(next++)) : (Object) Integer.parseInt(v[i]));
+                given.put(c[i], ModelExpressions.value(v[i], next, requestTime));
             }
             inserted.add(insertRow(m, s, t, given, requestTime));
         }
@@ -251,6 +261,15 @@ final class ModelStatements {
             r.values.put(col, v instanceof byte[] b ? b.clone() : v);
         }
         m.lock(s, t, r.get(t.primaryIndex), true);
+        if (t.uniquePrimaryIndex && !t.identityColumn(t.primaryIndex)) {
+            for (ModelTable.Row other : t.visibleTo(s, false)) {
+                if (TeradataModel.sameRow(other.get(t.primaryIndex), r.get(t.primaryIndex))) {
+                    // a UPI duplicate; in ANSI mode it undoes the request only ("ANSI Mode Transactions")
+                    throw new SQLException("[Teradata Database] [Error 2801] Duplicate unique prime key error in "
+                            + t.database + "." + t.name + ".", "23000", 2801);
+                }
+            }
+        }
         r.insertedBy = s;
         t.rows.add(r);
         s.requestUndo.add(() -> t.rows.remove(r));
@@ -287,7 +306,7 @@ final class ModelStatements {
         m.lock(s, t, byPrimaryIndex ? p.get(0) : null, true);
         int n = 0;
         for (ModelTable.Row r : t.visibleTo(s, false)) {
-            if (column == null || r.get(column).equals(p.get(0))) {
+            if (column == null || (r.get(column) != null && TeradataModel.sameRow(r.get(column), p.get(0)))) {
                 r.deletedBy = s;
                 s.requestUndo.add(() -> r.deletedBy = null);
                 n++;
@@ -300,17 +319,21 @@ final class ModelStatements {
             throws SQLException {
         ModelTable t = m.table(x.group(4), x.group(5));
         String where = x.group(6);
+        boolean equality = where != null && x.group(7).equals("= ?");
         if (!access) {
-            boolean byPrimaryIndex = where != null && where.equals(t.primaryIndex);
+            boolean byPrimaryIndex = equality && where.equals(t.primaryIndex);
             m.lock(s, t, byPrimaryIndex ? p.get(0) : null, false);
         }
+        LocalDateTime now = m.now();
         List<ModelTable.Row> rows = new ArrayList<>();
         for (ModelTable.Row r : t.visibleTo(s, access)) {
-            if (where == null || r.get(where).equals(p.get(0))) {
+            Object v = where == null ? null : r.get(where);
+            if (where == null || (equality ? v != null && TeradataModel.sameRow(v, p.get(0))
+                    : ((LocalDateTime) v).compareTo(now) <= 0)) {
                 rows.add(r);
             }
         }
-        String order = x.group(7);
+        String order = x.group(8);
         if (order != null) {
             Comparator<ModelTable.Row> cmp = null;
             for (String col : order.split(", ")) {
@@ -326,7 +349,7 @@ final class ModelStatements {
 
     private static TeradataModel.Answer project(TeradataModel m, ModelTable t, List<ModelTable.Row> rows, String[] exprs,
                                                 Integer top) {
-        boolean aggregate = Arrays.stream(exprs).anyMatch(e -> e.startsWith("COUNT(") || e.startsWith("MIN("));
+        boolean aggregate = Arrays.stream(exprs).anyMatch(e -> e.startsWith("COUNT(") || e.contains("MIN("));
         List<Object[]> out = new ArrayList<>();
         LocalDateTime now = m.now();
         if (aggregate) {
@@ -361,6 +384,10 @@ final class ModelStatements {
                 return now;
             default:
                 break;
+        }
+        Matcher text = ModelExpressions.TIMESTAMP_TEXT.matcher(e);
+        if (text.matches()) {
+            return ModelExpressions.text((LocalDateTime) eval(m, t, text.group(1), rows, r, now));
         }
         if (e.startsWith("MIN(")) {
             String col = e.substring(4, e.length() - 1);

@@ -114,18 +114,22 @@ class SessionRulesTest {
             waitUntil(() -> m.blockedSessions() == 1);
             st.cancel();
             ExecutionException e = assertThrows(ExecutionException.class, () -> waiting.get(5, TimeUnit.SECONDS));
-            assertEquals(3110, ((SQLException) e.getCause().getCause()).getErrorCode());
+            assertEquals(Terajdbc.CANCELLED, ((SQLException) e.getCause().getCause()).getErrorCode(),
+                    "the database's 3110, as terajdbc reports it (ErrorAnalyzer.analyzeError)");
             assertEquals(1, depth(producer), "the abort rolled the whole transaction back: the first row is back");
         }
     }
 
     @Test
-    void aCancelTheModelIgnoresLeavesTheConsumeWaitingUntilTheSessionIsAborted() throws Exception {
+    void anAbortTheServerIgnoresLeavesTheConsumeWaitingUntilTheDriverClosesTheConnectionAtItsQueryTimeout() throws Exception {
         TeradataModel m = withQueue();
-        m.cancelHonoured = false;
-        try (Connection consumer = m.dataSource().getConnection()) {
+        m.abortHonoured = false;
+        try (Connection consumer = m.dataSource().getConnection(); Connection other = m.dataSource().getConnection()) {
+            insert(other, "");
             consumer.setAutoCommit(false);
             Statement st = consumer.createStatement();
+            st.executeQuery(TeradataStatements.consume(N)).close(); // the transaction holds a consumed row
+            st.setQueryTimeout(1);
             CompletableFuture<Void> waiting = CompletableFuture.runAsync(() -> {
                 try {
                     st.executeQuery(TeradataStatements.consume(N));
@@ -135,10 +139,16 @@ class SessionRulesTest {
             });
             waitUntil(() -> m.blockedSessions() == 1);
             st.cancel();
-            Thread.sleep(100);
-            assertEquals(1, m.blockedSessions(), "still waiting");
             consumer.abort(Runnable::run);
-            assertThrows(ExecutionException.class, () -> waiting.get(5, TimeUnit.SECONDS));
+            Thread.sleep(100);
+            assertEquals(1, m.blockedSessions(), "neither the ignored Abort nor Connection.abort (a no-op) ends it");
+            assertEquals(0, depth(other), "the consumed row is still held");
+            ExecutionException e = assertThrows(ExecutionException.class, () -> waiting.get(5, TimeUnit.SECONDS));
+            SQLException cause = (SQLException) e.getCause().getCause();
+            assertEquals(Terajdbc.CANCEL_ABORT_UNANSWERED, cause.getErrorCode(), "TJ783: the driver closed the socket");
+            assertEquals("08S01", cause.getSQLState());
+            assertTrue(consumer.isClosed());
+            assertEquals(1, depth(other), "the session ended, so its transaction was rolled back: the row is back");
         }
     }
 

@@ -58,6 +58,25 @@ class ReviewExperimentsOnModelTest {
     }
 
     /**
+     * N1, beyond E1: an outcome write that fails with any error other than a refused text is not tried
+     * again. 2646 (no more spool space) ends the transaction on the database; a second INSERT would run in
+     * a new one beside the restored rows.
+     */
+    @Test
+    void anOutcomeWriteIsTriedAgainOnlyAfterARefusedText() {
+        TeradataModel m = new TeradataModel("qdb");
+        ModelFixture f = new ModelFixture(m);
+        f.queue.enqueue(JOBS, Message.ofText("a"));
+        Delivery d = f.queue.consume(JOBS, claim(1)).get(0);
+        String dl = TeradataStatements.insertDeadLetter(N);
+        m.failNext(dl::equals, 2646);
+        assertThrows(dev.sqlqueue.SqlQueueException.class, () -> f.queue.deadLetter(d.receipt(), "bad"));
+        assertEquals(1, f.queueRows().size(), "the message is back");
+        assertEquals(0, f.deadRows().size(), "and was not dead-lettered beside it");
+        assertEquals(1, m.log.stream().filter(s -> s.endsWith(" " + dl)).count(), "one INSERT: " + m.log);
+    }
+
+    /**
      * E2 (N2): {@code Connection.abort} does nothing in terajdbc and the database ignores the cancel's
      * Abort: the consume blocked on the caller's uncommitted enqueue still ends, by its query timeout (the
      * driver closes the connection), within the model's limit, and the caller's message stays.

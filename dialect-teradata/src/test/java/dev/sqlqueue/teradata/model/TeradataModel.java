@@ -180,6 +180,18 @@ public final class TeradataModel {
         hooks.add(new Hook(sql, action));
     }
 
+    /**
+     * The next request whose SQL matches fails with error {@code code}, as the database would report it: one
+     * of the transaction-ending numbers rolls the whole transaction back, any other undoes the request.
+     */
+    public void failNext(Predicate<String> sql, int code) {
+        failures.add(new Hook(sql, () -> { }));
+        failureCodes.add(code);
+    }
+
+    private final List<Hook> failures = new CopyOnWriteArrayList<>();
+    private final List<Integer> failureCodes = new CopyOnWriteArrayList<>();
+
     /** The next COMMIT is applied, then the connection is lost (the client cannot know it committed). */
     public void loseConnectionAfterNextCommit() {
         commitFault = 1;
@@ -417,6 +429,15 @@ public final class TeradataModel {
             if (s.cancelPending) {
                 s.cancelPending = false;
                 throw abortByUser(s);
+            }
+            for (int i = 0; i < failures.size(); i++) {
+                if (failures.get(i).sql().test(sql)) {
+                    failures.remove(i);
+                    int code = failureCodes.remove(i);
+                    String text = "Failure " + code + " injected by the test.";
+                    throw transactionEnding(code) ? abortWith(s, code, text) : new SQLException("[Teradata Database] [Error "
+                            + code + "] " + text, "HY000", code);
+                }
             }
             Answer a = ModelStatements.run(this, s, sql, paramRows);
             s.undo.addAll(s.requestUndo);

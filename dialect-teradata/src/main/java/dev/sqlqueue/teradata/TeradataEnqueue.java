@@ -58,7 +58,8 @@ final class TeradataEnqueue {
      * @throws InvalidInputException rule {@code payload.max-size} (over 64,000 bytes),
      *     {@code headers.max-length} (encoded headers over 8,000 characters) or {@code headers.charset} (a
      *     header key or value holds a code point a UNICODE column refuses without Unicode Pass Through:
-     *     outside Unicode 6.0's Basic Multilingual Plane, or an unpaired surrogate; see {@link TeradataText})
+     *     outside the Unicode 6.0 characters of the Basic Multilingual Plane Teradata supports, private use,
+     *     a noncharacter, U+FFFD, or an unpaired surrogate; see {@link TeradataText})
      * @throws UnsupportedCapabilityException for a delay, a priority or a group
      */
     static String check(Message m) {
@@ -93,9 +94,9 @@ final class TeradataEnqueue {
         int bad = TeradataText.firstUnstorable(headers);
         if (bad >= 0) {
             throw new InvalidInputException("headers.charset", "a header holds " + TeradataText.describe(headers, bad)
-                    + ", which the teradata backend cannot store: its UNICODE columns accept only characters of"
-                    + " Unicode 6.0's Basic Multilingual Plane without Unicode Pass Through (error 6706); nothing was"
-                    + " enqueued");
+                    + ", which the teradata backend cannot store: without Unicode Pass Through its UNICODE columns"
+                    + " accept only the Unicode 6.0 characters of the Basic Multilingual Plane that Teradata supports,"
+                    + " not private use, noncharacters or U+FFFD (error 6706); nothing was enqueued");
         }
         return headers;
     }

@@ -4,6 +4,7 @@ import static dev.sqlqueue.teradata.ModelFixture.JOBS;
 import static dev.sqlqueue.teradata.ModelFixture.N;
 import static dev.sqlqueue.teradata.ModelFixture.claim;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -127,6 +128,18 @@ class ReviewExperimentsOnModelTest {
             assertTrue(age >= 0 && age < 60_000, "the oldest age is read in one zone: " + age + " ms");
         } finally {
             java.util.TimeZone.setDefault(before);
+        }
+    }
+
+    /**
+     * E4 (N4): the code points the vendor's Unicode Pass Through pages single out: private use,
+     * noncharacters, U+FFFD and a character added after Unicode 6.0 are refused by the backend's check, so
+     * a header holding one is refused under its rule instead of failing the INSERT with 6706.
+     */
+    @Test
+    void e4_theRepertoireRefusesWhatTheVendorSaysIsRefused() {
+        for (int cp : new int[] {0xE000, 0xF8FF, 0xFDD0, 0xFDEF, 0xFFFE, 0xFFFF, 0xFFFD, 0x20BD}) {
+            assertFalse(TeradataText.storable(cp), String.format("U+%04X", cp));
         }
     }
 }

@@ -286,6 +286,7 @@ public final class TeradataBackend implements QueueBackend {
     @Override
     public void close() {
         claims.close();
+        producer.close();
         sessions.close();
         if (ownedPool != null) {
             try {

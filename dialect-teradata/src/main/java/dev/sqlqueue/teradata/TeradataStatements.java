@@ -102,11 +102,14 @@ public final class TeradataStatements {
 
     /**
      * The deduplication keys table of a queue: a normal MULTISET table whose unique primary index is the
-     * stored key, so a second INSERT of a key waits on the first's row-hash WRITE lock and then fails with
-     * 2801 (first committed) or goes in (first rolled back). The stored key is the key followed by
-     * {@code .}: Teradata compares character strings padded with blanks, so {@code k} and {@code k }
-     * would otherwise be one key. {@code msg_id} is null between taking the key and inserting the
-     * message, in the same transaction. A secondary index on {@code expires_at} serves the clean-up.
+     * stored key, so taking a key ({@link #mergeKey}) waits on the row-hash WRITE lock of a concurrent
+     * transaction that took it, then finds it (that one committed) or not (it rolled back). The stored key
+     * is the key followed by {@code .}: Teradata compares character strings padded with blanks, so {@code k}
+     * and {@code k } would otherwise be one key. {@code msg_id} is null between taking the key and inserting
+     * the message, in the same transaction. No secondary index on {@code expires_at}: a hash-ordered NUSI
+     * cannot serve a range condition ("Typical Uses of Value-Ordered and Hash-Ordered NUSIs"), and a
+     * value-ordered one needs a column of at most 4 bytes (CREATE TABLE, ORDER BY); the clean-up reads under
+     * an ACCESS lock instead ({@link #expiredKeys}).
      */
     public static String createKeysTable(TeradataNames n, boolean fallback) {
         return "CREATE MULTISET TABLE " + n.keysTable() + ", " + fallback(fallback) + " (\n"
@@ -114,7 +117,7 @@ public final class TeradataStatements {
                 + ") CHARACTER SET UNICODE CASESPECIFIC NOT NULL,\n"
                 + "  msg_id BIGINT,\n"
                 + "  expires_at TIMESTAMP(6) NOT NULL\n"
-                + ") UNIQUE PRIMARY INDEX (dedupe_key) INDEX (expires_at)";
+                + ") UNIQUE PRIMARY INDEX (dedupe_key)";
     }
 
     private static String fallback(boolean on) {
@@ -171,17 +174,25 @@ public final class TeradataStatements {
     }
 
     /**
-     * Parameters: stored key, window days, minutes (under 1,440), seconds (under 60): the window in three
-     * single-field intervals, each within its default precision of 4 digits (SQL Data Types and Literals,
-     * "INTERVAL DAY", numeric-to-interval conversion). VERIFY on a system: the casts of integer parameters.
-     * Fails with 2801 when the key is taken.
+     * Takes a key without an error: inserts it unless it is there. Parameters: stored key, window days,
+     * minutes (under 1,440), seconds (under 60): the window in three single-field intervals, each within its
+     * default precision of 4 digits (SQL Data Types and Literals, "INTERVAL DAY", numeric-to-interval
+     * conversion). Activity count 1: the key was free and is now taken; 0: it is taken (committed by another
+     * transaction, or earlier in this one). A MERGE whose ON clause is the target's primary index and that
+     * has only WHEN NOT MATCHED is allowed (SQL DML, "MERGE": {@code ON match_condition { when_matched
+     * [when_not_matched] | when_not_matched }}). Unlike an INSERT that fails with 2801, it raises no error, so
+     * it cannot abort a caller's transaction in Teradata (BTET) mode, where any error aborts the whole
+     * transaction (Database Administration, "Transaction Processing in Teradata Session Mode"; review N3).
+     * VERIFY on a system: the casts of integer parameters.
      */
-    public static String insertKey(TeradataNames n) {
-        return "INSERT INTO " + n.keysTable() + " (dedupe_key, expires_at) VALUES (?, CURRENT_TIMESTAMP(6)"
-                + " + CAST(? AS INTERVAL DAY(4)) + CAST(? AS INTERVAL MINUTE(4)) + CAST(? AS INTERVAL SECOND(4)))";
+    public static String mergeKey(TeradataNames n) {
+        return "MERGE INTO " + n.keysTable() + " AS t USING VALUES (?, CURRENT_TIMESTAMP(6) + CAST(? AS INTERVAL DAY(4))"
+                + " + CAST(? AS INTERVAL MINUTE(4)) + CAST(? AS INTERVAL SECOND(4))) AS s (dedupe_key, expires_at)"
+                + " ON t.dedupe_key = s.dedupe_key WHEN NOT MATCHED THEN INSERT (dedupe_key, expires_at)"
+                + " VALUES (s.dedupe_key, s.expires_at)";
     }
 
-    /** Parameters: stored key. The message a taken key stands for. */
+    /** Parameters: stored key. The message a taken key stands for (null: none recorded). */
     public static String keyMessage(TeradataNames n) {
         return "SELECT msg_id FROM " + n.keysTable() + " WHERE dedupe_key = ?";
     }
@@ -191,9 +202,19 @@ public final class TeradataStatements {
         return "UPDATE " + n.keysTable() + " SET msg_id = ? WHERE dedupe_key = ?";
     }
 
-    /** Every expired key of the queue, through the secondary index on expires_at; run in its own short transaction. */
-    public static String deleteExpiredKeys(TeradataNames n) {
-        return "DELETE FROM " + n.keysTable() + " WHERE expires_at <= CURRENT_TIMESTAMP(6)";
+    /**
+     * Up to {@code limit} expired keys, read under an ACCESS lock, which never waits and blocks no one
+     * (SQL Request and Transaction Processing, "About Lock Contentions"); each is then deleted by
+     * {@link #deleteExpiredKey} (a row-hash lock). A DELETE of every expired key would take a table WRITE
+     * lock ("DML Requests and Locks": a DELETE without a primary or unique secondary index condition) and
+     * wait for every open keyed transaction (review N5).
+     */
+    public static String expiredKeys(TeradataNames n, int limit) {
+        if (limit < 1 || limit > 100_000) {
+            throw new IllegalArgumentException("limit must be 1..100000, was " + limit);
+        }
+        return "LOCKING TABLE " + n.keysTable() + " FOR ACCESS SELECT TOP " + limit + " dedupe_key FROM " + n.keysTable()
+                + " WHERE expires_at <= CURRENT_TIMESTAMP(6)";
     }
 
     // ---- consumer -------------------------------------------------------------------------

@@ -236,6 +236,11 @@ public final class TeradataModel {
         }
     }
 
+    /** The AMP a row hash of {@code table} (dictionary name) lives on, as the model spreads them ({@link Deadlocks#amp}). */
+    public int amp(String table, Object rowHashValue) {
+        return Deadlocks.amp(SessionRules.objectKey(defaultDatabase, table), rowHashValue, amps);
+    }
+
     /** How many sessions are blocked right now (delay state or waiting for a lock). */
     public int blockedSessions() {
         synchronized (monitor) {

@@ -279,12 +279,16 @@ public final class TeradataStatements {
         return "DELETE FROM " + n.queueTable();
     }
 
-    /** Oldest first; {@code limit} is a validated int 1..100000. */
+    /**
+     * Oldest first, read under an ACCESS lock: a plain SELECT without a primary-index condition would take a
+     * table READ lock ("DML Requests and Locks"), wait for every claim writing a dead letter and block the
+     * next ones while it runs (review N7). {@code limit} is a validated int 1..100000.
+     */
     public static String listDeadLetters(TeradataNames n, int limit) {
         if (limit < 1 || limit > 100_000) {
             throw new IllegalArgumentException("limit must be 1..100000, was " + limit);
         }
-        return "SELECT TOP " + limit + " msg_id, attempts, reason, " + timestampText("enqueued_at") + ", "
+        return "LOCKING TABLE " + n.deadLetterTable() + " FOR ACCESS SELECT TOP " + limit + " msg_id, attempts, reason, " + timestampText("enqueued_at") + ", "
                 + timestampText("dead_at") + ", headers, payload FROM " + n.deadLetterTable() + " ORDER BY dead_at, dl_seq";
     }
 

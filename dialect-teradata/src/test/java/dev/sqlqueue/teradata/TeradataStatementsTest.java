@@ -89,8 +89,8 @@ class TeradataStatementsTest {
                 + text("CAST(CURRENT_TIMESTAMP(6) AS TIMESTAMP(6))") + " FROM " + Q, TeradataStatements.queueStats(N));
         assertEquals("LOCKING TABLE " + D + " FOR ACCESS SELECT COUNT(*) FROM " + D, TeradataStatements.deadLetterCount(N));
         assertEquals("DELETE FROM " + Q, TeradataStatements.purge(N));
-        assertEquals("SELECT TOP 25 msg_id, attempts, reason, " + text("enqueued_at") + ", " + text("dead_at")
-                + ", headers, payload FROM " + D + " ORDER BY dead_at, dl_seq", TeradataStatements.listDeadLetters(N, 25));
+        assertEquals("LOCKING TABLE " + D + " FOR ACCESS SELECT TOP 25 msg_id, attempts, reason, " + text("enqueued_at") + ", "
+                + text("dead_at") + ", headers, payload FROM " + D + " ORDER BY dead_at, dl_seq", TeradataStatements.listDeadLetters(N, 25));
         assertThrows(IllegalArgumentException.class, () -> TeradataStatements.listDeadLetters(N, 0));
         assertEquals("LOCKING TABLE " + D + " FOR ACCESS SELECT msg_id FROM " + D + " ORDER BY dl_seq",
                 TeradataStatements.listDeadLetterIds(N));

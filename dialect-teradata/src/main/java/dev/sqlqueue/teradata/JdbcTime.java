@@ -34,7 +34,11 @@ final class JdbcTime {
 
     /** The column (a {@link TeradataStatements#timestampText} expression) as a wall-clock time, or null. */
     static LocalDateTime get(ResultSet rs, int column) throws SQLException {
-        String text = rs.getString(column);
+        return get(rs.getString(column));
+    }
+
+    /** A wall-clock time from its text, or null. */
+    static LocalDateTime get(String text) {
         return text == null ? null : LocalDateTime.parse(text.strip(), READ);
     }
 

@@ -335,4 +335,24 @@ public final class TeradataStatements {
     public static String sessionRedrive() {
         return "SELECT LogonRedrive FROM DBC.SessionInfoV WHERE SessionNo = SESSION";
     }
+
+    /** V4: a table WRITE lock on the queue table, held until the transaction ends, so a consume waits on a lock. */
+    public static String lockQueueTable(TeradataNames n) {
+        return "LOCKING TABLE " + n.queueTable() + " FOR WRITE SELECT COUNT(*) FROM " + n.queueTable();
+    }
+
+    /** V9: a plain INSERT of a key (error 2801 when it is there). Parameter: stored key. */
+    public static String insertKeyPlainly(TeradataNames n) {
+        return "INSERT INTO " + n.keysTable() + " (dedupe_key, expires_at) VALUES (?, CURRENT_TIMESTAMP(6))";
+    }
+
+    /** V1: the payload of the row with a generated id, by primary index. Parameter: seq. */
+    public static String payloadOfSeq(TeradataNames n) {
+        return "SELECT seq, payload FROM " + n.queueTable() + " WHERE seq = ?";
+    }
+
+    /** V11: QITS as the backend reads it (text) and as a TIMESTAMP. */
+    public static String qitsBothWays(TeradataNames n) {
+        return "SELECT " + timestampText("qits") + ", qits FROM " + n.queueTable();
+    }
 }

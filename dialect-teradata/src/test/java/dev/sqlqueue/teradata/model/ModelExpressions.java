@@ -46,6 +46,9 @@ final class ModelExpressions {
         if (expr.matches("\\d+")) {
             return Integer.parseInt(expr);
         }
+        if (expr.equals("CURRENT_TIMESTAMP(6)")) {
+            return requestTime;
+        }
         if (TIMESTAMP_PARAMETER.matcher(expr).matches()) {
             Object v = params.next();
             if (!(v instanceof String text)) {

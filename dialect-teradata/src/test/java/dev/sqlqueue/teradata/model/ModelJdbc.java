@@ -33,6 +33,17 @@ import javax.sql.DataSource;
  * zone. Every request is recorded in order of arrival in {@link TeradataModel#log}.
  */
 public final class ModelJdbc {
+    /**
+     * Two public methods of terajdbc's connection class ({@code GenericTeradataConnection}) that the
+     * probes call by reflection: {@code teradataProvide} (answers RNP_ACTIVE, REDRIVE_ACTIVE,
+     * TRANSACTION_MODE) and {@code getIO}, whose {@code close()} closes the socket without a logoff.
+     */
+    public interface DriverMethods {
+        String teradataProvide(String key, java.util.Map<?, ?> values);
+
+        AutoCloseable getIO();
+    }
+
 
     private ModelJdbc() {
     }
@@ -50,8 +61,21 @@ public final class ModelJdbc {
 
     private static Connection connection(TeradataModel model, ModelSession s) {
         Connection[] self = {null};
-        self[0] = proxy(Connection.class, (p, m, a) -> {
+        self[0] = (Connection) Proxy.newProxyInstance(ModelJdbc.class.getClassLoader(),
+                new Class<?>[] {Connection.class, DriverMethods.class}, handler((p, m, a) -> {
             switch (m.getName()) {
+                case "teradataProvide":
+                    return switch (((String) a[0]).trim().toUpperCase(java.util.Locale.ROOT)) {
+                        case "RNP_ACTIVE" -> String.valueOf(model.reconnectWindowMillis > 0);
+                        case "REDRIVE_ACTIVE" -> "false";
+                        case "TRANSACTION_MODE" -> s.ansi ? "ANSI" : "TERA";
+                        default -> null;
+                    };
+                case "getIO":
+                    return proxy(AutoCloseable.class, (p2, m2, a2) -> {
+                        model.dropConnection(s); // TDNetworkIOIF.close: the socket closes, no logoff
+                        return null;
+                    });
                 case "createStatement":
                     return statement(model, s, null, false);
                 case "prepareStatement":
@@ -105,7 +129,7 @@ public final class ModelJdbc {
                 default:
                     return defaults(m);
             }
-        });
+        }));
         return self[0];
     }
 
@@ -278,12 +302,16 @@ public final class ModelJdbc {
 
     @SuppressWarnings("unchecked")
     static <T> T proxy(Class<T> type, Handler h) {
-        InvocationHandler ih = (p, m, a) -> {
+        return (T) Proxy.newProxyInstance(ModelJdbc.class.getClassLoader(), new Class<?>[] {type}, handler(h));
+    }
+
+    private static InvocationHandler handler(Handler h) {
+        return (p, m, a) -> {
             if (m.getDeclaringClass() == Object.class) {
                 return switch (m.getName()) {
                     case "hashCode" -> System.identityHashCode(p);
                     case "equals" -> p == a[0];
-                    default -> type.getSimpleName() + "@teradata-model";
+                    default -> "teradata-model-proxy";
                 };
             }
             try {
@@ -292,7 +320,6 @@ public final class ModelJdbc {
                 throw e.getCause();
             }
         };
-        return (T) Proxy.newProxyInstance(ModelJdbc.class.getClassLoader(), new Class<?>[] {type}, ih);
     }
 
     private static Object defaults(Method m) {

@@ -17,6 +17,8 @@ final class ModelSession {
     boolean autoCommit = true;
     boolean passThrough;
     boolean closed;
+    /** The socket closed without a logoff (a running request sees a socket failure). */
+    boolean socketClosed;
     /** Whether a transaction is open: the driver's {@code TDSession.transactionInProgress}, told by each response. */
     boolean inTransaction;
     /** An Abort that reached the server after its request had ended, kept for the next request (only when the model says so). */

@@ -23,6 +23,8 @@ final class ModelStatements {
     private static final Pattern TABLES_V = Pattern.compile("SELECT (1|TableName) FROM DBC\\.TablesV WHERE (.+?)( ORDER BY TableName)?");
     private static final Pattern CONDITION = Pattern.compile("(UPPER\\()?(DatabaseName|TableName)\\)? (=|LIKE) (UPPER\\()?\\?\\)?( ESCAPE '\\\\')?");
     private static final Pattern ACCESS = Pattern.compile("LOCKING TABLE " + T + " FOR ACCESS (SELECT .*)", Pattern.DOTALL);
+    /** LOCKING TABLE ... FOR WRITE: a table WRITE lock before the request, held to the end of the transaction. */
+    private static final Pattern LOCK_WRITE = Pattern.compile("LOCKING TABLE " + T + " FOR WRITE (SELECT .*)", Pattern.DOTALL);
     private static final Pattern CONSUME = Pattern.compile("SELECT AND CONSUME TOP 1 (.+) FROM " + T);
     private static final Pattern SELECT = Pattern.compile("SELECT (TOP (\\d+) )?(.+?) FROM " + T
             + "(?: WHERE (\\w+) (= \\?|<= CURRENT_TIMESTAMP\\(6\\)))?(?: ORDER BY (.+))?");
@@ -99,6 +101,15 @@ final class ModelStatements {
             }
             return select(m, s, sel, p, true);
         }
+        if ((x = TeradataModel.match(LOCK_WRITE, sql)) != null) {
+            ModelTable locked = m.table(x.group(1), x.group(2));
+            Matcher sel = TeradataModel.match(SELECT, x.group(3));
+            if (sel == null || !locked.equals(m.table(sel.group(4), sel.group(5)))) {
+                throw new ModelViolation("unknown statement: " + sql);
+            }
+            m.lock(s, locked, null, true);
+            return select(m, s, sel, p, false);
+        }
         if ((x = TeradataModel.match(SELECT, sql)) != null) {
             return select(m, s, x, p, false);
         }
@@ -165,6 +176,7 @@ final class ModelStatements {
         }
         long since = System.currentTimeMillis();
         while (true) {
+            TeradataModel.checkOpen(s); // a dropped connection ends the waiting request
             ModelTable.Row oldest = null;
             for (ModelTable.Row r : t.rows) {
                 boolean visible = r.deletedBy == null && (r.insertedBy == null || r.insertedBy == s || m.cacheListsUncommitted);
@@ -222,6 +234,9 @@ final class ModelStatements {
         }
         if (m.keys == TeradataModel.Keys.FIRST_OF_BATCH_ONLY && keys.size() > 1) {
             keys = keys.subList(0, 1);
+        }
+        if (m.keys == TeradataModel.Keys.BATCH_REVERSED) {
+            java.util.Collections.reverse(keys);
         }
         List<String> keyLabels = m.keys == TeradataModel.Keys.WHOLE_ROWS ? t.columns : List.of(t.columns.get(1));
         return new TeradataModel.Answer(null, null, inserted.size(), keys, keyLabels);

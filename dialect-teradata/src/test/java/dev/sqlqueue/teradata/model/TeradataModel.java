@@ -65,7 +65,9 @@ public final class TeradataModel {
         /** Only the first inserted row of a batch comes back (the others would be in further result sets). */
         FIRST_OF_BATCH_ONLY,
         /** Whole inserted rows, every column, QITS first. */
-        WHOLE_ROWS
+        WHOLE_ROWS,
+        /** One key per row, but the keys of a batch in the reverse order of its rows. */
+        BATCH_REVERSED
     }
 
     /**
@@ -99,6 +101,16 @@ public final class TeradataModel {
     public volatile boolean ansiSessions = true;
     /** DBS Control DeadLockTimeout, ms: how long a deadlock across AMPs lasts before it is found (default 240 s). */
     public volatile long deadlockTimeoutMillis = 240_000;
+    /**
+     * N12: how long the database keeps a session and its open transaction after its connection dropped,
+     * waiting for the driver to reconnect (Recoverable Network Protocol; 0: not negotiated, the session
+     * ends and its transaction is rolled back at once). "With the RNP/Redrive feature, the database keeps the
+     * transactions open" (ODBC Driver for Teradata 17.20, "Recoverable Network Protocol and Redrive
+     * Capability"); terajdbc asks for it by default (REDRIVE level 3,
+     * {@code GenericTeradataConnection.connectionTypeDefaultRedriveLevel}). A system's window is not
+     * documented here.
+     */
+    public volatile long reconnectWindowMillis;
     /** AMPs the row hashes spread over ({@link Deadlocks#amp}). */
     public volatile int amps = 4;
     /**
@@ -324,6 +336,42 @@ public final class TeradataModel {
     }
 
     /**
+     * The connection's socket closed without a logoff (the driver gave up on an Abort, or a network
+     * failure): the client cannot use the session any more; the database ends it and rolls its transaction
+     * back, at once or, with RNP ({@link #reconnectWindowMillis}), when the reconnect window has passed.
+     */
+    void dropConnection(ModelSession s) {
+        synchronized (monitor) {
+            if (s.closed) {
+                return;
+            }
+            s.closed = true;
+            s.socketClosed = true;
+            s.waiting = null;
+            monitor.notifyAll();
+            long window = reconnectWindowMillis;
+            if (window <= 0) {
+                rollbackNow(s);
+                return;
+            }
+            log.add("s" + s.id + " connection dropped: the session is kept " + window + " ms for a reconnect");
+            Thread t = new Thread(() -> {
+                try {
+                    Thread.sleep(window);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                synchronized (monitor) {
+                    log.add("s" + s.id + " reconnect window over: rolled back");
+                    rollbackNow(s);
+                }
+            }, "teradata-model-reconnect-window");
+            t.setDaemon(true);
+            t.start();
+        }
+    }
+
+    /**
      * {@code Connection.close()}: {@code jdbc_4.TDSession.close} waits for the session lock, which a running
      * request holds, then logs off. So a close from another thread cannot end a blocked request.
      */
@@ -372,7 +420,10 @@ public final class TeradataModel {
         return new SQLNonTransientConnectionException("[Teradata model] session lost", "08S01", 0);
     }
 
-    private static void checkOpen(ModelSession s) throws SQLException {
+    static void checkOpen(ModelSession s) throws SQLException {
+        if (s.socketClosed) {
+            throw Terajdbc.socketFailure();
+        }
         if (s.closed) {
             throw Terajdbc.connectionClosed();
         }
@@ -525,7 +576,7 @@ public final class TeradataModel {
             boolean afterCancel = r.state == ModelRequest.ABORT_SENT;
             log.add("s" + s.id + " socket closed by the driver: Abort unanswered");
             s.requestUndo.clear();
-            endSession(s);
+            dropConnection(s);
             throw Terajdbc.abortUnanswered(afterCancel);
         }
         if (now - since > maxBlockMillis) {
@@ -561,6 +612,7 @@ public final class TeradataModel {
         long since = System.currentTimeMillis();
         try {
             while (true) {
+                checkOpen(s);
                 Lock conflict = null;
                 for (Lock l : locks) {
                     if (l.owner() != s && l.table().equals(key(t)) && (l.row() == null || row == null || sameRow(l.row(), row))

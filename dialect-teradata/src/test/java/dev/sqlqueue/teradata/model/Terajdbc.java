@@ -76,6 +76,12 @@ public final class Terajdbc {
                 + "] [SQLState 08S01] " + text, "08S01", code);
     }
 
+    /** TJ164, 08S01: "Socket communication failure" (code 804), a read on a socket that closed ({@code ErrorAnalyzer.analyzeIoError}). */
+    static SQLException socketFailure() {
+        return new SQLNonTransientConnectionException("[Teradata JDBC Driver] [TeraJDBC " + VERSION + "] [Error 804]"
+                + " [SQLState 08S01] Socket communication failure for Packet receive", "08S01", 804);
+    }
+
     /** Any call on a closed connection (TJ408). */
     static SQLException connectionClosed() {
         return new SQLException("[Teradata JDBC Driver] [TeraJDBC " + VERSION + "] [Error 1095] [SQLState HY000]"

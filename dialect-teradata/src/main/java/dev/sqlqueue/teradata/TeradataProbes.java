@@ -11,10 +11,11 @@ import java.sql.Statement;
 import java.util.List;
 
 /**
- * The experiments {@code sqlqueue probe --backend teradata} runs: review points V1 to V6, which the
- * documentation does not settle. Each creates at most one queue table named {@code <prefix>probe} (with
- * {@link ProbeContext#prefix()}), in {@code teradata.database} or the session's default database, and
- * drops it before returning. Every statement comes from {@link TeradataStatements}.
+ * The experiments {@code sqlqueue probe --backend teradata} runs: V1 to V12, what the documentation and
+ * the pinned driver's code do not settle. Each creates only the tables of the queue {@code <prefix>probe}
+ * (with {@link ProbeContext#prefix()}: the queue table, and its dead-letter or keys table where needed),
+ * in {@code teradata.database} or the session's default database, and drops them before returning.
+ * Every statement comes from {@link TeradataStatements}.
  *
  * <p>The Teradata JDBC driver is not bundled (its licence): the user puts it on the class path, for
  * example {@code java -cp sqlqueue.jar:terajdbc.jar dev.sqlqueue.cli.Main probe --backend teradata --url

@@ -65,8 +65,8 @@ public final class TeradataProvider implements BackendProvider {
     }
 
     /**
-     * The queue table and dead-letter table DDL of {@link TeradataDdl#forQueue}, in the database of the
-     * {@code teradata.database} option (the session's default database when absent).
+     * The DDL of {@link TeradataDdl#forQueue}: the queue table, the dead-letter table ({@code $dl}) and the
+     * deduplication keys table ({@code $dk}), in the database of the {@code teradata.database} option.
      */
     @Override
     public java.util.List<String> ddl(QueueConfig config, dev.sqlqueue.QueueName queue) {
@@ -80,8 +80,8 @@ public final class TeradataProvider implements BackendProvider {
     }
 
     /**
-     * Review points V1 to V6 ({@link TeradataProbes}); they need the Teradata JDBC driver on the class
-     * path, as the backend does.
+     * The probes V1 to V12 ({@link TeradataProbes}); they need the Teradata JDBC driver on the class path,
+     * as the backend does.
      */
     @Override
     public java.util.List<dev.sqlqueue.spi.Probe> probes() {

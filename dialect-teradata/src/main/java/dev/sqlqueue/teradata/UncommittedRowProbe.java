@@ -70,6 +70,7 @@ final class UncommittedRowProbe implements Probe {
                 insert(admin, n, (byte) 2);
                 admin.commit();
                 Statement st = consumer.createStatement();
+                st.setQueryTimeout(QueryTimeouts.seconds(3 * waitMillis)); // ends it even if the cancel is not answered
                 String sql = TeradataStatements.consume(n);
                 Future<Integer> consume = pool.submit(() -> {
                     try (ResultSet rs = st.executeQuery(sql)) {
@@ -88,9 +89,9 @@ final class UncommittedRowProbe implements Probe {
                     took = "waited " + waitMillis + " ms (until cancelled) for the uncommitted row";
                     waited = true;
                     try {
-                        consume.get(waitMillis, TimeUnit.MILLISECONDS);
+                        consume.get(3 * waitMillis, TimeUnit.MILLISECONDS);
                     } catch (ExecutionException | TimeoutException ignored) {
-                        consumer.abort(pool);
+                        // ended by the cancel, or by the query timeout (the driver closes the connection)
                     }
                 } catch (ExecutionException e) {
                     took = "failed: " + (e.getCause() instanceof SQLException s ? TeradataProbes.describe(s) : e.getCause());

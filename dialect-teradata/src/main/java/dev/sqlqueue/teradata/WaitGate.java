@@ -134,7 +134,7 @@ final class WaitGate {
 
     WaitGate(int maxWaiting) {
         this.permits = new Semaphore(maxWaiting);
-        this.watchdog = Executors.newScheduledThreadPool(1, r -> {
+        this.watchdog = Executors.newScheduledThreadPool(2, r -> {
             Thread t = new Thread(r, "sqlqueue-teradata-consume-watchdog");
             t.setDaemon(true);
             return t;

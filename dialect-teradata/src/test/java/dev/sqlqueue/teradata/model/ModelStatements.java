@@ -2,6 +2,7 @@ package dev.sqlqueue.teradata.model;
 
 import java.sql.SQLException;
 import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -402,7 +403,12 @@ final class ModelStatements {
         }
         Matcher text = ModelExpressions.TIMESTAMP_TEXT.matcher(e);
         if (text.matches()) {
-            return ModelExpressions.text((LocalDateTime) eval(m, t, text.group(1), rows, r, now));
+            Object v = eval(m, t, text.group(1), rows, r, now);
+            if (v instanceof OffsetDateTime) {
+                throw new ModelViolation("how a FORMAT without a time zone renders a TIMESTAMP WITH TIME ZONE is not in"
+                        + " the pages the model follows: " + e);
+            }
+            return ModelExpressions.text((LocalDateTime) v);
         }
         if (e.startsWith("MIN(")) {
             String col = e.substring(4, e.length() - 1);

@@ -42,12 +42,7 @@ final class AbortProbe implements Probe {
 
     @Override
     public ProbeResult run(ProbeContext context) throws Exception {
-        Connection admin = null;
-        TeradataNames n = null;
-        try {
-            admin = TeradataProbes.connect(context);
-            n = TeradataProbes.names(context, admin);
-            TeradataProbes.createQueueTable(admin, n);
+        return TeradataProbes.withQueue(context, false, false, (admin, n) -> {
             try (Connection c = TeradataProbes.connect(context);
                  ProbeConsume consume = new ProbeConsume(c, QueryTimeouts.seconds(settleMillis + 2 * endMillis))) {
                 consume.start(n);
@@ -70,11 +65,6 @@ final class AbortProbe implements Probe {
                 return ProbeResult.asDocumented("the consume still ran " + endMillis + " ms after Connection.abort;"
                         + " after a cancel it " + (after == null ? "still ran" : after));
             }
-        } finally {
-            TeradataProbes.dropQuietly(admin, n);
-            if (admin != null) {
-                admin.close();
-            }
-        }
+        });
     }
 }

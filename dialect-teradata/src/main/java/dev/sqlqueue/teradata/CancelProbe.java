@@ -48,24 +48,13 @@ final class CancelProbe implements Probe {
 
     @Override
     public ProbeResult run(ProbeContext context) throws Exception {
-        Connection admin = null;
-        TeradataNames n = null;
-        try {
-            admin = TeradataProbes.connect(context);
-            n = TeradataProbes.names(context, admin);
-            TeradataProbes.createQueueTable(admin, n);
-            TeradataProbes.createDeadLetterTable(admin, n);
+        return TeradataProbes.withQueue(context, true, false, (admin, n) -> {
             String[] delay = once(context, admin, n, false);
             String[] lock = once(context, admin, n, true);
             String observed = "delay state: " + delay[1] + "; lock wait: " + lock[1];
             boolean ok = delay[0] != null && lock[0] != null;
             return ok ? ProbeResult.asDocumented(observed) : ProbeResult.differs(observed);
-        } finally {
-            TeradataProbes.dropQuietly(admin, n);
-            if (admin != null) {
-                admin.close();
-            }
-        }
+        });
     }
 
     /** [non-null when as documented, raw observation]. */

@@ -49,12 +49,7 @@ final class ClosedSocketProbe implements Probe {
 
     @Override
     public ProbeResult run(ProbeContext context) throws Exception {
-        Connection admin = null;
-        TeradataNames n = null;
-        try {
-            admin = TeradataProbes.connect(context);
-            n = TeradataProbes.names(context, admin);
-            TeradataProbes.createQueueTable(admin, n);
+        return TeradataProbes.withQueue(context, false, false, (admin, n) -> {
             TeradataProbes.insertCommitted(admin, n, 1);
             Connection c = TeradataProbes.connect(context);
             try (ProbeConsume consume = new ProbeConsume(c, QueryTimeouts.seconds(settleMillis + waitMillis))) {
@@ -96,11 +91,6 @@ final class ClosedSocketProbe implements Probe {
                     // the socket is closed
                 }
             }
-        } finally {
-            TeradataProbes.dropQuietly(admin, n);
-            if (admin != null) {
-                admin.close();
-            }
-        }
+        });
     }
 }

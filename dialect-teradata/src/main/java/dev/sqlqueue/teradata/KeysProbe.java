@@ -37,12 +37,7 @@ final class KeysProbe implements Probe {
 
     @Override
     public ProbeResult run(ProbeContext context) throws Exception {
-        Connection c = null;
-        TeradataNames n = null;
-        try {
-            c = TeradataProbes.connect(context);
-            n = TeradataProbes.names(context, c);
-            TeradataProbes.createQueueTable(c, n);
+        return TeradataProbes.withQueue(context, false, false, (c, n) -> {
             String batch;
             List<String> batchKeys = new ArrayList<>();
             String single;
@@ -78,12 +73,7 @@ final class KeysProbe implements Probe {
             }
             return markers.equals(List.of(0, 1, 2)) ? ProbeResult.asDocumented(observed)
                     : ProbeResult.differs(observed + " (the keys are not in row order: the backend would give messages wrong ids)");
-        } finally {
-            TeradataProbes.dropQuietly(c, n);
-            if (c != null) {
-                c.close();
-            }
-        }
+        });
     }
 
     private static String keys(PreparedStatement ps, List<String> rows) throws SQLException {

@@ -36,12 +36,7 @@ final class RepertoireProbe implements Probe {
 
     @Override
     public ProbeResult run(ProbeContext context) throws Exception {
-        Connection c = null;
-        TeradataNames n = null;
-        try {
-            c = TeradataProbes.connect(context);
-            n = TeradataProbes.names(context, c);
-            TeradataProbes.createQueueTable(c, n);
+        return TeradataProbes.withQueue(context, false, false, (c, n) -> {
             List<String> raw = new ArrayList<>();
             List<String> differ = new ArrayList<>();
             for (int cp : CODE_POINTS) {
@@ -67,11 +62,6 @@ final class RepertoireProbe implements Probe {
             }
             String observed = String.join("; ", raw) + (differ.isEmpty() ? "" : "; the backend's table disagrees on " + differ);
             return differ.isEmpty() ? ProbeResult.asDocumented(observed) : ProbeResult.differs(observed);
-        } finally {
-            TeradataProbes.dropQuietly(c, n);
-            if (c != null) {
-                c.close();
-            }
-        }
+        });
     }
 }

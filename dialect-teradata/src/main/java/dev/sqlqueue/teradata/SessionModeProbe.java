@@ -46,13 +46,7 @@ final class SessionModeProbe implements Probe {
 
     @Override
     public ProbeResult run(ProbeContext context) throws Exception {
-        Connection admin = null;
-        TeradataNames n = null;
-        try {
-            admin = TeradataProbes.connect(context);
-            n = TeradataProbes.names(context, admin);
-            TeradataProbes.createQueueTable(admin, n);
-            TeradataProbes.createKeysTable(admin, n);
+        return TeradataProbes.withQueue(context, false, true, (admin, n) -> {
             insertKey(admin, n);
             admin.commit();
             Boolean ansi;
@@ -81,12 +75,7 @@ final class SessionModeProbe implements Probe {
             boolean ok = ansi && (tera == null || !tera);
             return ok ? (tera == null ? ProbeResult.inconclusive(observed) : ProbeResult.asDocumented(observed))
                     : ProbeResult.differs(observed);
-        } finally {
-            TeradataProbes.dropQuietly(admin, n);
-            if (admin != null) {
-                admin.close();
-            }
-        }
+        });
     }
 
     /** [kept|gone|null, raw]: an INSERT, then the INSERT of a taken key, then COMMIT; is the first INSERT there? */

@@ -4,6 +4,7 @@ import dev.sqlqueue.QueueName;
 import dev.sqlqueue.SqlQueueException;
 import dev.sqlqueue.spi.Probe;
 import dev.sqlqueue.spi.ProbeContext;
+import dev.sqlqueue.spi.ProbeResult;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -69,6 +70,37 @@ public final class TeradataProbes {
             c.commit();
         }
         return TeradataNames.of(context.prefix(), db, QueueName.of("probe"));
+    }
+
+    /** A probe's work on its queue's tables, with a connection that created them (auto-commit off). */
+    interface OnQueue {
+        ProbeResult run(Connection admin, TeradataNames n) throws Exception;
+    }
+
+    /**
+     * Connects, creates the probe's queue table (with its dead-letter and keys tables when asked), runs
+     * {@code work}, then drops every table of the probe's queue and closes the connection, whatever happened.
+     */
+    static ProbeResult withQueue(ProbeContext context, boolean deadLetters, boolean keys, OnQueue work) throws Exception {
+        Connection admin = null;
+        TeradataNames n = null;
+        try {
+            admin = connect(context);
+            n = names(context, admin);
+            createQueueTable(admin, n);
+            if (deadLetters) {
+                createDeadLetterTable(admin, n);
+            }
+            if (keys) {
+                createKeysTable(admin, n);
+            }
+            return work.run(admin, n);
+        } finally {
+            dropQuietly(admin, n);
+            if (admin != null) {
+                admin.close();
+            }
+        }
     }
 
     /** Creates the probe's queue table (NO FALLBACK: it lives for seconds) and commits. */

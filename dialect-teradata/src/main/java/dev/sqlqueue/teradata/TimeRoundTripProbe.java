@@ -37,12 +37,7 @@ final class TimeRoundTripProbe implements Probe {
 
     @Override
     public ProbeResult run(ProbeContext context) throws Exception {
-        Connection c = null;
-        TeradataNames n = null;
-        try {
-            c = TeradataProbes.connect(context);
-            n = TeradataProbes.names(context, c);
-            TeradataProbes.createQueueTable(c, n);
+        return TeradataProbes.withQueue(context, false, false, (c, n) -> {
             ZoneId jvm = ZoneId.systemDefault();
             LocalDateTime written = gapWallClock(jvm);
             String where = written == null ? "no daylight-saving gap in the JVM zone " + jvm + " within two years"
@@ -75,12 +70,7 @@ final class TimeRoundTripProbe implements Probe {
             String observed = where + ": wrote '" + JdbcTime.text(written) + "', read as text '" + text.strip()
                     + "', by getObject(LocalDateTime) " + object;
             return written.equals(back) ? ProbeResult.asDocumented(observed) : ProbeResult.differs(observed);
-        } finally {
-            TeradataProbes.dropQuietly(c, n);
-            if (c != null) {
-                c.close();
-            }
-        }
+        });
     }
 
     /** Half an hour into the next gap of {@code zone} within two years, or null. */

@@ -32,13 +32,7 @@ final class TimeoutProbe implements Probe {
 
     @Override
     public ProbeResult run(ProbeContext context) throws Exception {
-        Connection admin = null;
-        TeradataNames n = null;
-        try {
-            admin = TeradataProbes.connect(context);
-            n = TeradataProbes.names(context, admin);
-            TeradataProbes.createQueueTable(admin, n);
-            TeradataProbes.createDeadLetterTable(admin, n);
+        return TeradataProbes.withQueue(context, true, false, (admin, n) -> {
             TeradataProbes.insertCommitted(admin, n, 1);
             try (Connection c = TeradataProbes.connect(context); Connection locker = TeradataProbes.connect(context)) {
                 try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(TeradataStatements.consume(n))) {
@@ -68,11 +62,6 @@ final class TimeoutProbe implements Probe {
                 return code == TeradataErrors.QUERY_TIMEOUT && back == 1 ? ProbeResult.asDocumented(observed)
                         : ProbeResult.differs(observed);
             }
-        } finally {
-            TeradataProbes.dropQuietly(admin, n);
-            if (admin != null) {
-                admin.close();
-            }
-        }
+        });
     }
 }

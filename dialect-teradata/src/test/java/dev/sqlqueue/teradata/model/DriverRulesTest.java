@@ -1,12 +1,14 @@
 package dev.sqlqueue.teradata.model;
 
 import static dev.sqlqueue.teradata.model.SessionRulesTest.waitUntil;
+import static dev.sqlqueue.teradata.model.ModelTables.depth;
+import static dev.sqlqueue.teradata.model.ModelTables.insert;
+import static dev.sqlqueue.teradata.model.ModelTables.withQueue;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sqlqueue.QueueName;
 import dev.sqlqueue.teradata.TeradataNames;
 import dev.sqlqueue.teradata.TeradataStatements;
 import java.sql.Connection;
@@ -24,38 +26,17 @@ import org.junit.jupiter.api.Test;
 
 /** The model's driver half ({@link Terajdbc}), one test per behaviour, through plain JDBC. */
 class DriverRulesTest {
-    private static final TeradataNames N = TeradataNames.of("sqlq_", "qdb", QueueName.of("jobs"));
+    private static final TeradataNames N = ModelTables.N;
 
-    private static TeradataModel withQueue() throws SQLException {
-        TeradataModel m = new TeradataModel("qdb");
-        try (Connection c = m.dataSource().getConnection(); Statement st = c.createStatement()) {
-            st.execute(TeradataStatements.createQueueTable(N));
-            st.execute(TeradataStatements.createDeadLetterTable(N));
-        }
-        return m;
-    }
 
-    private static void insert(Connection c) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(TeradataStatements.insertMessage(N))) {
-            ps.setString(1, "");
-            ps.setBytes(2, new byte[] {1});
-            ps.executeUpdate();
-        }
-    }
 
-    private static int depth(Connection c) throws SQLException {
-        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(TeradataStatements.queueStats(N))) {
-            rs.next();
-            return rs.getInt(1);
-        }
-    }
 
     @Test
     void anExpiredQueryTimeoutIs802NotSqlTimeoutExceptionAndTheAbortRollsTheTransactionBack() throws Exception {
         TeradataModel m = withQueue();
         try (Connection c = m.dataSource().getConnection(); Connection other = m.dataSource().getConnection();
              Statement lock = other.createStatement()) {
-            insert(other);
+            insert(other, "");
             other.setAutoCommit(false);
             lock.executeUpdate(TeradataStatements.purgeDeadLetters(N)); // table WRITE lock on the dead-letter table
             c.setAutoCommit(false);
@@ -83,7 +64,7 @@ class DriverRulesTest {
     void aCancelBeforeTheRequestIsSentInterruptsTheThreadAndFailsWith751LeavingTheTransactionOpen() throws Exception {
         TeradataModel m = withQueue();
         try (Connection c = m.dataSource().getConnection(); Connection other = m.dataSource().getConnection()) {
-            insert(other);
+            insert(other, "");
             c.setAutoCommit(false);
             Statement st = c.createStatement();
             st.executeQuery(TeradataStatements.consume(N)).close();
@@ -131,7 +112,7 @@ class DriverRulesTest {
         assertFalse(close.isDone(), "close waits for the session lock the running consume holds");
         assertFalse(c.isClosed());
         try (Connection producer = m.dataSource().getConnection()) {
-            insert(producer);
+            insert(producer, "");
         }
         assertTrue(consume.get(5, TimeUnit.SECONDS), "the consume got the committed row");
         close.get(5, TimeUnit.SECONDS);
@@ -146,7 +127,7 @@ class DriverRulesTest {
         TeradataModel m = withQueue();
         try (Connection c = m.dataSource().getConnection(); Connection other = m.dataSource().getConnection()) {
             c.setAutoCommit(false);
-            insert(c);
+            insert(c, "");
             c.setAutoCommit(false);
             assertEquals(1, depth(other), "TDSession.setAutoCommit ran doCommit first: the insert is committed");
             m.log.clear();
@@ -192,7 +173,7 @@ class DriverRulesTest {
             idle.cancel();
             Thread.sleep(50);
             assertEquals(1, m.blockedSessions(), "TDStatement.cancel acts on its own statement's request only");
-            insert(producer);
+            insert(producer, "");
             assertTrue(got.get(5, TimeUnit.SECONDS));
             c.rollback();
         } catch (ExecutionException e) {

@@ -109,17 +109,7 @@ final class KeyStatements {
         ModelTable.Row r = new ModelTable.Row();
         for (String col : t.columns) {
             Object v = given.get(col);
-            if (v == null && t.notNull(col)) {
-                throw new SQLException("[Error 3604] Cannot place a null value in a NOT NULL field (" + col + ").", "23000", 3604);
-            }
-            if (v instanceof String str) {
-                if (t.unicode(col)) {
-                    SessionRules.checkUnicodeColumn(col, str, s.passThrough);
-                }
-                if (str.length() > t.length(col)) {
-                    throw new SQLException("[Error 3996] Right truncation of string data (" + col + ").", "22001", 3996);
-                }
-            }
+            t.checkValue(col, v, s.passThrough);
             r.values.put(col, v);
         }
         r.insertedBy = s;

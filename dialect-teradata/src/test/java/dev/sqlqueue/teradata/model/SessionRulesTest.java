@@ -1,11 +1,13 @@
 package dev.sqlqueue.teradata.model;
 
+import static dev.sqlqueue.teradata.model.ModelTables.depth;
+import static dev.sqlqueue.teradata.model.ModelTables.insert;
+import static dev.sqlqueue.teradata.model.ModelTables.withQueue;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sqlqueue.QueueName;
 import dev.sqlqueue.teradata.TeradataNames;
 import dev.sqlqueue.teradata.TeradataStatements;
 import java.sql.Connection;
@@ -21,31 +23,10 @@ import org.junit.jupiter.api.Test;
 
 /** The model's rules, one test each, exercised through plain JDBC with the backend's own statement texts. */
 class SessionRulesTest {
-    private static final TeradataNames N = TeradataNames.of("sqlq_", "qdb", QueueName.of("jobs"));
+    private static final TeradataNames N = ModelTables.N;
 
-    private static TeradataModel withQueue() throws SQLException {
-        TeradataModel m = new TeradataModel("qdb");
-        try (Connection c = m.dataSource().getConnection(); Statement st = c.createStatement()) {
-            st.execute(TeradataStatements.createQueueTable(N));
-            st.execute(TeradataStatements.createDeadLetterTable(N));
-        }
-        return m;
-    }
 
-    private static void insert(Connection c, String headers) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(TeradataStatements.insertMessage(N), Statement.RETURN_GENERATED_KEYS)) {
-            ps.setString(1, headers);
-            ps.setBytes(2, new byte[] {1});
-            ps.executeUpdate();
-        }
-    }
 
-    private static int depth(Connection c) throws SQLException {
-        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(TeradataStatements.queueStats(N))) {
-            rs.next();
-            return rs.getInt(1);
-        }
-    }
 
     @Test
     void ansiModeKeepsEveryRequestInOneTransactionAndAFailedRequestDoesNotEndIt() throws Exception {

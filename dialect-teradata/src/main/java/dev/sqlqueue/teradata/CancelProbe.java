@@ -7,17 +7,12 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
- * V4: whether {@code Statement.cancel()} ends a {@code SELECT AND CONSUME} waiting in the delay state on
- * an empty queue table, with which error, and whether the session stays usable. When cancel does not end
- * it, {@code Connection.abort} is tried, as the backend does.
+ * V4: whether {@code Statement.cancel()} ends a {@code SELECT AND CONSUME}, with which error, whether the
+ * transaction was rolled back (an INSERT made before it in the same transaction is gone) and whether the
+ * session stays usable; once for a consume in the delay state (empty queue table) and once for one waiting
+ * on a table lock another session holds. The consume has a query timeout, as the backend's do.
  */
 final class CancelProbe implements Probe {
     private final long settleMillis;
@@ -40,72 +35,59 @@ final class CancelProbe implements Probe {
 
     @Override
     public String question() {
-        return "Does Statement.cancel() end a SELECT AND CONSUME waiting on an empty queue table, leaving the session usable?";
+        return "Does Statement.cancel() end a SELECT AND CONSUME waiting in the delay state, and one waiting on a lock,"
+                + " rolling the transaction back and leaving the session usable?";
     }
 
     @Override
     public String documented() {
-        return "assumed, not documented: cancel() ends it (the model says error 3110); the backend aborts the connection"
-                + " 1 s later if it does not";
+        return "assumed, not documented: cancel() ends it with 751 (terajdbc reports the database's 3110 so) and the"
+                + " transaction is rolled back; if not, the consume's query timeout makes the driver close the connection"
+                + " (1476, 08S01)";
     }
 
     @Override
     public ProbeResult run(ProbeContext context) throws Exception {
-        ExecutorService pool = Executors.newCachedThreadPool(r -> {
-            Thread t = new Thread(r, "sqlqueue-probe-v4");
-            t.setDaemon(true);
-            return t;
+        return TeradataProbes.withQueue(context, true, false, (admin, n) -> {
+            String[] delay = once(context, admin, n, false);
+            String[] lock = once(context, admin, n, true);
+            String observed = "delay state: " + delay[1] + "; lock wait: " + lock[1];
+            boolean ok = delay[0] != null && lock[0] != null;
+            return ok ? ProbeResult.asDocumented(observed) : ProbeResult.differs(observed);
         });
-        Connection admin = null;
-        TeradataNames n = null;
-        try {
-            admin = TeradataProbes.connect(context);
-            n = TeradataProbes.names(context, admin);
-            TeradataProbes.createQueueTable(admin, n);
-            try (Connection c = TeradataProbes.connect(context)) {
-                Statement st = c.createStatement();
-                String sql = TeradataStatements.consume(n);
-                Future<Boolean> consume = pool.submit(() -> {
-                    try (ResultSet rs = st.executeQuery(sql)) {
-                        return rs.next();
-                    }
-                });
-                Thread.sleep(settleMillis);
-                if (consume.isDone()) {
-                    return ProbeResult.inconclusive("the consume on the empty table ended by itself before the cancel: "
-                            + outcome(consume));
-                }
-                long t0 = System.nanoTime();
-                st.cancel();
-                try {
-                    consume.get(endMillis, TimeUnit.MILLISECONDS);
-                    return ProbeResult.differs("after cancel the consume returned normally (it should have failed)");
-                } catch (ExecutionException e) {
-                    long ms = (System.nanoTime() - t0) / 1_000_000;
-                    String usable = usable(c);
-                    return ProbeResult.asDocumented("cancel ended the consume after " + ms + " ms with " + cause(e)
-                            + "; afterwards the session " + usable);
-                } catch (TimeoutException e) {
-                    c.abort(pool);
-                    String after;
-                    try {
-                        consume.get(endMillis, TimeUnit.MILLISECONDS);
-                        after = "returned";
-                    } catch (ExecutionException x) {
-                        after = "ended with " + cause(x);
-                    } catch (TimeoutException x) {
-                        after = "still ran " + endMillis + " ms later";
-                    }
-                    return ProbeResult.differs("cancel did not end the consume within " + endMillis
-                            + " ms; after Connection.abort it " + after);
+    }
+
+    /** [non-null when as documented, raw observation]. */
+    private String[] once(ProbeContext context, Connection admin, TeradataNames n, boolean lockWait) throws Exception {
+        try (Connection c = TeradataProbes.connect(context); Connection locker = TeradataProbes.connect(context);
+             ProbeConsume consume = new ProbeConsume(c, QueryTimeouts.seconds(settleMillis + endMillis))) {
+            ProbeConsume.insertEarlierWork(c, n);
+            if (lockWait) {
+                TeradataProbes.insertCommitted(admin, n, 1); // a row is there: the consume waits for the lock, not for a row
+                try (Statement st = locker.createStatement(); ResultSet rs = st.executeQuery(TeradataStatements.lockQueueTable(n))) {
+                    rs.next();
                 }
             }
-        } finally {
-            TeradataProbes.dropQuietly(admin, n);
-            if (admin != null) {
-                admin.close();
+            consume.start(n);
+            Thread.sleep(settleMillis);
+            if (consume.isDone()) {
+                locker.rollback();
+                return new String[] {null, "the consume ended before the cancel: " + consume.outcome(0)};
             }
-            pool.shutdownNow();
+            consume.statement.cancel();
+            String ended = consume.outcome(endMillis);
+            boolean byCancel = ended != null;
+            if (ended == null) {
+                ended = "still ran " + endMillis + " ms after the cancel; at its query timeout it "
+                        + consume.outcome(settleMillis + 2 * endMillis);
+            }
+            locker.rollback();
+            long earlier = TeradataProbes.count(admin, TeradataStatements.deadLetterCount(n));
+            String usable = usable(c);
+            String raw = "cancel: " + ended + "; the earlier INSERT of its transaction " + (earlier == 0 ? "was rolled back"
+                    : "is still there") + "; the session then " + usable;
+            boolean ok = byCancel && consume.errorCode() == TeradataErrors.CANCELLED && earlier == 0;
+            return new String[] {ok ? "ok" : null, raw};
         }
     }
 
@@ -120,20 +102,5 @@ final class CancelProbe implements Probe {
         } catch (SQLException e) {
             return "failed its next request: " + TeradataProbes.describe(e);
         }
-    }
-
-    private static String outcome(Future<Boolean> f) {
-        try {
-            return "returned " + f.get();
-        } catch (ExecutionException e) {
-            return cause(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return "interrupted";
-        }
-    }
-
-    private static String cause(ExecutionException e) {
-        return e.getCause() instanceof SQLException s ? TeradataProbes.describe(s) : String.valueOf(e.getCause());
     }
 }

@@ -38,12 +38,7 @@ final class LargeRowProbe implements Probe {
 
     @Override
     public ProbeResult run(ProbeContext context) throws Exception {
-        Connection c = null;
-        TeradataNames n = null;
-        try {
-            c = TeradataProbes.connect(context);
-            n = TeradataProbes.names(context, c);
-            TeradataProbes.createQueueTable(c, n);
+        return TeradataProbes.withQueue(context, false, false, (c, n) -> {
             byte[] payload = new byte[PAYLOAD];
             Arrays.fill(payload, (byte) 7);
             String headers = "\u2713".repeat(TeradataStatements.MAX_HEADER_CHARS);
@@ -73,11 +68,6 @@ final class LargeRowProbe implements Probe {
             } catch (SQLException e) {
                 return ProbeResult.differs("the row was stored but consuming it failed: " + TeradataProbes.describe(e));
             }
-        } finally {
-            TeradataProbes.dropQuietly(c, n);
-            if (c != null) {
-                c.close();
-            }
-        }
+        });
     }
 }

@@ -10,13 +10,16 @@ import java.sql.Statement;
  * 1: the peek, the lease the claim asks for; each write, what is left of it. The consume itself is
  * bounded by {@link WaitGate} (it may wait in the delay state by design).
  *
- * <p>Open point: what the Teradata JDBC Driver throws when a query timeout runs out is not in its
- * reference. A 2008 report on the Teradata community forum ("SQLException error codes", for an old
- * com.ncr driver) saw error 802 (socket timeout, the session then unusable) and error 751 ("The
- * statement has been canceled by another thread"). The backend maps a {@link SQLTimeoutException} (the
- * JDBC type for an expired query timeout) to {@link StatementTimeout}; any other error of a timed-out
- * request keeps its ordinary mapping (connection loss, or a plain failure), and in every case the claim's
- * transaction is rolled back explicitly. Nothing here has run against Teradata. Stateless.
+ * <p>What the pinned driver does (terajdbc 20.00.00.51, {@code jdbc_4.statemachine.StatementReceiveState
+ * .action}, read with {@code javap}): when the socket read outlives the query timeout it sends an Abort
+ * and reads again for another query timeout; an answered Abort ends the request with
+ * {@link TeradataErrors#QUERY_TIMEOUT} (802, SQLState HY000), and the database has rolled the whole
+ * transaction back (an asynchronous abort: SQL Request and Transaction Processing, "ANSI Mode
+ * Transactions"); an unanswered one makes the driver close the connection (1475, 08S01). No class of
+ * the driver throws {@link SQLTimeoutException}. So 802, or a {@link SQLTimeoutException} from another
+ * driver, becomes {@link StatementTimeout}, which ends the transaction ({@link TeradataErrors#endsTransaction});
+ * the claim's transaction is rolled back explicitly whatever happened. Nothing here has run against
+ * Teradata. Stateless.
  */
 final class QueryTimeouts {
     private QueryTimeouts() {
@@ -48,17 +51,22 @@ final class QueryTimeouts {
     /**
      * Runs {@code call} with {@code st}'s query timeout set to {@code seconds} (0: none).
      *
-     * @throws StatementTimeout when the driver reported the timeout as {@link SQLTimeoutException}
+     * @throws StatementTimeout when the driver reported the timeout: error 802 or {@link SQLTimeoutException}
      */
     static <T> T run(Statement st, String name, String sql, int seconds, Call<T> call) throws SQLException {
         st.setQueryTimeout(seconds);
         try {
             return call.run();
-        } catch (SQLTimeoutException e) {
-            if (e instanceof StatementTimeout || seconds == 0) {
+        } catch (SQLException e) {
+            if (e instanceof StatementTimeout || seconds == 0 || !timedOut(e)) {
                 throw e;
             }
             throw new StatementTimeout(name, sql, seconds, e);
         }
+    }
+
+    /** True for what a driver throws when a query timeout ran out: 802 (terajdbc) or {@link SQLTimeoutException}. */
+    static boolean timedOut(SQLException e) {
+        return e instanceof SQLTimeoutException || e.getErrorCode() == TeradataErrors.QUERY_TIMEOUT;
     }
 }

@@ -10,9 +10,11 @@ import java.sql.Statement;
 
 /**
  * V3: whether the session the backend gets takes part in Redrive (Database Administration, "Redrive
- * Protection for Queries"), read from {@code DBC.SessionInfoV.LogonRedrive} of the probe's own session.
+ * Protection for Queries"), read from {@code DBC.SessionInfoV.LogonRedrive} of the probe's own session,
+ * and what the driver negotiated ({@code teradataProvide} RNP_ACTIVE and REDRIVE_ACTIVE: terajdbc asks for
+ * REDRIVE level 3 unless the URL sets {@code REDRIVE}, {@code GenericTeradataConnection.desiredRedriveLevel}).
  * A session that takes part may have a consume resubmitted after a restart, out of order ("Redrive
- * Restrictions"). Creates nothing.
+ * Restrictions"); with RNP a dropped connection may keep its transaction open (V12). Creates nothing.
  */
 final class RedriveProbe implements Probe {
     @Override
@@ -22,12 +24,13 @@ final class RedriveProbe implements Probe {
 
     @Override
     public String question() {
-        return "Does a session of this user take part in Redrive (DBC.SessionInfoV.LogonRedrive)?";
+        return "Does a session of this user take part in Redrive (DBC.SessionInfoV.LogonRedrive), and did the driver negotiate"
+                + " RNP or Redrive?";
     }
 
     @Override
     public String documented() {
-        return "Redrive must be off for the backend's user (docs/backends/teradata.md); it is off unless the DBA enabled it";
+        return "Redrive off for the backend's user and REDRIVE=0 in the URL (docs/backends/teradata.md): neither Redrive nor RNP";
     }
 
     @Override
@@ -45,9 +48,18 @@ final class RedriveProbe implements Probe {
                 c.rollback();
             }
             boolean off = value == null || value.isBlank();
-            String observed = "LogonRedrive = " + (value == null ? "NULL" : "'" + value.trim() + "'");
-            return off ? ProbeResult.asDocumented(observed + ": not participating")
-                    : ProbeResult.differs(observed + ": this user's sessions take part in Redrive; turn it off for it");
+            String rnp = DriverInternals.provide(c, "RNP_ACTIVE");
+            String redrive = DriverInternals.provide(c, "REDRIVE_ACTIVE");
+            String observed = "LogonRedrive = " + (value == null ? "NULL" : "'" + value.trim() + "'") + "; driver RNP_ACTIVE="
+                    + rnp + ", REDRIVE_ACTIVE=" + redrive;
+            if (!off) {
+                return ProbeResult.differs(observed + ": this user's sessions take part in Redrive; turn it off for it");
+            }
+            if ("true".equals(rnp) || "true".equals(redrive)) {
+                return ProbeResult.differs(observed + ": the driver negotiated RNP or Redrive; add REDRIVE=0 to the URL");
+            }
+            return rnp == null ? ProbeResult.inconclusive(observed + ": not participating in Redrive; the driver's view is"
+                    + " unknown (not terajdbc?)") : ProbeResult.asDocumented(observed + ": not participating");
         }
     }
 }

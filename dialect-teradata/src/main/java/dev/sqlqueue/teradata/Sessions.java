@@ -5,6 +5,7 @@ import dev.sqlqueue.TransientBackendException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
 import javax.sql.DataSource;
 
 /**
@@ -69,11 +70,17 @@ final class Sessions {
 
     private final DataSource dataSource;
     private final TeradataOptions options;
+    private final Consumer<Connection> evict;
     private volatile boolean closed;
 
-    Sessions(DataSource dataSource, TeradataOptions options) {
+    /**
+     * @param evict takes a borrowed connection out of the backend's own pool (HikariCP's
+     *     {@code evictConnection}), or null when the pool is the caller's
+     */
+    Sessions(DataSource dataSource, TeradataOptions options, Consumer<Connection> evict) {
         this.dataSource = dataSource;
         this.options = options;
+        this.evict = evict;
     }
 
     /**
@@ -156,19 +163,42 @@ final class Sessions {
     }
 
     /**
-     * Aborts a connection that must not be used again (JDBC 4.1 {@code Connection.abort}); a pool
-     * evicts an aborted connection. The server rolls back its open transaction.
+     * Makes sure a borrowed connection is never used again; the caller still closes it (returns it). The
+     * backend's own pool evicts it. For a caller's pool, the driver's connection under any wrappers (JDBC
+     * {@code unwrap}) is closed, so the pool finds it closed. {@code Connection.abort} is no help: in the
+     * pinned driver it does nothing (terajdbc 20.00.00.51, {@code GenericTeradataConnection.abort} is an
+     * empty method). Closing logs the session off, which rolls its open transaction back.
      */
-    static void discard(Connection c) {
-        try {
-            c.abort(Runnable::run);
-        } catch (SQLException | RuntimeException | AbstractMethodError ignored) {
+    void discard(Connection c) {
+        if (evict != null) {
             try {
-                c.close();
-            } catch (SQLException ignoredToo) {
-                // nothing more to do
+                evict.accept(c);
+                return;
+            } catch (RuntimeException notOurs) {
+                // not a connection of the own pool: close the driver's connection below
             }
         }
+        try {
+            Connection inner = innermost(c);
+            if (inner != c) {
+                inner.close();
+            }
+        } catch (SQLException | RuntimeException ignored) {
+            // closed already, or the wrapper hides it: the caller's close below is all that is left
+        }
+    }
+
+    /** The connection under every wrapper that answers {@code unwrap(Connection.class)}. */
+    static Connection innermost(Connection c) throws SQLException {
+        Connection at = c;
+        for (int depth = 0; depth < 8 && at.isWrapperFor(Connection.class); depth++) {
+            Connection next = at.unwrap(Connection.class);
+            if (next == null || next == at) {
+                break;
+            }
+            at = next;
+        }
+        return at;
     }
 
     private void pause(int attempt) {

@@ -192,7 +192,7 @@ final class TeradataAdmin {
                     String raw = rs.getString(6);
                     byte[] payload = rs.getBytes(7);
                     out.add(new DeadLetter(rs.getLong(1), n.queue(), payload == null ? new byte[0] : payload, decodeOrEmpty(raw),
-                            raw, rs.getInt(2), rs.getString(3), rs.getTimestamp(4).toInstant(), rs.getTimestamp(5).toInstant()));
+                            raw, rs.getInt(2), rs.getString(3), JdbcTime.instant(JdbcTime.get(rs, 4)), JdbcTime.instant(JdbcTime.get(rs, 5))));
                 }
             }
             s.connection().commit();

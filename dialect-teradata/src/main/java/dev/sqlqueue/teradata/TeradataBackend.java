@@ -79,7 +79,8 @@ public final class TeradataBackend implements QueueBackend {
      * @throws dev.sqlqueue.TransientBackendException if the database cannot be reached
      */
     static TeradataBackend open(QueueConfig config, TeradataOptions options, DataSource dataSource, AutoCloseable ownedPool) {
-        Sessions sessions = new Sessions(dataSource, options);
+        Sessions sessions = new Sessions(dataSource, options,
+                ownedPool instanceof com.zaxxer.hikari.HikariDataSource pool ? TeradataProvider.evictor(pool) : null);
         String[] found = sessions.run("checking the Teradata session", s -> {
             Connection c = s.connection();
             SessionMode.checkSession(c);
@@ -285,6 +286,7 @@ public final class TeradataBackend implements QueueBackend {
     @Override
     public void close() {
         claims.close();
+        producer.close();
         sessions.close();
         if (ownedPool != null) {
             try {

@@ -84,7 +84,7 @@ final class TeradataClaims {
                     // an aborted connection cannot roll back; the server already did
                 }
                 if (e.discard()) {
-                    Sessions.discard(c);
+                    sessions.discard(c);
                 }
                 return List.of();
             }
@@ -169,11 +169,10 @@ final class TeradataClaims {
     }
 
     /**
-     * Writes the outcomes and commits. An outcome INSERT that fails with a request-level error leaves the
-     * ANSI transaction open (SQL Request and Transaction Processing, "ANSI Mode Transactions"), so it is
-     * tried once more with its text cut to printable ASCII before the claim is given up; an error that
-     * ends the transaction (deadlock, abort, lost session) rolls back at once. A failure of COMMIT itself
-     * leaves the outcome unknown and says so.
+     * Writes the outcomes and commits. An outcome INSERT refused for its text (6706) leaves the ANSI
+     * transaction open (SQL Request and Transaction Processing, "ANSI Mode Transactions"), so it is tried
+     * once more with its text cut to printable ASCII; any other error rolls back at once. A failure of
+     * COMMIT itself leaves the outcome unknown and says so.
      */
     private static void finish(Claim claim) {
         Connection c = claim.session.connection();
@@ -210,14 +209,20 @@ final class TeradataClaims {
         }
     }
 
-    /** {@code seconds}: the write's query timeout, what is left of the claim's lease (0: none). */
+    /**
+     * {@code seconds}: the write's query timeout, what is left of the claim's lease (0: none). A nack or
+     * dead-letter INSERT whose text the database refused (6706, a request-level error: the transaction and
+     * its consumes stay open) is tried once more with ASCII-only text; every other error is thrown, because
+     * an error that ended the transaction (a query timeout's abort, a deadlock, a lost session) would make a
+     * second INSERT run in a new transaction while the consumed rows are back in the queue (review N1).
+     */
     private static void write(Connection c, TeradataNames n, Claim.Kind kind, Consumed row, String text, int seconds)
             throws SQLException {
         try {
             writeOnce(c, n, kind, row, text, seconds);
         } catch (SQLException e) {
-            if (kind == Claim.Kind.RELEASE || kind == Claim.Kind.ACK || e instanceof java.sql.SQLTimeoutException
-                    || TeradataErrors.endsTransaction(e) || !Sessions.valid(c)) {
+            boolean textWrite = kind == Claim.Kind.NACK || kind == Claim.Kind.DEAD_LETTER;
+            if (!textWrite || !TeradataErrors.untranslatable(e) || !Sessions.valid(c)) {
                 throw e;
             }
             writeOnce(c, n, kind, row, RowWriter.asciiText(text), seconds);

@@ -15,7 +15,6 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Enqueue: every message is checked before anything is sent, then inserted in chunks of at most
@@ -29,26 +28,30 @@ import java.util.concurrent.atomic.AtomicLong;
  * whose key count does not match its rows is rolled back and sent again one row per request, which this
  * instance then keeps doing.
  *
- * <p>Deduplication keys: a keyed message takes its key in the queue's keys table
- * ({@link TeradataStatements#createKeysTable}) in the same transaction as its INSERT: delete the key's
- * row if expired, insert the key (error 2801 when it is taken; in ANSI mode an error undoes that request
- * only, VERIFY on a system), insert the message, record its id on the key. A taken key returns the id
- * stored on it. A batch holding a keyed message is sent one row per request. Every 256th keyed enqueue
- * then deletes the queue's expired keys in a transaction of its own. Thread-safe.
+ * <p>Deduplication keys ({@link KeyedEnqueue}): a keyed message takes its key in the queue's keys table
+ * ({@link TeradataStatements#createKeysTable}) in the same transaction as its INSERT; a batch holding a
+ * keyed message is sent one row per request. On a caller's connection a keyed enqueue needs auto-commit
+ * off, since key and message must commit together. {@link KeyCleaner} deletes expired keys in the
+ * background. Thread-safe.
  */
 final class TeradataEnqueue {
     private final Sessions sessions;
     private final int batchRows;
-    private final Duration window;
-    private final AtomicLong keyedEnqueues = new AtomicLong();
-    static final int CLEANUP_EVERY = 256;
+    private final KeyedEnqueue keyed;
+    private final KeyCleaner cleaner;
     /** Set once the driver answered a batch with the wrong number of keys (review V1); then every request is one row. */
     private volatile boolean oneRowPerRequest;
 
     TeradataEnqueue(Sessions sessions, int batchRows, Duration window) {
         this.sessions = sessions;
         this.batchRows = batchRows;
-        this.window = window;
+        this.keyed = new KeyedEnqueue(window);
+        this.cleaner = new KeyCleaner(sessions);
+    }
+
+    /** Stops the background clean-up of expired keys. */
+    void close() {
+        cleaner.close();
     }
 
     /**
@@ -58,7 +61,8 @@ final class TeradataEnqueue {
      * @throws InvalidInputException rule {@code payload.max-size} (over 64,000 bytes),
      *     {@code headers.max-length} (encoded headers over 8,000 characters) or {@code headers.charset} (a
      *     header key or value holds a code point a UNICODE column refuses without Unicode Pass Through:
-     *     outside Unicode 6.0's Basic Multilingual Plane, or an unpaired surrogate; see {@link TeradataText})
+     *     outside the Unicode 6.0 characters of the Basic Multilingual Plane Teradata supports, private use,
+     *     a noncharacter, U+FFFD, or an unpaired surrogate; see {@link TeradataText})
      * @throws UnsupportedCapabilityException for a delay, a priority or a group
      */
     static String check(Message m) {
@@ -93,9 +97,9 @@ final class TeradataEnqueue {
         int bad = TeradataText.firstUnstorable(headers);
         if (bad >= 0) {
             throw new InvalidInputException("headers.charset", "a header holds " + TeradataText.describe(headers, bad)
-                    + ", which the teradata backend cannot store: its UNICODE columns accept only characters of"
-                    + " Unicode 6.0's Basic Multilingual Plane without Unicode Pass Through (error 6706); nothing was"
-                    + " enqueued");
+                    + ", which the teradata backend cannot store: without Unicode Pass Through its UNICODE columns"
+                    + " accept only the Unicode 6.0 characters of the Basic Multilingual Plane that Teradata supports,"
+                    + " not private use, noncharacters or U+FFFD (error 6706); nothing was enqueued");
         }
         return headers;
     }
@@ -130,17 +134,11 @@ final class TeradataEnqueue {
         List<String> headers = messages.stream().map(TeradataEnqueue::check).toList();
         List<EnqueueResult> results = sessions.run("enqueue to '" + n.queue() + "'", s -> {
             Connection c = s.connection();
-            List<EnqueueResult> out = new ArrayList<>(messages.size());
-            for (int i = 0; i < messages.size(); i++) {
-                Message m = messages.get(i);
-                out.add(m.deduplicationKey() == null
-                        ? new EnqueueResult(insert(c, n, List.of(m), List.of(headers.get(i)), 1).get(0), false)
-                        : keyed(c, n, m, headers.get(i)));
-            }
+            List<EnqueueResult> out = keyed.enqueue(c, n, messages, i -> insertOne(c, n, messages.get(i), headers.get(i)));
             c.commit();
             return out;
         });
-        cleanUpNow(n, messages.stream().filter(m -> m.deduplicationKey() != null).count());
+        cleaner.counted(n, messages.stream().filter(m -> m.deduplicationKey() != null).count());
         return results;
     }
 
@@ -151,7 +149,7 @@ final class TeradataEnqueue {
         }
         String headers = check(m);
         try {
-            return insert(caller, n, List.of(m), List.of(headers), 1).get(0);
+            return insertOne(caller, n, m, headers);
         } catch (SQLException e) {
             throw TeradataErrors.translate("enqueue to '" + n.queue() + "' in the caller's transaction", e,
                     !Sessions.valid(caller));
@@ -160,104 +158,36 @@ final class TeradataEnqueue {
 
     /** A keyed enqueue in its own transaction, committed. */
     EnqueueResult enqueueDeduplicated(TeradataNames n, Message m) {
-        String headers = check(m);
-        if (m.deduplicationKey() == null) {
-            return new EnqueueResult(enqueueAll(n, List.of(m)).get(0), false);
-        }
-        EnqueueResult r = sessions.run("enqueue to '" + n.queue() + "'", s -> {
-            EnqueueResult out = keyed(s.connection(), n, m, headers);
-            s.connection().commit();
-            return out;
-        });
-        cleanUpNow(n, 1);
-        return r;
+        check(m);
+        return enqueueAllDeduplicated(n, List.of(m)).get(0);
     }
 
-    /** A keyed enqueue on the caller's connection, not committed. */
+    /**
+     * A keyed enqueue on the caller's connection, not committed.
+     *
+     * @throws InvalidInputException rule {@code dedupe.auto-commit} when the connection is in auto-commit
+     *     mode: the key and the message would commit separately (nothing is sent)
+     */
     EnqueueResult enqueueDeduplicated(Connection caller, TeradataNames n, Message m) {
         String headers = check(m);
         if (m.deduplicationKey() == null) {
             return new EnqueueResult(enqueue(caller, n, m), false);
         }
         try {
-            return keyed(caller, n, m, headers);
+            if (caller.getAutoCommit()) {
+                throw new InvalidInputException("dedupe.auto-commit", "a message with a deduplication key is enqueued in"
+                        + " the caller's transaction, but the connection is in auto-commit mode, so the key and the message"
+                        + " would be committed separately; turn auto-commit off; nothing was enqueued");
+            }
+            return keyed.enqueue(caller, n, List.of(m), i -> insertOne(caller, n, m, headers)).get(0);
         } catch (SQLException e) {
             throw TeradataErrors.translate("enqueue to '" + n.queue() + "' in the caller's transaction", e,
                     !Sessions.valid(caller));
         }
     }
 
-    /** The stored form of a key: followed by {@code .}, so trailing blanks count (Teradata pads comparisons). */
-    static String stored(String key) {
-        return key + ".";
-    }
-
-    /** Take the key, then insert the message and record its id on the key; or return the key's message. */
-    private EnqueueResult keyed(Connection c, TeradataNames n, Message m, String headers) throws SQLException {
-        String key = stored(m.deduplicationKey());
-        for (int attempt = 1; ; attempt++) {
-            try (PreparedStatement ps = c.prepareStatement(TeradataStatements.deleteExpiredKey(n))) {
-                ps.setString(1, key);
-                ps.executeUpdate();
-            }
-            boolean taken = false;
-            try (PreparedStatement ps = c.prepareStatement(TeradataStatements.insertKey(n))) {
-                long seconds = Math.max(1, (window.toMillis() + 999) / 1000); // whole seconds, rounded up
-                ps.setString(1, key);
-                ps.setLong(2, seconds / 86_400);
-                ps.setLong(3, seconds % 86_400 / 60);
-                ps.setLong(4, seconds % 60);
-                ps.executeUpdate();
-            } catch (SQLException e) {
-                if (e.getErrorCode() != TeradataErrors.DUPLICATE_UNIQUE_KEY) {
-                    throw e;
-                }
-                taken = true;
-            }
-            if (!taken) {
-                long id = insert(c, n, List.of(m), List.of(headers), 1).get(0);
-                try (PreparedStatement ps = c.prepareStatement(TeradataStatements.setKeyMessage(n))) {
-                    ps.setLong(1, id);
-                    ps.setString(2, key);
-                    ps.executeUpdate();
-                }
-                return new EnqueueResult(id, false);
-            }
-            try (PreparedStatement ps = c.prepareStatement(TeradataStatements.keyMessage(n))) {
-                ps.setString(1, key);
-                try (ResultSet rs = ps.executeQuery()) {
-                    if (rs.next()) {
-                        long id = rs.getLong(1);
-                        if (!rs.wasNull()) {
-                            return new EnqueueResult(id, true);
-                        }
-                    }
-                }
-            }
-            if (attempt >= 3) {
-                throw new SQLException("deduplication key of queue '" + n.queue() + "' is taken but names no message");
-            }
-        }
-    }
-
-    /** Every {@link #CLEANUP_EVERY}th keyed enqueue deletes the queue's expired keys, in a transaction of its own. */
-    private void cleanUpNow(TeradataNames n, long keyed) {
-        long before = keyedEnqueues.getAndAdd(keyed);
-        if (before / CLEANUP_EVERY == (before + keyed) / CLEANUP_EVERY) {
-            return;
-        }
-        try {
-            sessions.run("delete expired deduplication keys of '" + n.queue() + "'", s -> {
-                try (Statement st = s.connection().createStatement()) {
-                    st.executeUpdate(TeradataStatements.deleteExpiredKeys(n));
-                }
-                s.connection().commit();
-                return null;
-            });
-        } catch (RuntimeException e) {
-            // the enqueue committed already; expired keys stay harmless (each enqueue drops its own
-            // expired key) until the next clean-up
-        }
+    private static long insertOne(Connection c, TeradataNames n, Message m, String headers) throws SQLException {
+        return insert(c, n, List.of(m), List.of(headers), 1).get(0);
     }
 
     private int rowsPerRequest() {

@@ -56,9 +56,10 @@ public final class TeradataErrors {
     }
 
     /**
-     * True when the exception says the session is gone: SQLState class 08, or one of JDBC's connection
-     * exception types. Which SQLState terajdbc gives a lost session is not documented (notes: VERIFY), so
-     * callers also treat a connection that fails {@code isValid} after an error as lost.
+     * True when the exception says the session is gone: SQLState class 08 (terajdbc 20.00.00.51 gives 08S01
+     * to socket failures and to a connection it closed itself: TJ164, TJ300, TJ782, TJ783 in
+     * {@code jdbc_4.util.Errors}), or one of JDBC's connection exception types. Callers also treat a
+     * connection that fails {@code isValid} after an error as lost.
      */
     public static boolean connectionLost(SQLException e) {
         for (SQLException x = e; x != null; x = x.getNextException()) {
@@ -71,21 +72,62 @@ public final class TeradataErrors {
         return false;
     }
 
-    /** 3110: the transaction was aborted by the user (what a cancelled request reports; V4 confirms the number). */
+    /**
+     * 3110: the database's number for a transaction aborted by the user. The pinned driver never reports it:
+     * {@code jdbc_4.util.ErrorAnalyzer.analyzeError} of terajdbc 20.00.00.51 replaces it with
+     * {@link #CANCELLED}. Kept for other clients of the same database.
+     */
     public static final int ABORTED_BY_USER = 3110;
+    /**
+     * 751 (terajdbc TJ057, SQLState HY000, "The statement has been canceled by another thread"): a request
+     * ended by {@code Statement.cancel()}, either before it was sent (the transaction untouched) or by an
+     * Abort the database answered (the transaction rolled back). terajdbc 20.00.00.51,
+     * {@code ErrorAnalyzer.analyzeError} and {@code TDStatement.checkAborted}.
+     */
+    public static final int CANCELLED = 751;
+    /**
+     * 802 (terajdbc TJ159, SQLState HY000, "Timeout occurred for ..."): a query timeout ran out; the driver
+     * sent an Abort, which the database answered by rolling the whole transaction back ("Application-
+     * initiated, asynchronous aborts also cause full transaction rollback": SQL Request and Transaction
+     * Processing, "ANSI Mode Transactions"). terajdbc 20.00.00.51, {@code StatementReceiveState.action};
+     * the driver never throws {@link java.sql.SQLTimeoutException}.
+     */
+    public static final int QUERY_TIMEOUT = 802;
+    /**
+     * 1475 and 1476 (terajdbc TJ782 and TJ783, SQLState 08S01): the driver's Abort (after a query timeout,
+     * or after {@code Statement.cancel()}) went unanswered for another query timeout, so the driver closed
+     * the connection ({@code StatementReceiveState.action}).
+     */
+    public static final int ABORT_UNANSWERED = 1475;
+    public static final int CANCEL_ABORT_UNANSWERED = 1476;
+    /** 6706: the string contains an untranslatable character (a code point the session's repertoire lacks). */
+    public static final int UNTRANSLATABLE = 6706;
+
+    private static final Set<Integer> ENDS_TRANSACTION = Set.of(ABORTED_BY_USER, CANCELLED, QUERY_TIMEOUT,
+            ABORT_UNANSWERED, CANCEL_ABORT_UNANSWERED);
 
     /**
      * True when the error ended the whole transaction, not only the failed request: the retryable numbers
-     * (the server rolled back), 3110 (aborted), or a lost session. In ANSI mode any other error rolls back
-     * only its own request (SQL Request and Transaction Processing, "ANSI Mode Transactions").
+     * (the server rolled back), a cancel or query timeout (751, 802, 3110), an unanswered Abort (1475,
+     * 1476), or a lost session. In ANSI mode any other error rolls back only its own request (SQL Request
+     * and Transaction Processing, "ANSI Mode Transactions").
      */
     public static boolean endsTransaction(SQLException e) {
         for (SQLException x = e; x != null; x = x.getNextException()) {
-            if (x.getErrorCode() == ABORTED_BY_USER) {
+            if (ENDS_TRANSACTION.contains(x.getErrorCode()) || x instanceof java.sql.SQLTimeoutException) {
                 return true;
             }
         }
         return retryable(e) || connectionLost(e);
+    }
+
+    /**
+     * True only for an error that refused the request's text (6706) and left the transaction open: the one
+     * case in which a write may be tried again with other text. Any other error is not retried, since
+     * writing again after an error that ended the transaction would run in a new transaction (review N1).
+     */
+    public static boolean untranslatable(SQLException e) {
+        return e.getErrorCode() == UNTRANSLATABLE && !endsTransaction(e);
     }
 
     /**

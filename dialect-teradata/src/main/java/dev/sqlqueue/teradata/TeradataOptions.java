@@ -19,8 +19,9 @@ import java.util.Set;
  *     doubled per try, with jitter
  * @param insertBatchRows {@code teradata.insert-batch-rows}, 1..4, default 4: rows per iterated INSERT
  * @param consumeCancelMillis {@code teradata.consume-cancel-ms}, 0..600000, default 2000: after this many
- *     ms a claim's first consume, if still running, is cancelled with {@code Statement.cancel()}, and its
- *     connection aborted 1,000 ms later if it still runs (0 = never)
+ *     ms a claim's first consume, if still running, is cancelled with {@code Statement.cancel()}; its query
+ *     timeout is this plus 1,000 ms, in whole seconds rounded up, after which terajdbc closes the
+ *     connection if the cancel was not answered ({@link WaitGate}; 0 = neither)
  * @param batchConsumeCancelMillis {@code teradata.batch-consume-cancel-ms}, 0..600000, default 250: the
  *     same for the second and later consumes of a batch claim, which hold the rows taken so far
  * @param fallback {@code teradata.fallback}, {@code true} or {@code false}, default true: whether new

@@ -65,8 +65,8 @@ public final class TeradataProvider implements BackendProvider {
     }
 
     /**
-     * The queue table and dead-letter table DDL of {@link TeradataDdl#forQueue}, in the database of the
-     * {@code teradata.database} option (the session's default database when absent).
+     * The DDL of {@link TeradataDdl#forQueue}: the queue table, the dead-letter table ({@code $dl}) and the
+     * deduplication keys table ({@code $dk}), in the database of the {@code teradata.database} option.
      */
     @Override
     public java.util.List<String> ddl(QueueConfig config, dev.sqlqueue.QueueName queue) {
@@ -80,12 +80,43 @@ public final class TeradataProvider implements BackendProvider {
     }
 
     /**
-     * Review points V1 to V6 ({@link TeradataProbes}); they need the Teradata JDBC driver on the class
-     * path, as the backend does.
+     * The probes V1 to V12 ({@link TeradataProbes}); they need the Teradata JDBC driver on the class path,
+     * as the backend does.
      */
     @Override
     public java.util.List<dev.sqlqueue.spi.Probe> probes() {
         return TeradataProbes.all();
+    }
+
+    /**
+     * Evicts a connection borrowed from {@code pool}, found under any wrappers of the config's
+     * {@code dataSourceWrapper} by JDBC {@code unwrap}; HikariCP closes it when it is returned.
+     *
+     * @throws IllegalStateException when the connection is not one of HikariCP's
+     */
+    static java.util.function.Consumer<java.sql.Connection> evictor(HikariDataSource pool) {
+        return c -> {
+            try {
+                java.sql.Connection at = c;
+                for (int depth = 0; depth < 8; depth++) {
+                    if (at.getClass().getName().startsWith("com.zaxxer.hikari.")) {
+                        pool.evictConnection(at);
+                        return;
+                    }
+                    if (!at.isWrapperFor(java.sql.Connection.class)) {
+                        break;
+                    }
+                    java.sql.Connection next = at.unwrap(java.sql.Connection.class);
+                    if (next == null || next == at) {
+                        break;
+                    }
+                    at = next;
+                }
+            } catch (java.sql.SQLException e) {
+                throw new IllegalStateException("cannot unwrap the connection: " + e.getMessage(), e);
+            }
+            throw new IllegalStateException("not a connection of the backend's pool");
+        };
     }
 
     private static HikariDataSource pool(QueueConfig config) {

@@ -20,8 +20,30 @@ public final class TeradataStatements {
     /** Largest payload, in bytes: the VARBYTE limit (SQL Data Types and Literals, "VARBYTE"). */
     public static final int MAX_PAYLOAD_BYTES = 64000;
 
-    /** Columns a consume returns, in this order (1-based indexes used by the reader). */
-    static final String CONSUMED_COLUMNS = "qits, seq, msg_id, attempts, enqueued_at, last_error, headers, payload";
+    /**
+     * The FORMAT zone-less TIMESTAMP(6) values are moved in as text ({@link JdbcTime}): {@code YYYY-MM-DD
+     * HH:MI:SS.ffffff} (SQL Data Types and Literals, "Forcing a FORMAT on CAST for Converting TIMESTAMP to
+     * Character", "Character-to-TIMESTAMP Conversion").
+     */
+    public static final String TIMESTAMP_FORMAT = "'YYYY-MM-DDBHH:MI:SS.S(6)'";
+    /** A parameter bound as text ({@link JdbcTime#set}) and converted to TIMESTAMP(6) by the database. */
+    public static final String TIMESTAMP_PARAMETER = "CAST(? AS TIMESTAMP(6) FORMAT " + TIMESTAMP_FORMAT + ")";
+
+    /**
+     * A TIMESTAMP(6) expression read as text in {@link #TIMESTAMP_FORMAT}: the nested CAST forces the FORMAT
+     * whatever format the value carries ("Forcing a FORMAT on CAST for Converting TIMESTAMP to Character").
+     */
+    public static String timestampText(String expression) {
+        return "CAST(CAST(" + expression + " AS FORMAT " + TIMESTAMP_FORMAT + ") AS CHAR(26))";
+    }
+
+    /**
+     * Columns a consume returns, in this order (1-based indexes used by the reader); the two timestamps as
+     * text. A select list of SELECT AND CONSUME may hold any expression but aggregates and ordered
+     * analytical functions (SQL DML, "SELECT AND CONSUME", select_list).
+     */
+    static final String CONSUMED_COLUMNS = timestampText("qits") + ", seq, msg_id, attempts, " + timestampText("enqueued_at")
+            + ", last_error, headers, payload";
 
     private TeradataStatements() {
     }
@@ -80,11 +102,14 @@ public final class TeradataStatements {
 
     /**
      * The deduplication keys table of a queue: a normal MULTISET table whose unique primary index is the
-     * stored key, so a second INSERT of a key waits on the first's row-hash WRITE lock and then fails with
-     * 2801 (first committed) or goes in (first rolled back). The stored key is the key followed by
-     * {@code .}: Teradata compares character strings padded with blanks, so {@code k} and {@code k }
-     * would otherwise be one key. {@code msg_id} is null between taking the key and inserting the
-     * message, in the same transaction. A secondary index on {@code expires_at} serves the clean-up.
+     * stored key, so taking a key ({@link #mergeKey}) waits on the row-hash WRITE lock of a concurrent
+     * transaction that took it, then finds it (that one committed) or not (it rolled back). The stored key
+     * is the key followed by {@code .}: Teradata compares character strings padded with blanks, so {@code k}
+     * and {@code k } would otherwise be one key. {@code msg_id} is null between taking the key and inserting
+     * the message, in the same transaction. No secondary index on {@code expires_at}: a hash-ordered NUSI
+     * cannot serve a range condition ("Typical Uses of Value-Ordered and Hash-Ordered NUSIs"), and a
+     * value-ordered one needs a column of at most 4 bytes (CREATE TABLE, ORDER BY); the clean-up reads under
+     * an ACCESS lock instead ({@link #expiredKeys}).
      */
     public static String createKeysTable(TeradataNames n, boolean fallback) {
         return "CREATE MULTISET TABLE " + n.keysTable() + ", " + fallback(fallback) + " (\n"
@@ -92,7 +117,7 @@ public final class TeradataStatements {
                 + ") CHARACTER SET UNICODE CASESPECIFIC NOT NULL,\n"
                 + "  msg_id BIGINT,\n"
                 + "  expires_at TIMESTAMP(6) NOT NULL\n"
-                + ") UNIQUE PRIMARY INDEX (dedupe_key) INDEX (expires_at)";
+                + ") UNIQUE PRIMARY INDEX (dedupe_key)";
     }
 
     private static String fallback(boolean on) {
@@ -149,17 +174,25 @@ public final class TeradataStatements {
     }
 
     /**
-     * Parameters: stored key, window days, minutes (under 1,440), seconds (under 60): the window in three
-     * single-field intervals, each within its default precision of 4 digits (SQL Data Types and Literals,
-     * "INTERVAL DAY", numeric-to-interval conversion). VERIFY on a system: the casts of integer parameters.
-     * Fails with 2801 when the key is taken.
+     * Takes a key without an error: inserts it unless it is there. Parameters: stored key, window days,
+     * minutes (under 1,440), seconds (under 60): the window in three single-field intervals, each within its
+     * default precision of 4 digits (SQL Data Types and Literals, "INTERVAL DAY", numeric-to-interval
+     * conversion). Activity count 1: the key was free and is now taken; 0: it is taken (committed by another
+     * transaction, or earlier in this one). A MERGE whose ON clause is the target's primary index and that
+     * has only WHEN NOT MATCHED is allowed (SQL DML, "MERGE": {@code ON match_condition { when_matched
+     * [when_not_matched] | when_not_matched }}). Unlike an INSERT that fails with 2801, it raises no error, so
+     * it cannot abort a caller's transaction in Teradata (BTET) mode, where any error aborts the whole
+     * transaction (Database Administration, "Transaction Processing in Teradata Session Mode"; review N3).
+     * VERIFY on a system: the casts of integer parameters.
      */
-    public static String insertKey(TeradataNames n) {
-        return "INSERT INTO " + n.keysTable() + " (dedupe_key, expires_at) VALUES (?, CURRENT_TIMESTAMP(6)"
-                + " + CAST(? AS INTERVAL DAY(4)) + CAST(? AS INTERVAL MINUTE(4)) + CAST(? AS INTERVAL SECOND(4)))";
+    public static String mergeKey(TeradataNames n) {
+        return "MERGE INTO " + n.keysTable() + " AS t USING VALUES (?, CURRENT_TIMESTAMP(6) + CAST(? AS INTERVAL DAY(4))"
+                + " + CAST(? AS INTERVAL MINUTE(4)) + CAST(? AS INTERVAL SECOND(4))) AS s (dedupe_key, expires_at)"
+                + " ON t.dedupe_key = s.dedupe_key WHEN NOT MATCHED THEN INSERT (dedupe_key, expires_at)"
+                + " VALUES (s.dedupe_key, s.expires_at)";
     }
 
-    /** Parameters: stored key. The message a taken key stands for. */
+    /** Parameters: stored key. The message a taken key stands for (null: none recorded). */
     public static String keyMessage(TeradataNames n) {
         return "SELECT msg_id FROM " + n.keysTable() + " WHERE dedupe_key = ?";
     }
@@ -169,9 +202,19 @@ public final class TeradataStatements {
         return "UPDATE " + n.keysTable() + " SET msg_id = ? WHERE dedupe_key = ?";
     }
 
-    /** Every expired key of the queue, through the secondary index on expires_at; run in its own short transaction. */
-    public static String deleteExpiredKeys(TeradataNames n) {
-        return "DELETE FROM " + n.keysTable() + " WHERE expires_at <= CURRENT_TIMESTAMP(6)";
+    /**
+     * Up to {@code limit} expired keys, read under an ACCESS lock, which never waits and blocks no one
+     * (SQL Request and Transaction Processing, "About Lock Contentions"); each is then deleted by
+     * {@link #deleteExpiredKey} (a row-hash lock). A DELETE of every expired key would take a table WRITE
+     * lock ("DML Requests and Locks": a DELETE without a primary or unique secondary index condition) and
+     * wait for every open keyed transaction (review N5).
+     */
+    public static String expiredKeys(TeradataNames n, int limit) {
+        if (limit < 1 || limit > 100_000) {
+            throw new IllegalArgumentException("limit must be 1..100000, was " + limit);
+        }
+        return "LOCKING TABLE " + n.keysTable() + " FOR ACCESS SELECT TOP " + limit + " dedupe_key FROM " + n.keysTable()
+                + " WHERE expires_at <= CURRENT_TIMESTAMP(6)";
     }
 
     // ---- consumer -------------------------------------------------------------------------
@@ -195,7 +238,7 @@ public final class TeradataStatements {
      */
     public static String reinsert(TeradataNames n) {
         return "INSERT INTO " + n.queueTable()
-                + " (msg_id, attempts, enqueued_at, last_error, headers, payload) VALUES (?, ?, ?, ?, ?, ?)";
+                + " (msg_id, attempts, enqueued_at, last_error, headers, payload) VALUES (?, ?, " + TIMESTAMP_PARAMETER + ", ?, ?, ?)";
     }
 
     /**
@@ -204,25 +247,26 @@ public final class TeradataStatements {
      * headers, payload.
      */
     public static String restore(TeradataNames n) {
-        return "INSERT INTO " + n.queueTable()
-                + " (qits, msg_id, attempts, enqueued_at, last_error, headers, payload) VALUES (?, ?, ?, ?, ?, ?, ?)";
+        return "INSERT INTO " + n.queueTable() + " (qits, msg_id, attempts, enqueued_at, last_error, headers, payload) VALUES ("
+                + TIMESTAMP_PARAMETER + ", ?, ?, " + TIMESTAMP_PARAMETER + ", ?, ?, ?)";
     }
 
     /** Parameters: msg_id, attempts, reason, enqueued_at, headers, payload; dead_at defaults to now. */
     public static String insertDeadLetter(TeradataNames n) {
         return "INSERT INTO " + n.deadLetterTable()
-                + " (msg_id, attempts, reason, enqueued_at, headers, payload) VALUES (?, ?, ?, ?, ?, ?)";
+                + " (msg_id, attempts, reason, enqueued_at, headers, payload) VALUES (?, ?, ?, " + TIMESTAMP_PARAMETER + ", ?, ?)";
     }
 
     // ---- admin ----------------------------------------------------------------------------
 
     /**
      * Row count, oldest enqueue time and the database clock, read under an ACCESS lock. The clock is cast
-     * to a zone-less TIMESTAMP(6), the type of {@code enqueued_at}, so both are read in the same zone.
+     * to a zone-less TIMESTAMP(6), the type of {@code enqueued_at}, so both are read in the same zone; both
+     * as text ({@link JdbcTime}).
      */
     public static String queueStats(TeradataNames n) {
-        return "LOCKING TABLE " + n.queueTable() + " FOR ACCESS SELECT COUNT(*), MIN(enqueued_at),"
-                + " CAST(CURRENT_TIMESTAMP(6) AS TIMESTAMP(6)) FROM " + n.queueTable();
+        return "LOCKING TABLE " + n.queueTable() + " FOR ACCESS SELECT COUNT(*), " + timestampText("MIN(enqueued_at)")
+                + ", " + timestampText("CAST(CURRENT_TIMESTAMP(6) AS TIMESTAMP(6))") + " FROM " + n.queueTable();
     }
 
     /** Dead-letter count, read under an ACCESS lock. */
@@ -235,13 +279,17 @@ public final class TeradataStatements {
         return "DELETE FROM " + n.queueTable();
     }
 
-    /** Oldest first; {@code limit} is a validated int 1..100000. */
+    /**
+     * Oldest first, read under an ACCESS lock: a plain SELECT without a primary-index condition would take a
+     * table READ lock ("DML Requests and Locks"), wait for every claim writing a dead letter and block the
+     * next ones while it runs (review N7). {@code limit} is a validated int 1..100000.
+     */
     public static String listDeadLetters(TeradataNames n, int limit) {
         if (limit < 1 || limit > 100_000) {
             throw new IllegalArgumentException("limit must be 1..100000, was " + limit);
         }
-        return "SELECT TOP " + limit + " msg_id, attempts, reason, enqueued_at, dead_at, headers, payload FROM "
-                + n.deadLetterTable() + " ORDER BY dead_at, dl_seq";
+        return "LOCKING TABLE " + n.deadLetterTable() + " FOR ACCESS SELECT TOP " + limit + " msg_id, attempts, reason, " + timestampText("enqueued_at") + ", "
+                + timestampText("dead_at") + ", headers, payload FROM " + n.deadLetterTable() + " ORDER BY dead_at, dl_seq";
     }
 
     /** Every dead-letter id of the queue, oldest first, read under an ACCESS lock (never waits). */
@@ -255,7 +303,8 @@ public final class TeradataStatements {
      * enqueued_at, headers, payload.
      */
     public static String selectDeadLetter(TeradataNames n) {
-        return "SELECT msg_id, enqueued_at, headers, payload FROM " + n.deadLetterTable() + " WHERE msg_id = ?";
+        return "SELECT msg_id, " + timestampText("enqueued_at") + ", headers, payload FROM " + n.deadLetterTable()
+                + " WHERE msg_id = ?";
     }
 
     /**
@@ -263,7 +312,8 @@ public final class TeradataStatements {
      * (row-hash WRITE lock), like a nack. Parameters: msg_id, enqueued_at, headers, payload.
      */
     public static String requeueDeadLetter(TeradataNames n) {
-        return "INSERT INTO " + n.queueTable() + " (msg_id, attempts, enqueued_at, headers, payload) VALUES (?, 0, ?, ?, ?)";
+        return "INSERT INTO " + n.queueTable() + " (msg_id, attempts, enqueued_at, headers, payload) VALUES (?, 0, "
+                + TIMESTAMP_PARAMETER + ", ?, ?)";
     }
 
     /** Parameter: msg_id; by primary index on a dead-letter table created by this version (row-hash WRITE lock). */
@@ -284,5 +334,25 @@ public final class TeradataStatements {
      */
     public static String sessionRedrive() {
         return "SELECT LogonRedrive FROM DBC.SessionInfoV WHERE SessionNo = SESSION";
+    }
+
+    /** V4: a table WRITE lock on the queue table, held until the transaction ends, so a consume waits on a lock. */
+    public static String lockQueueTable(TeradataNames n) {
+        return "LOCKING TABLE " + n.queueTable() + " FOR WRITE SELECT COUNT(*) FROM " + n.queueTable();
+    }
+
+    /** V9: a plain INSERT of a key (error 2801 when it is there). Parameter: stored key. */
+    public static String insertKeyPlainly(TeradataNames n) {
+        return "INSERT INTO " + n.keysTable() + " (dedupe_key, expires_at) VALUES (?, CURRENT_TIMESTAMP(6))";
+    }
+
+    /** V1: the payload of the row with a generated id, by primary index. Parameter: seq. */
+    public static String payloadOfSeq(TeradataNames n) {
+        return "SELECT seq, payload FROM " + n.queueTable() + " WHERE seq = ?";
+    }
+
+    /** V11: QITS as the backend reads it (text) and as a TIMESTAMP. */
+    public static String qitsBothWays(TeradataNames n) {
+        return "SELECT " + timestampText("qits") + ", qits FROM " + n.queueTable();
     }
 }

@@ -14,13 +14,15 @@ import java.util.List;
  * and how the library makes its own texts storable.
  *
  * <p>Without Unicode Pass Through (off by default) Teradata accepts in a UNICODE column only the
- * characters of the Basic Multilingual Plane that Unicode 6.0 assigned; any other code point fails the
- * request with error 6706 ("untranslatable character"). Sources: Teradata Database Release Summary 16.00,
- * "Unicode Pass Through"; Database Administration 17.20, "Loading Unicode Data with Unicode Pass
- * Through"; SQL Data Definition Language, "SET SESSION CHARACTER SET UNICODE PASS THROUGH". The set of
- * code points comes from the Unicode Character Database property Age ({@code DerivedAge.txt}, 6.0 or
- * earlier), kept in the resource {@code unicode-6.0-bmp.ranges}; surrogate code units are never part of
- * it, so a supplementary character (a surrogate pair in Java) or an unpaired surrogate is refused.
+ * "6.0 BMP characters supported by Teradata"; any other code point fails the request with error 6706
+ * ("untranslatable character"). Sources: Teradata Database Release Summary 16.00, "Unicode Pass Through";
+ * International Character Set Support 17.20, "Unicode Pass Through Overview" (pass-through characters
+ * include private use and unassigned code points; noncharacters are not supported characters; a session
+ * without UPT screens out U+FFFD); SQL Data Definition Language, "SET SESSION CHARACTER SET UNICODE PASS
+ * THROUGH". The set of code points is the Unicode Character Database property Age ({@code DerivedAge.txt},
+ * 6.0 or earlier) less private use (U+E000..U+F8FF), the noncharacters and U+FFFD, kept in the resource
+ * {@code unicode-6.0-bmp.ranges} (review N4); surrogate code units are never part of it, so a
+ * supplementary character (a surrogate pair in Java) or an unpaired surrogate is refused.
  *
  * <p>Stateless and thread-safe.
  */

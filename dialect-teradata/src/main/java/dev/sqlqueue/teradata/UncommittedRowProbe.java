@@ -54,58 +54,52 @@ final class UncommittedRowProbe implements Probe {
             t.setDaemon(true);
             return t;
         });
-        Connection admin = null;
-        TeradataNames n = null;
         try {
-            admin = TeradataProbes.connect(context);
-            n = TeradataProbes.names(context, admin);
-            TeradataProbes.createQueueTable(admin, n);
-            try (Connection producer = TeradataProbes.connect(context); Connection consumer = TeradataProbes.connect(context)) {
-                insert(producer, n, (byte) 1);
-                boolean peekSaw;
-                try (Statement st = consumer.createStatement(); ResultSet rs = st.executeQuery(TeradataStatements.peek(n))) {
-                    peekSaw = rs.next();
-                }
-                consumer.commit();
-                insert(admin, n, (byte) 2);
-                admin.commit();
-                Statement st = consumer.createStatement();
-                String sql = TeradataStatements.consume(n);
-                Future<Integer> consume = pool.submit(() -> {
-                    try (ResultSet rs = st.executeQuery(sql)) {
-                        return rs.next() ? (int) rs.getBytes(8)[0] : 0;
+            return TeradataProbes.withQueue(context, false, false, (admin, n) -> {
+                try (Connection producer = TeradataProbes.connect(context); Connection consumer = TeradataProbes.connect(context)) {
+                    insert(producer, n, (byte) 1);
+                    boolean peekSaw;
+                    try (Statement st = consumer.createStatement(); ResultSet rs = st.executeQuery(TeradataStatements.peek(n))) {
+                        peekSaw = rs.next();
                     }
-                });
-                String took;
-                boolean waited;
-                try {
-                    int which = consume.get(waitMillis, TimeUnit.MILLISECONDS);
-                    took = which == 2 ? "took the newer committed row at once" : "returned row " + which;
-                    waited = false;
-                } catch (TimeoutException e) {
-                    st.cancel();
-                    producer.rollback();
-                    took = "waited " + waitMillis + " ms (until cancelled) for the uncommitted row";
-                    waited = true;
+                    consumer.commit();
+                    insert(admin, n, (byte) 2);
+                    admin.commit();
+                    Statement st = consumer.createStatement();
+                    st.setQueryTimeout(QueryTimeouts.seconds(3 * waitMillis)); // ends it even if the cancel is not answered
+                    String sql = TeradataStatements.consume(n);
+                    Future<Integer> consume = pool.submit(() -> {
+                        try (ResultSet rs = st.executeQuery(sql)) {
+                            return rs.next() ? (int) rs.getBytes(8)[0] : 0;
+                        }
+                    });
+                    String took;
+                    boolean waited;
                     try {
-                        consume.get(waitMillis, TimeUnit.MILLISECONDS);
-                    } catch (ExecutionException | TimeoutException ignored) {
-                        consumer.abort(pool);
+                        int which = consume.get(waitMillis, TimeUnit.MILLISECONDS);
+                        took = which == 2 ? "took the newer committed row at once" : "returned row " + which;
+                        waited = false;
+                    } catch (TimeoutException e) {
+                        st.cancel();
+                        producer.rollback();
+                        took = "waited " + waitMillis + " ms (until cancelled) for the uncommitted row";
+                        waited = true;
+                        try {
+                            consume.get(3 * waitMillis, TimeUnit.MILLISECONDS);
+                        } catch (ExecutionException | TimeoutException ignored) {
+                            // ended by the cancel, or by the query timeout (the driver closes the connection)
+                        }
+                    } catch (ExecutionException e) {
+                        took = "failed: " + (e.getCause() instanceof SQLException s ? TeradataProbes.describe(s) : e.getCause());
+                        waited = false;
                     }
-                } catch (ExecutionException e) {
-                    took = "failed: " + (e.getCause() instanceof SQLException s ? TeradataProbes.describe(s) : e.getCause());
-                    waited = false;
+                    producer.rollback();
+                    String observed = "peek " + (peekSaw ? "saw" : "did not see") + " the uncommitted row; the consume " + took;
+                    return peekSaw ? ProbeResult.asDocumented(observed + (waited ? " (consumes stall behind open enqueues)"
+                            : " (the queue cache skips uncommitted rows)")) : ProbeResult.differs(observed);
                 }
-                producer.rollback();
-                String observed = "peek " + (peekSaw ? "saw" : "did not see") + " the uncommitted row; the consume " + took;
-                return peekSaw ? ProbeResult.asDocumented(observed + (waited ? " (consumes stall behind open enqueues)"
-                        : " (the queue cache skips uncommitted rows)")) : ProbeResult.differs(observed);
-            }
+            });
         } finally {
-            TeradataProbes.dropQuietly(admin, n);
-            if (admin != null) {
-                admin.close();
-            }
             pool.shutdownNow();
         }
     }

@@ -23,24 +23,37 @@ import java.util.concurrent.atomic.AtomicInteger;
  * sessions may wait; beyond that error 3128 aborts the transaction.
  *
  * <p>So a consume runs only with a permit ({@link TeradataOptions#maxWaitingSessions()}, waited for at
- * most {@value #PERMIT_WAIT_MILLIS} ms), on a statement of its own. A consume still running after its
- * cancel time is cancelled with {@code Statement.cancel()}; one still running {@value #ABORT_GRACE_MILLIS}
- * ms after that has its connection aborted ({@code Connection.abort}, JDBC 4.1), which ends the session
- * and so rolls its transaction back (documented), whatever the driver's cancel does (undocumented:
- * review V4). Each consume has one state that the consumer and the watchdog change by compare-and-set,
- * so a cancel is sent only while the consume runs; when the watchdog won the race against a consume that
- * then succeeded, the consume is reported as {@link Cancelled} with {@link Cancelled#discard()} set: the
- * cancel may still reach the session's next request, so the connection must not be used again.
+ * most {@value #PERMIT_WAIT_MILLIS} ms), on a statement of its own, and with two bounds, both the driver's
+ * own mechanisms (terajdbc 20.00.00.51, read with {@code javap}):
+ * <ul>
+ *   <li>after its cancel time the watchdog calls {@code Statement.cancel()}, which sends an Abort for the
+ *   request ({@code TDStatement.cancel}); an Abort the database answers ends the request with 751 and
+ *   rolls the transaction back;</li>
+ *   <li>the statement's query timeout is the cancel time plus {@value #ABORT_GRACE_MILLIS} ms, rounded up
+ *   to whole seconds: the socket read of a request whose Abort went unanswered ends when it runs out, and
+ *   the driver then closes the connection (TJ783, 08S01: {@code StatementReceiveState.action}), so the
+ *   database ends the session and rolls its transaction back (unless Recoverable Network Protocol keeps it
+ *   for a reconnect: docs/backends/teradata.md).</li>
+ * </ul>
+ * {@code Connection.abort} is not used: in the pinned driver it does nothing
+ * ({@code GenericTeradataConnection.abort} is an empty method), and {@code Connection.close} waits for the
+ * running request ({@code TDSession.close} takes the session lock). Each consume has one state that the
+ * consumer and the watchdog change by compare-and-set, so a cancel is sent only while the consume runs;
+ * when the watchdog won the race against a consume that then succeeded, the consume is reported as
+ * {@link Cancelled} with {@link Cancelled#discard()} set: the Abort may still reach the session, so the
+ * connection must not be used again. A cancel that found the request not yet sent makes the driver
+ * interrupt the consuming thread ({@code TDStatement.cancel}, state ACTIVE); that interrupt is cleared
+ * after the consume, unless the gate was closed (review N9).
  *
  * <p>Thread-safe.
  */
 final class WaitGate {
     /** How long a consumer waits for a permit before it returns empty, in ms (review finding 8). */
     static final long PERMIT_WAIT_MILLIS = 100;
-    /** Time after a cancel before the connection is aborted, in ms. */
+    /** What the consume's query timeout adds to its cancel time, in ms. */
     static final long ABORT_GRACE_MILLIS = 1000;
 
-    /** The consume was cancelled or its connection aborted; the claim's transaction must be rolled back. */
+    /** The consume was cancelled or its Abort went unanswered; the claim's transaction must be rolled back. */
     static final class Cancelled extends SQLException {
         private final boolean discard;
 
@@ -49,7 +62,7 @@ final class WaitGate {
             this.discard = discard;
         }
 
-        /** True when the connection must not be used again (aborted, or a cancel may still arrive). */
+        /** True when the connection must not be used again (closed by the driver, or an Abort may still arrive). */
         boolean discard() {
             return discard;
         }
@@ -63,18 +76,14 @@ final class WaitGate {
     private static final int RUNNING = 0;
     private static final int CANCELLING = 1;
     private static final int CANCELLED = 2;
-    private static final int ABORTING = 3;
-    private static final int ABORTED = 4;
-    private static final int DONE = 5;
+    private static final int DONE = 3;
 
     /** One consume in flight: the consumer and the watchdog move its state by compare-and-set. */
-    private final class Running {
-        final Connection connection;
+    private static final class Running {
         final Statement statement;
         final AtomicInteger state = new AtomicInteger(RUNNING);
 
-        Running(Connection connection, Statement statement) {
-            this.connection = connection;
+        Running(Statement statement) {
             this.statement = statement;
         }
 
@@ -83,52 +92,38 @@ final class WaitGate {
                 try {
                     statement.cancel();
                 } catch (SQLException | RuntimeException ignored) {
-                    // the abort below still ends the request
+                    // the query timeout still ends the request
                 } finally {
-                    settle(CANCELLING, CANCELLED);
+                    synchronized (this) {
+                        state.set(CANCELLED);
+                        notifyAll();
+                    }
                 }
-            }
-        }
-
-        void abort() {
-            if (state.compareAndSet(CANCELLED, ABORTING)) {
-                try {
-                    connection.abort(watchdog);
-                } catch (SQLException | RuntimeException ignored) {
-                    // nothing more can be done from here
-                } finally {
-                    settle(ABORTING, ABORTED);
-                }
-            }
-        }
-
-        private void settle(int from, int to) {
-            synchronized (this) {
-                state.compareAndSet(from, to);
-                notifyAll();
             }
         }
 
         /**
-         * Called by the consumer once its request returned. Null when the watchdog never acted; otherwise
-         * whether the connection must be discarded (aborted), after waiting for the watchdog's call to end.
+         * Called by the consumer once its request returned: false when the watchdog never acted, true when
+         * it cancelled (after waiting for its call to end). Does not react to an interrupt; keeps the flag.
          */
-        Boolean finish() throws InterruptedException {
+        boolean finish() {
             if (state.compareAndSet(RUNNING, DONE)) {
-                return null;
+                return false;
             }
+            boolean interrupted = Thread.interrupted();
             synchronized (this) {
-                while (true) {
-                    int s = state.get();
-                    if (s == CANCELLED && state.compareAndSet(CANCELLED, DONE)) {
-                        return false;
+                while (state.get() == CANCELLING) {
+                    try {
+                        wait(10);
+                    } catch (InterruptedException e) {
+                        interrupted = true;
                     }
-                    if (s == ABORTED) {
-                        return true;
-                    }
-                    wait(10);
                 }
             }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+            return true;
         }
     }
 
@@ -151,14 +146,19 @@ final class WaitGate {
         return permits.availablePermits();
     }
 
+    /** The consume's query timeout for a cancel time, whole seconds (0: none). */
+    static int queryTimeoutSeconds(long cancelMillis) {
+        return cancelMillis > 0 ? QueryTimeouts.seconds(cancelMillis + ABORT_GRACE_MILLIS) : 0;
+    }
+
     /**
      * Runs the consume statement with a permit, on a new statement of {@code connection}.
      *
-     * @param cancelMillis after this many ms a still-running consume is cancelled, and aborted
-     *     {@value #ABORT_GRACE_MILLIS} ms later; 0 means never
+     * @param cancelMillis after this many ms a still-running consume is cancelled; its query timeout is
+     *     {@link #queryTimeoutSeconds}; 0 means neither
      * @return {@code null} when no permit came free within {@value #PERMIT_WAIT_MILLIS} ms or the gate is
      *     closed (nothing was sent)
-     * @throws Cancelled if the watchdog cancelled the statement or aborted the connection
+     * @throws Cancelled if the watchdog cancelled the statement, or the driver ended it by its query timeout
      * @throws SQLException any other error of the statement
      */
     <T> T consume(Connection connection, String sql, Reader<T> reader, long cancelMillis) throws SQLException {
@@ -171,13 +171,11 @@ final class WaitGate {
             return null;
         }
         try (Statement st = connection.createStatement()) {
-            Running r = new Running(connection, st);
+            st.setQueryTimeout(queryTimeoutSeconds(cancelMillis));
+            Running r = new Running(st);
             ScheduledFuture<?> cancel;
-            ScheduledFuture<?> abort;
             try {
                 cancel = cancelMillis > 0 ? watchdog.schedule(r::cancel, cancelMillis, TimeUnit.MILLISECONDS) : null;
-                abort = cancelMillis > 0
-                        ? watchdog.schedule(r::abort, cancelMillis + ABORT_GRACE_MILLIS, TimeUnit.MILLISECONDS) : null;
             } catch (RejectedExecutionException closing) {
                 return null;
             }
@@ -191,19 +189,16 @@ final class WaitGate {
             } finally {
                 if (cancel != null) {
                     cancel.cancel(false);
-                    abort.cancel(false);
                 }
                 running.remove(r);
             }
-            Boolean discard;
-            try {
-                discard = r.finish();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                discard = true;
+            boolean cancelled = r.finish();
+            if (cancelled && !closed) {
+                Thread.interrupted(); // the driver's interrupt of a cancel that came before the request was sent
             }
-            if (discard != null) {
-                throw new Cancelled(failure, discard || failure == null);
+            if (cancelled || (failure != null && endedByDriver(failure))) {
+                boolean lost = failure != null && TeradataErrors.connectionLost(failure);
+                throw new Cancelled(failure, failure == null || lost);
             }
             if (failure != null) {
                 throw failure;
@@ -214,11 +209,15 @@ final class WaitGate {
         }
     }
 
-    /** Refuses new consumes, cancels the running ones and aborts the connections of those that still run. */
+    /** The consume's own query timeout ended it: 802, or 1475 when the Abort went unanswered. */
+    private static boolean endedByDriver(SQLException e) {
+        return QueryTimeouts.timedOut(e) || e.getErrorCode() == TeradataErrors.ABORT_UNANSWERED;
+    }
+
+    /** Refuses new consumes and cancels the running ones (their query timeouts bound them if the cancel is not answered). */
     void close() {
         closed = true;
         running.forEach(Running::cancel);
-        running.forEach(Running::abort);
         watchdog.shutdown();
     }
 }

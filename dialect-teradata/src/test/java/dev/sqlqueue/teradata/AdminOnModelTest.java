@@ -104,4 +104,27 @@ class AdminOnModelTest {
         assertTrue(f.queue.consume(JOBS, claim(1)).isEmpty(), "with the table back the row goes to dead letter");
         assertEquals(1, f.deadRows().size());
     }
+
+    @Test
+    void listingDeadLettersDoesNotWaitForAClaimWritingOne() throws Exception {
+        TeradataModel m = new TeradataModel("qdb");
+        m.maxBlockMillis = 2_000;
+        ModelFixture f = new ModelFixture(m);
+        f.queue.enqueue(JOBS, Message.ofText("a"));
+        f.queue.deadLetter(f.queue.consume(JOBS, claim(1)).get(0).receipt(), "old");
+        try (java.sql.Connection c = m.dataSource().getConnection(); java.sql.PreparedStatement ps =
+                c.prepareStatement(TeradataStatements.insertDeadLetter(N))) {
+            c.setAutoCommit(false); // a claim writing its dead letter, not yet committed: a row-hash WRITE lock
+            ps.setLong(1, 99);
+            ps.setInt(2, 1);
+            ps.setString(3, "new");
+            ps.setString(4, "2026-01-01 00:00:00.000000");
+            ps.setString(5, "");
+            ps.setBytes(6, new byte[0]);
+            ps.executeUpdate();
+            List<dev.sqlqueue.DeadLetter> listed = f.queue.deadLetters(JOBS, 10); // a table READ lock would wait
+            assertTrue(listed.stream().anyMatch(d -> d.reason().equals("old")), listed.toString());
+            c.rollback();
+        }
+    }
 }

@@ -75,4 +75,19 @@ class ErrorsAndDdlTest {
         assertEquals("x".repeat(1999) + "?", RowWriter.storableText(surrogateAtEdge),
                 "a character outside the BMP becomes one '?', never half a surrogate pair");
     }
+
+    @Test
+    void whatThePinnedDriverReportsForACancelATimeoutAndAnUnansweredAbortEndsTheTransaction() {
+        for (int code : new int[] {751, 802, 3110}) {
+            assertTrue(TeradataErrors.endsTransaction(error(code, "HY000")), "ends the transaction: " + code);
+        }
+        for (int code : new int[] {1475, 1476}) {
+            assertTrue(TeradataErrors.endsTransaction(error(code, "08S01")), "ends the transaction: " + code);
+        }
+        assertFalse(TeradataErrors.endsTransaction(error(6706, "HY000")), "a refused text undoes its request only");
+        assertTrue(TeradataErrors.untranslatable(error(6706, "HY000")));
+        for (int code : new int[] {802, 751, 3996, 3807, 2631, 5}) {
+            assertFalse(TeradataErrors.untranslatable(error(code, "HY000")), "not a text error, no ASCII retry: " + code);
+        }
+    }
 }

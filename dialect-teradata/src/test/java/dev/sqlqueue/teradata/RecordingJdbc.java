@@ -215,7 +215,7 @@ final class RecordingJdbc {
             if (!cancelled.await(10, TimeUnit.SECONDS)) {
                 throw new SQLException("test double: blocked statement was never cancelled");
             }
-            throw new SQLException("request aborted by cancel", "HY008", 0);
+            throw new SQLException("[TeraJDBC] [Error 751] [SQLState HY000] The statement has been canceled by another thread", "HY000", 751);
         }
         if (ans instanceof SQLException e) {
             throw e;

@@ -12,6 +12,11 @@ class TeradataStatementsTest {
     private static final TeradataNames N = TeradataNames.of("sqlq_", "qdb", QueueName.of("jobs"));
     private static final String Q = "\"qdb\".\"sqlq_jobs\"";
     private static final String D = "\"qdb\".\"sqlq_jobs$dl\"";
+    private static final String TS = "CAST(? AS TIMESTAMP(6) FORMAT 'YYYY-MM-DDBHH:MI:SS.S(6)')";
+
+    private static String text(String expression) {
+        return "CAST(CAST(" + expression + " AS FORMAT 'YYYY-MM-DDBHH:MI:SS.S(6)') AS CHAR(26))";
+    }
 
     @Test
     void names() {
@@ -68,30 +73,30 @@ class TeradataStatementsTest {
     void producerAndConsumer() {
         assertEquals("INSERT INTO " + Q + " (headers, payload) VALUES (?, ?)", TeradataStatements.insertMessage(N));
         assertEquals("LOCKING TABLE " + Q + " FOR ACCESS SELECT TOP 1 qits FROM " + Q, TeradataStatements.peek(N));
-        assertEquals("SELECT AND CONSUME TOP 1 qits, seq, msg_id, attempts, enqueued_at, last_error, headers, payload FROM " + Q,
-                TeradataStatements.consume(N));
-        assertEquals("INSERT INTO " + Q + " (msg_id, attempts, enqueued_at, last_error, headers, payload) VALUES (?, ?, ?, ?, ?, ?)",
-                TeradataStatements.reinsert(N));
+        assertEquals("SELECT AND CONSUME TOP 1 " + text("qits") + ", seq, msg_id, attempts, " + text("enqueued_at")
+                + ", last_error, headers, payload FROM " + Q, TeradataStatements.consume(N));
+        assertEquals("INSERT INTO " + Q + " (msg_id, attempts, enqueued_at, last_error, headers, payload) VALUES (?, ?, " + TS
+                + ", ?, ?, ?)", TeradataStatements.reinsert(N));
         assertEquals("INSERT INTO " + Q + " (qits, msg_id, attempts, enqueued_at, last_error, headers, payload)"
-                + " VALUES (?, ?, ?, ?, ?, ?, ?)", TeradataStatements.restore(N));
-        assertEquals("INSERT INTO " + D + " (msg_id, attempts, reason, enqueued_at, headers, payload) VALUES (?, ?, ?, ?, ?, ?)",
-                TeradataStatements.insertDeadLetter(N));
+                + " VALUES (" + TS + ", ?, ?, " + TS + ", ?, ?, ?)", TeradataStatements.restore(N));
+        assertEquals("INSERT INTO " + D + " (msg_id, attempts, reason, enqueued_at, headers, payload) VALUES (?, ?, ?, " + TS
+                + ", ?, ?)", TeradataStatements.insertDeadLetter(N));
     }
 
     @Test
     void admin() {
-        assertEquals("LOCKING TABLE " + Q + " FOR ACCESS SELECT COUNT(*), MIN(enqueued_at), CAST(CURRENT_TIMESTAMP(6) AS"
-                + " TIMESTAMP(6)) FROM " + Q, TeradataStatements.queueStats(N));
+        assertEquals("LOCKING TABLE " + Q + " FOR ACCESS SELECT COUNT(*), " + text("MIN(enqueued_at)") + ", "
+                + text("CAST(CURRENT_TIMESTAMP(6) AS TIMESTAMP(6))") + " FROM " + Q, TeradataStatements.queueStats(N));
         assertEquals("LOCKING TABLE " + D + " FOR ACCESS SELECT COUNT(*) FROM " + D, TeradataStatements.deadLetterCount(N));
         assertEquals("DELETE FROM " + Q, TeradataStatements.purge(N));
-        assertEquals("SELECT TOP 25 msg_id, attempts, reason, enqueued_at, dead_at, headers, payload FROM " + D
-                + " ORDER BY dead_at, dl_seq", TeradataStatements.listDeadLetters(N, 25));
+        assertEquals("LOCKING TABLE " + D + " FOR ACCESS SELECT TOP 25 msg_id, attempts, reason, " + text("enqueued_at") + ", "
+                + text("dead_at") + ", headers, payload FROM " + D + " ORDER BY dead_at, dl_seq", TeradataStatements.listDeadLetters(N, 25));
         assertThrows(IllegalArgumentException.class, () -> TeradataStatements.listDeadLetters(N, 0));
         assertEquals("LOCKING TABLE " + D + " FOR ACCESS SELECT msg_id FROM " + D + " ORDER BY dl_seq",
                 TeradataStatements.listDeadLetterIds(N));
-        assertEquals("SELECT msg_id, enqueued_at, headers, payload FROM " + D + " WHERE msg_id = ?",
+        assertEquals("SELECT msg_id, " + text("enqueued_at") + ", headers, payload FROM " + D + " WHERE msg_id = ?",
                 TeradataStatements.selectDeadLetter(N));
-        assertEquals("INSERT INTO " + Q + " (msg_id, attempts, enqueued_at, headers, payload) VALUES (?, 0, ?, ?, ?)",
+        assertEquals("INSERT INTO " + Q + " (msg_id, attempts, enqueued_at, headers, payload) VALUES (?, 0, " + TS + ", ?, ?)",
                 TeradataStatements.requeueDeadLetter(N));
         assertEquals("DELETE FROM " + D + " WHERE msg_id = ?", TeradataStatements.deleteDeadLetter(N));
         assertEquals("DELETE FROM " + D, TeradataStatements.purgeDeadLetters(N));

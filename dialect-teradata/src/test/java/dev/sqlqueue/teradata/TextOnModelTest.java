@@ -82,4 +82,19 @@ class TextOnModelTest {
         assertEquals(-1, TeradataText.firstUnstorable("plain ✓"));
         assertEquals(2, TeradataText.firstUnstorable("ab" + CLEF));
     }
+
+    @Test
+    void privateUseNoncharactersAndTheReplacementCharacterAreRefusedInHeadersAndReplacedInTexts() {
+        ModelFixture f = new ModelFixture();
+        for (String bad : new String[] {"\uE000", "\uFFFD", "\uFDD0", "\uFFFF"}) {
+            Message m = Message.builder(new byte[] {1}).header("k", "v" + bad).build();
+            InvalidInputException e = assertThrows(InvalidInputException.class, () -> f.queue.enqueue(JOBS, m), bad);
+            assertEquals("headers.charset", e.rule());
+        }
+        assertTrue(f.queueRows().isEmpty(), "store unchanged");
+        f.queue.enqueue(JOBS, Message.ofText("n"));
+        Delivery d = f.queue.consume(JOBS, claim(1)).get(0);
+        f.queue.nack(d.receipt(), Duration.ZERO, "bad \uFFFD input \uE000");
+        assertEquals("bad ? input ?", f.queueRows().get(0).get("last_error"), "each refused character replaced by '?'");
+    }
 }

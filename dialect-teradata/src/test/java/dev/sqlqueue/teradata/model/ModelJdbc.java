@@ -25,14 +25,25 @@ import javax.sql.DataSource;
 
 /**
  * JDBC interfaces over a {@link TeradataModel}, built with {@link Proxy}: a data source, connections
- * (one model session each), statements, prepared statements and result sets. Every request is recorded
- * in order of arrival in {@link TeradataModel#log}. A zone-less TIMESTAMP is handed out
- * by {@code getTimestamp} as JVM-local fields and taken from {@code setTimestamp} the same way, as the
- * JDBC specification describes for a TIMESTAMP without time zone; a TIMESTAMP WITH TIME ZONE is handed
- * out as its instant.
+ * (one model session each), statements, prepared statements and result sets, behaving as terajdbc
+ * {@value Terajdbc#VERSION} does where the backend depends on it ({@link Terajdbc} names the source of
+ * each behaviour): {@code abort} does nothing, {@code close} waits for a running request, {@code cancel}
+ * acts on its own statement's request, {@code setAutoCommit} commits an open transaction whatever its
+ * argument, {@code commit} sends nothing when no transaction is open, time values pass through the JVM's
+ * zone. Every request is recorded in order of arrival in {@link TeradataModel#log}.
  */
 public final class ModelJdbc {
-    /** Requests in order of arrival: {@code s<session> <sql>}, {@code s<n> commit}, {@code s<n> rollback}, {@code s<n> cancel}. */
+    /**
+     * Two public methods of terajdbc's connection class ({@code GenericTeradataConnection}) that the
+     * probes call by reflection: {@code teradataProvide} (answers RNP_ACTIVE, REDRIVE_ACTIVE,
+     * TRANSACTION_MODE) and {@code getIO}, whose {@code close()} closes the socket without a logoff.
+     */
+    public interface DriverMethods {
+        String teradataProvide(String key, java.util.Map<?, ?> values);
+
+        AutoCloseable getIO();
+    }
+
 
     private ModelJdbc() {
     }
@@ -49,37 +60,54 @@ public final class ModelJdbc {
     }
 
     private static Connection connection(TeradataModel model, ModelSession s) {
-        return proxy(Connection.class, (p, m, a) -> {
+        Connection[] self = {null};
+        self[0] = (Connection) Proxy.newProxyInstance(ModelJdbc.class.getClassLoader(),
+                new Class<?>[] {Connection.class, DriverMethods.class}, handler((p, m, a) -> {
             switch (m.getName()) {
+                case "teradataProvide":
+                    return switch (((String) a[0]).trim().toUpperCase(java.util.Locale.ROOT)) {
+                        case "RNP_ACTIVE" -> String.valueOf(model.reconnectWindowMillis > 0);
+                        case "REDRIVE_ACTIVE" -> "false";
+                        case "TRANSACTION_MODE" -> s.ansi ? "ANSI" : "TERA";
+                        default -> null;
+                    };
+                case "getIO":
+                    return proxy(AutoCloseable.class, (p2, m2, a2) -> {
+                        model.dropConnection(s); // TDNetworkIOIF.close: the socket closes, no logoff
+                        return null;
+                    });
                 case "createStatement":
                     return statement(model, s, null, false);
                 case "prepareStatement":
                     boolean keys = a.length > 1 && (a[1] instanceof String[] || Integer.valueOf(Statement.RETURN_GENERATED_KEYS).equals(a[1]));
                     return statement(model, s, (String) a[0], keys);
                 case "commit":
-                    model.log.add("s" + s.id + " commit");
-                    model.commit(s);
+                    commitIfOpen(model, s, "commit");
                     return null;
                 case "rollback":
                     model.log.add("s" + s.id + " rollback");
                     model.rollback(s);
                     return null;
                 case "setAutoCommit":
+                    // TDSession.setAutoCommit: doCommit first (COMMIT WORK or ET while a transaction is open), then the flag
+                    commitIfOpen(model, s, "commit (setAutoCommit)");
                     synchronized (model.monitor) {
-                        if ((Boolean) a[0] && !s.autoCommit && !s.closed) {
-                            model.commit(s);
-                        }
                         s.autoCommit = (Boolean) a[0];
                     }
                     return null;
                 case "getAutoCommit":
+                    if (s.closed) {
+                        throw Terajdbc.connectionClosed();
+                    }
                     return s.autoCommit;
                 case "close":
-                    model.endSession(s);
+                    if (!s.closed) {
+                        model.close(s);
+                    }
                     return null;
                 case "abort":
-                    model.log.add("s" + s.id + " abort");
-                    model.endSession(s);
+                    // GenericTeradataConnection.abort(Executor): the method body is a bare return
+                    model.log.add("s" + s.id + " abort (does nothing)");
                     return null;
                 case "isClosed":
                     return s.closed;
@@ -92,11 +120,32 @@ public final class ModelJdbc {
                         default -> defaults(m2);
                     });
                 case "isWrapperFor":
-                    return false;
+                    return a[0] == Connection.class;
+                case "unwrap":
+                    if (a[0] == Connection.class) {
+                        return self[0];
+                    }
+                    throw new SQLException("not a wrapper for " + a[0]);
                 default:
                     return defaults(m);
             }
-        });
+        }));
+        return self[0];
+    }
+
+    /** {@code TDSession.doCommit}: TJ408 when closed; COMMIT only while a transaction is open. */
+    private static void commitIfOpen(TeradataModel model, ModelSession s, String entry) throws SQLException {
+        boolean open;
+        synchronized (model.monitor) {
+            if (s.closed) {
+                throw Terajdbc.connectionClosed();
+            }
+            open = s.inTransaction;
+        }
+        if (open) {
+            model.log.add("s" + s.id + " " + entry);
+            model.commit(s);
+        }
     }
 
     private static Statement statement(TeradataModel model, ModelSession s, String prepared, boolean keys) {
@@ -105,10 +154,11 @@ public final class ModelJdbc {
         TeradataModel.Answer[] last = {null};
         int[] queryTimeout = {0}; // JDBC: 0 = no limit
         Class<? extends Statement> type = prepared == null ? Statement.class : PreparedStatement.class;
-        return proxy(type, (p, m, a) -> {
+        Object[] self = {null};
+        self[0] = proxy(type, (p, m, a) -> {
             String name = m.getName();
             if (name.startsWith("set") && a != null && a.length >= 2 && a[0] instanceof Integer i) {
-                params.put(i, name.equals("setNull") ? null : a[1]);
+                params.put(i, name.equals("setNull") ? null : Terajdbc.bound(a[1]));
                 return null;
             }
             String sql = a != null && a.length > 0 && a[0] instanceof String str ? str : prepared;
@@ -117,8 +167,7 @@ public final class ModelJdbc {
                 case "executeUpdate":
                 case "execute": {
                     model.log.add("s" + s.id + " " + sql);
-                    model.queryTimeout(s, sql, queryTimeout[0]);
-                    last[0] = model.execute(s, sql, List.of(new ArrayList<>(params.values())));
+                    last[0] = model.execute(s, self[0], sql, List.of(new ArrayList<>(params.values())), queryTimeout[0]);
                     if (name.equals("executeQuery")) {
                         if (last[0].labels() == null) {
                             throw new SQLException("the request returned no result set", "HY000", 0);
@@ -138,7 +187,7 @@ public final class ModelJdbc {
                     model.log.add("s" + s.id + " " + sql + " x" + batch.size());
                     List<List<Object>> rows = new ArrayList<>(batch);
                     batch.clear();
-                    last[0] = model.execute(s, sql, rows);
+                    last[0] = model.execute(s, self[0], sql, rows, queryTimeout[0]);
                     int[] counts = new int[rows.size()];
                     java.util.Arrays.fill(counts, 1);
                     return counts;
@@ -151,7 +200,7 @@ public final class ModelJdbc {
                             last[0] == null ? List.of() : last[0].keys());
                 case "cancel":
                     model.log.add("s" + s.id + " cancel");
-                    model.cancel(s);
+                    model.cancel(s, self[0]);
                     return null;
                 case "clearParameters":
                     params.clear();
@@ -168,6 +217,7 @@ public final class ModelJdbc {
                     return defaults(m);
             }
         });
+        return (Statement) self[0];
     }
 
     static ResultSet resultSet(List<String> labels, List<Object[]> rows) {
@@ -222,6 +272,9 @@ public final class ModelJdbc {
             case "getInt":
                 return v == null ? 0 : ((Number) v).intValue();
             case "getString":
+                if (v instanceof LocalDateTime || v instanceof OffsetDateTime) {
+                    return Terajdbc.string(v);
+                }
                 return v == null ? null : v.toString();
             case "getBytes":
                 return v == null ? null : ((byte[]) v).clone();
@@ -229,13 +282,10 @@ public final class ModelJdbc {
                 if (v == null) {
                     return null;
                 }
-                if (v instanceof OffsetDateTime o) {
-                    return Timestamp.from(o.toInstant());
-                }
-                return Timestamp.valueOf((LocalDateTime) v);
+                return v instanceof OffsetDateTime o ? Terajdbc.timestamp(o) : Terajdbc.timestamp((LocalDateTime) v);
             case "getObject":
                 if (type == LocalDateTime.class) {
-                    return v instanceof OffsetDateTime o ? o.toLocalDateTime() : v;
+                    return v == null ? null : Terajdbc.localDateTime(v);
                 }
                 if (type == null) {
                     return v;
@@ -252,12 +302,16 @@ public final class ModelJdbc {
 
     @SuppressWarnings("unchecked")
     static <T> T proxy(Class<T> type, Handler h) {
-        InvocationHandler ih = (p, m, a) -> {
+        return (T) Proxy.newProxyInstance(ModelJdbc.class.getClassLoader(), new Class<?>[] {type}, handler(h));
+    }
+
+    private static InvocationHandler handler(Handler h) {
+        return (p, m, a) -> {
             if (m.getDeclaringClass() == Object.class) {
                 return switch (m.getName()) {
                     case "hashCode" -> System.identityHashCode(p);
                     case "equals" -> p == a[0];
-                    default -> type.getSimpleName() + "@teradata-model";
+                    default -> "teradata-model-proxy";
                 };
             }
             try {
@@ -266,7 +320,6 @@ public final class ModelJdbc {
                 throw e.getCause();
             }
         };
-        return (T) Proxy.newProxyInstance(ModelJdbc.class.getClassLoader(), new Class<?>[] {type}, ih);
     }
 
     private static Object defaults(Method m) {

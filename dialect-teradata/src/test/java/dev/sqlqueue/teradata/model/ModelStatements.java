@@ -2,6 +2,7 @@ package dev.sqlqueue.teradata.model;
 
 import java.sql.SQLException;
 import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -23,9 +24,11 @@ final class ModelStatements {
     private static final Pattern TABLES_V = Pattern.compile("SELECT (1|TableName) FROM DBC\\.TablesV WHERE (.+?)( ORDER BY TableName)?");
     private static final Pattern CONDITION = Pattern.compile("(UPPER\\()?(DatabaseName|TableName)\\)? (=|LIKE) (UPPER\\()?\\?\\)?( ESCAPE '\\\\')?");
     private static final Pattern ACCESS = Pattern.compile("LOCKING TABLE " + T + " FOR ACCESS (SELECT .*)", Pattern.DOTALL);
+    /** LOCKING TABLE ... FOR WRITE: a table WRITE lock before the request, held to the end of the transaction. */
+    private static final Pattern LOCK_WRITE = Pattern.compile("LOCKING TABLE " + T + " FOR WRITE (SELECT .*)", Pattern.DOTALL);
     private static final Pattern CONSUME = Pattern.compile("SELECT AND CONSUME TOP 1 (.+) FROM " + T);
     private static final Pattern SELECT = Pattern.compile("SELECT (TOP (\\d+) )?(.+?) FROM " + T
-            + "(?: WHERE (\\w+) = \\?)?(?: ORDER BY (.+))?");
+            + "(?: WHERE (\\w+) (= \\?|<= CURRENT_TIMESTAMP\\(6\\)))?(?: ORDER BY (.+))?");
     private static final Pattern INSERT_VALUES = Pattern.compile("INSERT INTO " + T + " \\((.+?)\\) VALUES \\((.+)\\)");
     private static final Pattern INSERT_SELECT = Pattern.compile("INSERT INTO " + T + " \\((.+?)\\) SELECT (.+) FROM " + T
             + " WHERE (\\w+) = \\?");
@@ -43,7 +46,10 @@ final class ModelStatements {
             return one("Database", m.defaultDatabase);
         }
         if (sql.equals("HELP SESSION")) {
-            Map<String, String> h = m.helpSession;
+            Map<String, String> h = new LinkedHashMap<>(m.helpSession);
+            if (!s.ansi && h.containsKey("Transaction Semantics")) {
+                h.put("Transaction Semantics", "Teradata");
+            }
             return TeradataModel.Answer.rows(List.copyOf(h.keySet()), List.<Object[]>of(h.values().toArray()));
         }
         if (sql.equals("SELECT InfoData FROM DBC.DBCInfoV WHERE InfoKey = 'VERSION'")) {
@@ -72,6 +78,10 @@ final class ModelStatements {
         if ((x = TeradataModel.match(TABLES_V, sql)) != null) {
             return dictionary(m, x, p);
         }
+        TeradataModel.Answer keyed = KeyStatements.run(m, s, sql, p);
+        if (keyed != null) {
+            return keyed;
+        }
         if ((x = TeradataModel.match(CONSUME, sql)) != null) {
             return consume(m, s, m.table(x.group(2), x.group(3)), x.group(1));
         }
@@ -91,6 +101,15 @@ final class ModelStatements {
                 throw new ModelViolation("unknown statement: " + sql);
             }
             return select(m, s, sel, p, true);
+        }
+        if ((x = TeradataModel.match(LOCK_WRITE, sql)) != null) {
+            ModelTable locked = m.table(x.group(1), x.group(2));
+            Matcher sel = TeradataModel.match(SELECT, x.group(3));
+            if (sel == null || !locked.equals(m.table(sel.group(4), sel.group(5)))) {
+                throw new ModelViolation("unknown statement: " + sql);
+            }
+            m.lock(s, locked, null, true);
+            return select(m, s, sel, p, false);
         }
         if ((x = TeradataModel.match(SELECT, sql)) != null) {
             return select(m, s, x, p, false);
@@ -158,6 +177,7 @@ final class ModelStatements {
         }
         long since = System.currentTimeMillis();
         while (true) {
+            TeradataModel.checkOpen(s); // a dropped connection ends the waiting request
             ModelTable.Row oldest = null;
             for (ModelTable.Row r : t.rows) {
                 boolean visible = r.deletedBy == null && (r.insertedBy == null || r.insertedBy == s || m.cacheListsUncommitted);
@@ -183,6 +203,9 @@ final class ModelStatements {
                 }
                 s.delayed = true;
             }
+            if (oldest != null && oldest.insertedBy != null && oldest.insertedBy != s) {
+                m.waitFor(s, oldest.insertedBy, Deadlocks.amp(TeradataModel.key(t), oldest.get("seq"), m.amps), since);
+            }
             m.block(s, since, oldest == null ? "SELECT AND CONSUME in the delay state (queue table empty)"
                     : tableLocked ? "SELECT AND CONSUME waits for a table lock"
                     : "SELECT AND CONSUME waits for the row-hash lock of an uncommitted insert by " + oldest.insertedBy);
@@ -193,16 +216,16 @@ final class ModelStatements {
                                                      List<List<Object>> paramRows) throws SQLException {
         String[] c = cols.split(", ");
         String[] v = values.split(", ");
-        if (c.length != v.length || Arrays.stream(v).anyMatch(e -> !e.equals("?") && !e.matches("\\d+"))) {
+        if (c.length != v.length) {
             throw new ModelViolation("unknown INSERT form: " + cols + " / " + values);
         }
         LocalDateTime requestTime = m.now();
         List<ModelTable.Row> inserted = new ArrayList<>();
         for (List<Object> params : paramRows) {
             Map<String, Object> given = new LinkedHashMap<>();
-            int next = 0;
+            java.util.Iterator<Object> next = params.iterator();
             for (int i = 0; i < c.length; i++) {
-                given.put(c[i], v[i].equals("?") ? TeradataModel.bindValue(params.get(next++)) : (Object) Integer.parseInt(v[i]));
+                given.put(c[i], ModelExpressions.value(v[i], next, requestTime));
             }
             inserted.add(insertRow(m, s, t, given, requestTime));
         }
@@ -212,6 +235,9 @@ final class ModelStatements {
         }
         if (m.keys == TeradataModel.Keys.FIRST_OF_BATCH_ONLY && keys.size() > 1) {
             keys = keys.subList(0, 1);
+        }
+        if (m.keys == TeradataModel.Keys.BATCH_REVERSED) {
+            java.util.Collections.reverse(keys);
         }
         List<String> keyLabels = m.keys == TeradataModel.Keys.WHOLE_ROWS ? t.columns : List.of(t.columns.get(1));
         return new TeradataModel.Answer(null, null, inserted.size(), keys, keyLabels);
@@ -234,23 +260,19 @@ final class ModelStatements {
             } else {
                 v = null;
             }
-            if (v == null && t.notNull(col)) {
-                throw new SQLException("[Error 3604] Cannot place a null value in a NOT NULL field (" + col + ").", "23000", 3604);
-            }
-            if (v instanceof String str) {
-                if (t.unicode(col)) {
-                    SessionRules.checkUnicodeColumn(col, str, s.passThrough);
-                }
-                if (str.length() > t.length(col)) {
-                    throw new SQLException("[Error 3996] Right truncation of string data (" + col + ").", "22001", 3996);
-                }
-            }
-            if (v instanceof byte[] b && b.length > t.length(col)) {
-                throw new SQLException("[Error 3996] Right truncation of string data (" + col + ").", "22001", 3996);
-            }
+            t.checkValue(col, v, s.passThrough);
             r.values.put(col, v instanceof byte[] b ? b.clone() : v);
         }
         m.lock(s, t, r.get(t.primaryIndex), true);
+        if (t.uniquePrimaryIndex && !t.identityColumn(t.primaryIndex)) {
+            for (ModelTable.Row other : t.visibleTo(s, false)) {
+                if (TeradataModel.sameRow(other.get(t.primaryIndex), r.get(t.primaryIndex))) {
+                    // a UPI duplicate; in ANSI mode it undoes the request only ("ANSI Mode Transactions")
+                    throw new SQLException("[Teradata Database] [Error 2801] Duplicate unique prime key error in "
+                            + t.database + "." + t.name + ".", "23000", 2801);
+                }
+            }
+        }
         r.insertedBy = s;
         t.rows.add(r);
         s.requestUndo.add(() -> t.rows.remove(r));
@@ -287,7 +309,7 @@ final class ModelStatements {
         m.lock(s, t, byPrimaryIndex ? p.get(0) : null, true);
         int n = 0;
         for (ModelTable.Row r : t.visibleTo(s, false)) {
-            if (column == null || r.get(column).equals(p.get(0))) {
+            if (column == null || (r.get(column) != null && TeradataModel.sameRow(r.get(column), p.get(0)))) {
                 r.deletedBy = s;
                 s.requestUndo.add(() -> r.deletedBy = null);
                 n++;
@@ -300,17 +322,21 @@ final class ModelStatements {
             throws SQLException {
         ModelTable t = m.table(x.group(4), x.group(5));
         String where = x.group(6);
+        boolean equality = where != null && x.group(7).equals("= ?");
         if (!access) {
-            boolean byPrimaryIndex = where != null && where.equals(t.primaryIndex);
+            boolean byPrimaryIndex = equality && where.equals(t.primaryIndex);
             m.lock(s, t, byPrimaryIndex ? p.get(0) : null, false);
         }
+        LocalDateTime now = m.now();
         List<ModelTable.Row> rows = new ArrayList<>();
         for (ModelTable.Row r : t.visibleTo(s, access)) {
-            if (where == null || r.get(where).equals(p.get(0))) {
+            Object v = where == null ? null : r.get(where);
+            if (where == null || (equality ? v != null && TeradataModel.sameRow(v, p.get(0))
+                    : ((LocalDateTime) v).compareTo(now) <= 0)) {
                 rows.add(r);
             }
         }
-        String order = x.group(7);
+        String order = x.group(8);
         if (order != null) {
             Comparator<ModelTable.Row> cmp = null;
             for (String col : order.split(", ")) {
@@ -326,7 +352,7 @@ final class ModelStatements {
 
     private static TeradataModel.Answer project(TeradataModel m, ModelTable t, List<ModelTable.Row> rows, String[] exprs,
                                                 Integer top) {
-        boolean aggregate = Arrays.stream(exprs).anyMatch(e -> e.startsWith("COUNT(") || e.startsWith("MIN("));
+        boolean aggregate = Arrays.stream(exprs).anyMatch(e -> e.startsWith("COUNT(") || e.contains("MIN("));
         List<Object[]> out = new ArrayList<>();
         LocalDateTime now = m.now();
         if (aggregate) {
@@ -361,6 +387,15 @@ final class ModelStatements {
                 return now;
             default:
                 break;
+        }
+        Matcher text = ModelExpressions.TIMESTAMP_TEXT.matcher(e);
+        if (text.matches()) {
+            Object v = eval(m, t, text.group(1), rows, r, now);
+            if (v instanceof OffsetDateTime) {
+                throw new ModelViolation("how a FORMAT without a time zone renders a TIMESTAMP WITH TIME ZONE is not in"
+                        + " the pages the model follows: " + e);
+            }
+            return ModelExpressions.text((LocalDateTime) v);
         }
         if (e.startsWith("MIN(")) {
             String col = e.substring(4, e.length() - 1);

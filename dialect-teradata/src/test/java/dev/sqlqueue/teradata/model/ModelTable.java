@@ -55,6 +55,28 @@ final class ModelTable {
         return -1;
     }
 
+    /**
+     * Checks a value for a column as an INSERT does: NOT NULL (3604), rule U for UNICODE columns (6706),
+     * the declared length (3996, ANSI mode refuses a longer string).
+     */
+    void checkValue(String column, Object v, boolean passThrough) throws java.sql.SQLException {
+        if (v == null && notNull(column)) {
+            throw new java.sql.SQLException("[Error 3604] Cannot place a null value in a NOT NULL field (" + column + ").",
+                    "23000", 3604);
+        }
+        if (v instanceof String str) {
+            if (unicode(column)) {
+                SessionRules.checkUnicodeColumn(column, str, passThrough);
+            }
+            if (str.length() > length(column)) {
+                throw new java.sql.SQLException("[Error 3996] Right truncation of string data (" + column + ").", "22001", 3996);
+            }
+        }
+        if (v instanceof byte[] b && b.length > length(column)) {
+            throw new java.sql.SQLException("[Error 3996] Right truncation of string data (" + column + ").", "22001", 3996);
+        }
+    }
+
     boolean identityColumn(String column) {
         return types.getOrDefault(column, "").contains("GENERATED ALWAYS AS IDENTITY");
     }

@@ -1,14 +1,6 @@
 package dev.sqlqueue.teradata.model;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
 
 /**
@@ -21,16 +13,14 @@ final class SessionRules {
 
     // ---- Rule U: Unicode 6.0 BMP repertoire without Unicode Pass Through ----------------------------
 
-    private static final int[] BMP60 = loadRanges();
-
     /**
      * Rule U. A value bound to a {@code CHARACTER SET UNICODE} column, in a session without Unicode Pass
-     * Through (off by default), may hold only BMP code points that Unicode 6.0 assigned; anything else
-     * fails the request with error 6706 (untranslatable character). With Pass Through on, any Unicode
-     * scalar value passes; an unpaired surrogate never does. Sources: Release Summary 16.00, "Unicode
-     * Pass Through"; Database Administration 17.20, "Loading Unicode Data with Unicode Pass Through";
-     * SQL DDL, "SET SESSION CHARACTER SET UNICODE PASS THROUGH"; error text seen in practice: Oracle
-     * GoldenGate, "Character Map Translation". The repertoire is the UCD property Age &le; 6.0.
+     * Through (off by default), fails the request with error 6706 (untranslatable character) when it holds
+     * a code point {@link VendorRepertoire} refuses. With Pass Through on, any Unicode scalar value passes;
+     * an unpaired surrogate never does. Sources: Release Summary 16.00, "Unicode Pass Through";
+     * International Character Set Support 17.20, "Unicode Pass Through Overview"; SQL DDL, "SET SESSION
+     * CHARACTER SET UNICODE PASS THROUGH"; error text seen in practice: Oracle GoldenGate, "Character Map
+     * Translation".
      */
     static void checkUnicodeColumn(String column, String value, boolean passThrough) throws SQLException {
         if (value == null) {
@@ -39,28 +29,12 @@ final class SessionRules {
         for (int i = 0; i < value.length(); ) {
             int cp = value.codePointAt(i);
             boolean lone = Character.isSurrogate(value.charAt(i)) && Character.charCount(cp) == 1;
-            if (lone || (!passThrough && !in60(cp))) {
+            if (lone || (!passThrough && VendorRepertoire.refusedWithoutPassThrough(cp))) {
                 throw new SQLException(String.format("[Teradata Database] [Error 6706] The string contains an"
                         + " untranslatable character (column %s, U+%04X)", column, cp), "HY000", 6706);
             }
             i += Character.charCount(cp);
         }
-    }
-
-    static boolean in60(int cp) {
-        int lo = 0;
-        int hi = BMP60.length / 2 - 1;
-        while (lo <= hi) {
-            int mid = (lo + hi) >>> 1;
-            if (cp < BMP60[2 * mid]) {
-                hi = mid - 1;
-            } else if (cp > BMP60[2 * mid + 1]) {
-                lo = mid + 1;
-            } else {
-                return true;
-            }
-        }
-        return false;
     }
 
     // ---- Rule C: the consume limit ----------------------------------------------------------------
@@ -130,24 +104,5 @@ final class SessionRules {
             end--;
         }
         return s.substring(0, end);
-    }
-
-    // ---- loading ---------------------------------------------------------------------------------
-
-    private static int[] loadRanges() {
-        try (InputStream in = SessionRules.class.getResourceAsStream("/dev/sqlqueue/teradata/unicode-6.0-bmp.ranges")) {
-            List<Integer> out = new ArrayList<>();
-            BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.US_ASCII));
-            for (String line; (line = r.readLine()) != null; ) {
-                if (!line.isBlank() && !line.startsWith("#")) {
-                    String[] p = line.trim().split("\\.\\.");
-                    out.add(Integer.parseInt(p[0], 16));
-                    out.add(Integer.parseInt(p[1], 16));
-                }
-            }
-            return out.stream().mapToInt(Integer::intValue).toArray();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

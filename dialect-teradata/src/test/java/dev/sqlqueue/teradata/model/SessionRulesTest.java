@@ -1,11 +1,13 @@
 package dev.sqlqueue.teradata.model;
 
+import static dev.sqlqueue.teradata.model.ModelTables.depth;
+import static dev.sqlqueue.teradata.model.ModelTables.insert;
+import static dev.sqlqueue.teradata.model.ModelTables.withQueue;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sqlqueue.QueueName;
 import dev.sqlqueue.teradata.TeradataNames;
 import dev.sqlqueue.teradata.TeradataStatements;
 import java.sql.Connection;
@@ -21,31 +23,10 @@ import org.junit.jupiter.api.Test;
 
 /** The model's rules, one test each, exercised through plain JDBC with the backend's own statement texts. */
 class SessionRulesTest {
-    private static final TeradataNames N = TeradataNames.of("sqlq_", "qdb", QueueName.of("jobs"));
+    private static final TeradataNames N = ModelTables.N;
 
-    private static TeradataModel withQueue() throws SQLException {
-        TeradataModel m = new TeradataModel("qdb");
-        try (Connection c = m.dataSource().getConnection(); Statement st = c.createStatement()) {
-            st.execute(TeradataStatements.createQueueTable(N));
-            st.execute(TeradataStatements.createDeadLetterTable(N));
-        }
-        return m;
-    }
 
-    private static void insert(Connection c, String headers) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(TeradataStatements.insertMessage(N), Statement.RETURN_GENERATED_KEYS)) {
-            ps.setString(1, headers);
-            ps.setBytes(2, new byte[] {1});
-            ps.executeUpdate();
-        }
-    }
 
-    private static int depth(Connection c) throws SQLException {
-        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(TeradataStatements.queueStats(N))) {
-            rs.next();
-            return rs.getInt(1);
-        }
-    }
 
     @Test
     void ansiModeKeepsEveryRequestInOneTransactionAndAFailedRequestDoesNotEndIt() throws Exception {
@@ -114,18 +95,22 @@ class SessionRulesTest {
             waitUntil(() -> m.blockedSessions() == 1);
             st.cancel();
             ExecutionException e = assertThrows(ExecutionException.class, () -> waiting.get(5, TimeUnit.SECONDS));
-            assertEquals(3110, ((SQLException) e.getCause().getCause()).getErrorCode());
+            assertEquals(Terajdbc.CANCELLED, ((SQLException) e.getCause().getCause()).getErrorCode(),
+                    "the database's 3110, as terajdbc reports it (ErrorAnalyzer.analyzeError)");
             assertEquals(1, depth(producer), "the abort rolled the whole transaction back: the first row is back");
         }
     }
 
     @Test
-    void aCancelTheModelIgnoresLeavesTheConsumeWaitingUntilTheSessionIsAborted() throws Exception {
+    void anAbortTheServerIgnoresLeavesTheConsumeWaitingUntilTheDriverClosesTheConnectionAtItsQueryTimeout() throws Exception {
         TeradataModel m = withQueue();
-        m.cancelHonoured = false;
-        try (Connection consumer = m.dataSource().getConnection()) {
+        m.abortHonoured = false;
+        try (Connection consumer = m.dataSource().getConnection(); Connection other = m.dataSource().getConnection()) {
+            insert(other, "");
             consumer.setAutoCommit(false);
             Statement st = consumer.createStatement();
+            st.executeQuery(TeradataStatements.consume(N)).close(); // the transaction holds a consumed row
+            st.setQueryTimeout(1);
             CompletableFuture<Void> waiting = CompletableFuture.runAsync(() -> {
                 try {
                     st.executeQuery(TeradataStatements.consume(N));
@@ -135,10 +120,16 @@ class SessionRulesTest {
             });
             waitUntil(() -> m.blockedSessions() == 1);
             st.cancel();
-            Thread.sleep(100);
-            assertEquals(1, m.blockedSessions(), "still waiting");
             consumer.abort(Runnable::run);
-            assertThrows(ExecutionException.class, () -> waiting.get(5, TimeUnit.SECONDS));
+            Thread.sleep(100);
+            assertEquals(1, m.blockedSessions(), "neither the ignored Abort nor Connection.abort (a no-op) ends it");
+            assertEquals(0, depth(other), "the consumed row is still held");
+            ExecutionException e = assertThrows(ExecutionException.class, () -> waiting.get(5, TimeUnit.SECONDS));
+            SQLException cause = (SQLException) e.getCause().getCause();
+            assertEquals(Terajdbc.CANCEL_ABORT_UNANSWERED, cause.getErrorCode(), "TJ783: the driver closed the socket");
+            assertEquals("08S01", cause.getSQLState());
+            assertTrue(consumer.isClosed());
+            assertEquals(1, depth(other), "the session ended, so its transaction was rolled back: the row is back");
         }
     }
 

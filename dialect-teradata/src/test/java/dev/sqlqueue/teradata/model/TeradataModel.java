@@ -2,7 +2,6 @@ package dev.sqlqueue.teradata.model;
 
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
-import java.sql.Timestamp;
 import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneId;
@@ -27,9 +26,18 @@ import javax.sql.DataSource;
  * <ul>
  *   <li><b>ANSI transactions</b> (SQL Request and Transaction Processing, "ANSI Mode Transactions"):
  *   every request joins the open transaction until COMMIT or ROLLBACK; a request that fails with a
- *   request-level error (6706, 3803, 3807, 3996, 3604, 3810) undoes only itself and the transaction stays
- *   open with its locks and consumes; a deadlock (2631), the delay limit (3128) or an abort ends the whole
- *   transaction. Closing or aborting a session rolls its transaction back.</li>
+ *   request-level error (6706, 3803, 3807, 3996, 3604, 3810, 2801) undoes only itself and the transaction
+ *   stays open with its locks and consumes; a deadlock (2631), the delay limit (3128) or an abort ends the
+ *   whole transaction. A session that logs off rolls its transaction back.</li>
+ *   <li><b>Teradata (BTET) mode</b> ({@link #ansiSessions} false; Database Administration, "Transaction
+ *   Processing in Teradata Session Mode": "If an error occurs, the request fails, the entire transaction is
+ *   aborted and all locks are released"): any error rolls the whole transaction back. With auto-commit
+ *   off the driver opens a transaction with BT before a request when none is open and ends it with ET
+ *   ({@link Terajdbc}).</li>
+ *   <li><b>Deadlocks</b> ({@link Deadlocks}): 2631 at once on one AMP, after {@link #deadlockTimeoutMillis}
+ *   across AMPs.</li>
+ *   <li><b>The driver</b> ({@link Terajdbc}, {@link ModelJdbc}): cancel, query timeout, abort, close,
+ *   auto-commit, error numbers and time conversion as terajdbc {@value Terajdbc#VERSION} does them.</li>
  *   <li><b>Rule U</b>, Unicode 6.0 BMP and error 6706 ({@link SessionRules#checkUnicodeColumn}).</li>
  *   <li><b>Queue tables</b> (SQL DML, "SELECT AND CONSUME", "Performance Characteristics of SELECT AND
  *   CONSUME Statements"; SQL DDL, "Browsing a Queue Table"): a consume takes the row with the oldest QITS
@@ -44,31 +52,45 @@ import javax.sql.DataSource;
  * </ul>
  *
  * <p>What the documentation leaves open is a switch, so a test states which answer it assumes:
- * {@link #cancelHonoured} (V4), {@link #cacheListsUncommitted} (V5), {@link #keys} (V1). Time: QITS and
- * {@code CURRENT_TIMESTAMP} come from {@link #sessionZone}; a zone-less TIMESTAMP travels through JDBC as
- * JVM-local fields, a TIMESTAMP WITH TIME ZONE as an instant. Thread-safe: one monitor guards everything.
+ * {@link #abortHonoured} (V4), {@link #cacheListsUncommitted} (V5), {@link #keys} (V1),
+ * {@link #cancelArrivesLate}. Time: QITS and {@code CURRENT_TIMESTAMP} come from {@link #sessionZone}; the
+ * driver hands a zone-less TIMESTAMP out through the JVM's zone ({@link Terajdbc#timestamp}). Thread-safe:
+ * one monitor guards everything.
  */
 public final class TeradataModel {
-    /** How the driver answers {@code getGeneratedKeys()} after an insert (V1: not documented for terajdbc). */
+    /**
+     * How the database answers {@code getGeneratedKeys()} after an insert. terajdbc 20.00.00.51 asks for
+     * the identity column only when the statement was prepared with {@code RETURN_GENERATED_KEYS}
+     * (generated-key type {@code 'C'}) and for whole rows when it was prepared with column names
+     * ({@code 'R'}): {@code jdbc_4.statemachine.StatementSendState}. What an iterated request gets back is
+     * not documented (V1), hence the switch.
+     */
     public enum Keys {
         /** One result set, one row per inserted row, one column {@code seq}. */
         ONE_ROW_PER_INSERT,
         /** Only the first inserted row of a batch comes back (the others would be in further result sets). */
         FIRST_OF_BATCH_ONLY,
         /** Whole inserted rows, every column, QITS first. */
-        WHOLE_ROWS
+        WHOLE_ROWS,
+        /** One key per row, but the keys of a batch in the reverse order of its rows. */
+        BATCH_REVERSED
     }
 
-    /** V4: whether {@code Statement.cancel()} aborts a blocked request (default true). */
-    public volatile boolean cancelHonoured = true;
+    /**
+     * V4: whether the server answers an Abort parcel (sent by {@code Statement.cancel()} or by an expired
+     * query timeout) for a request waiting in the delay state or on a lock, by failing it and rolling the
+     * transaction back ("Application-initiated, asynchronous aborts also cause full transaction rollback":
+     * "ANSI Mode Transactions"). Not documented for a delayed consume; default true.
+     */
+    public volatile boolean abortHonoured = true;
     /** V5: whether a consume sees (and waits on) a row another transaction inserted and has not committed. */
     public volatile boolean cacheListsUncommitted = true;
-    /** Whether a cancel that arrives while no request runs aborts the session's next request. */
-    public volatile boolean lateCancelHitsNextRequest;
     /**
-     * When set, {@code Statement.cancel()} does not touch the running request and aborts the session's
-     * next request instead: the worst case of an asynchronous abort that arrives late (CLIv2 aborts the
-     * whole transaction; how terajdbc times the abort is not documented).
+     * When set, an Abort that {@code Statement.cancel()} sends while a request runs reaches the server
+     * after that request ended and aborts the session's next request instead: the worst case of an
+     * asynchronous abort that arrives late (the driver names the request in the Abort,
+     * {@code jdbc_4.statemachine.StatementAbortState}; what the server does with one for a finished
+     * request is not documented).
      */
     public volatile boolean cancelArrivesLate;
     /** When set, CURRENT_TIMESTAMP starts here (session-zone wall clock) and advances 1 microsecond per request. */
@@ -81,26 +103,31 @@ public final class TeradataModel {
     public volatile int delayLimit = 24;
     /** Unicode Pass Through for new sessions. */
     public volatile boolean passThroughAtLogon;
-    /** The error number a cancelled request reports (not documented for terajdbc: V4). */
-    public volatile int cancelErrorCode = 3110;
+    /** Transaction mode of new sessions: ANSI (true) or Teradata (false); the URL's TMODE decides it on a real system. */
+    public volatile boolean ansiSessions = true;
+    /** DBS Control DeadLockTimeout, ms: how long a deadlock across AMPs lasts before it is found (default 240 s). */
+    public volatile long deadlockTimeoutMillis = 240_000;
+    /**
+     * N12: how long the database keeps a session and its open transaction after its connection dropped,
+     * waiting for the driver to reconnect (Recoverable Network Protocol; 0: not negotiated, the session
+     * ends and its transaction is rolled back at once). "With the RNP/Redrive feature, the database keeps the
+     * transactions open" (ODBC Driver for Teradata 17.20, "Recoverable Network Protocol and Redrive
+     * Capability"); terajdbc asks for it by default (REDRIVE level 3,
+     * {@code GenericTeradataConnection.connectionTypeDefaultRedriveLevel}). A system's window is not
+     * documented here.
+     */
+    public volatile long reconnectWindowMillis;
+    /** AMPs the row hashes spread over ({@link Deadlocks#amp}). */
+    public volatile int amps = 4;
     /**
      * The query timeout ({@code Statement.setQueryTimeout}) of the last execution of each SQL text, seconds
-     * (0 = none). A request blocked on a lock or in the delay state longer than its query timeout ends:
-     * the driver aborts it, which (like every abort, CLIv2) rolls the transaction back, and throws
-     * {@link java.sql.SQLTimeoutException} with {@link #cancelErrorCode}. How terajdbc reports an expired
-     * query timeout is not in its reference (open point in docs/backends/teradata.md); this is the
-     * model's assumption, and the backend rolls back explicitly whatever the driver did.
+     * (0 = none). How the driver ends a request that outlives it is {@link Terajdbc#TIMEOUT}.
      */
     private final Map<String, Integer> queryTimeouts = new java.util.concurrent.ConcurrentHashMap<>();
 
     /** The query timeout (seconds, 0 = none) of the last execution of {@code sql}, or null if it never ran. */
     public Integer queryTimeoutOf(String sql) {
         return queryTimeouts.get(sql);
-    }
-
-    void queryTimeout(ModelSession s, String sql, int seconds) {
-        queryTimeouts.put(sql, seconds);
-        s.queryTimeoutSeconds = seconds;
     }
 
     /** How long a request may stay blocked before the model fails the test (nobody would release it). */
@@ -143,13 +170,13 @@ public final class TeradataModel {
         return m;
     }
 
-    /** A data source whose every connection is a new session in ANSI mode, auto-commit on (JDBC default). */
+    /** A data source whose every connection is a new session in the mode of {@link #ansiSessions}, auto-commit on (JDBC default). */
     public DataSource dataSource() {
         return ModelJdbc.dataSource(this);
     }
 
     ModelSession logon() {
-        ModelSession s = new ModelSession(sessionIds.incrementAndGet());
+        ModelSession s = new ModelSession(sessionIds.incrementAndGet(), ansiSessions);
         s.passThrough = passThroughAtLogon;
         return s;
     }
@@ -170,6 +197,18 @@ public final class TeradataModel {
     public void beforeNext(Predicate<String> sql, Runnable action) {
         hooks.add(new Hook(sql, action));
     }
+
+    /**
+     * The next request whose SQL matches fails with error {@code code}, as the database would report it: one
+     * of the transaction-ending numbers rolls the whole transaction back, any other undoes the request.
+     */
+    public void failNext(Predicate<String> sql, int code) {
+        failures.add(new Hook(sql, () -> { }));
+        failureCodes.add(code);
+    }
+
+    private final List<Hook> failures = new CopyOnWriteArrayList<>();
+    private final List<Integer> failureCodes = new CopyOnWriteArrayList<>();
 
     /** The next COMMIT is applied, then the connection is lost (the client cannot know it committed). */
     public void loseConnectionAfterNextCommit() {
@@ -215,6 +254,11 @@ public final class TeradataModel {
         }
     }
 
+    /** The AMP a row hash of {@code table} (dictionary name) lives on, as the model spreads them ({@link Deadlocks#amp}). */
+    public int amp(String table, Object rowHashValue) {
+        return Deadlocks.amp(SessionRules.objectKey(defaultDatabase, table), rowHashValue, amps);
+    }
+
     /** How many sessions are blocked right now (delay state or waiting for a lock). */
     public int blockedSessions() {
         synchronized (monitor) {
@@ -236,6 +280,7 @@ public final class TeradataModel {
 
     // ---- transactions ---------------------------------------------------------------------------
 
+    /** COMMIT (ANSI: {@code COMMIT WORK}; Teradata mode: {@code ET}), sent by the driver only while a transaction is open. */
     void commit(ModelSession s) throws SQLException {
         synchronized (monitor) {
             checkOpen(s);
@@ -261,6 +306,7 @@ public final class TeradataModel {
         }
     }
 
+    /** ROLLBACK (ANSI: {@code ROLLBACK WORK}; Teradata mode: {@code ABORT}, whose 3514 the driver swallows: {@code TDSession.rollback}). */
     void rollback(ModelSession s) throws SQLException {
         synchronized (monitor) {
             checkOpen(s);
@@ -278,31 +324,99 @@ public final class TeradataModel {
     private void endTransaction(ModelSession s) {
         s.undo.clear();
         s.consumes = 0;
+        s.inTransaction = false;
         locks.removeIf(l -> l.owner() == s);
         monitor.notifyAll();
     }
 
-    /** Logoff or abort: the open transaction is rolled back (SQL Request and Transaction Processing, "Transaction Rollback"). */
+    /** Logoff, or a dropped connection: the open transaction is rolled back (SQL Request and Transaction Processing, "Transaction Rollback"). */
     void endSession(ModelSession s) {
         synchronized (monitor) {
             if (!s.closed) {
                 rollbackNow(s);
                 s.closed = true;
+                s.waiting = null;
                 monitor.notifyAll();
             }
         }
     }
 
-    void cancel(ModelSession s) {
+    /**
+     * The connection's socket closed without a logoff (the driver gave up on an Abort, or a network
+     * failure): the client cannot use the session any more; the database ends it and rolls its transaction
+     * back, at once or, with RNP ({@link #reconnectWindowMillis}), when the reconnect window has passed.
+     */
+    void dropConnection(ModelSession s) {
         synchronized (monitor) {
-            if (cancelArrivesLate) {
-                s.cancelPending = true;
+            if (s.closed) {
                 return;
             }
-            if (s.running) {
-                s.cancelRequested = true;
-            } else if (lateCancelHitsNextRequest) {
-                s.cancelPending = true;
+            s.closed = true;
+            s.socketClosed = true;
+            s.waiting = null;
+            monitor.notifyAll();
+            long window = reconnectWindowMillis;
+            if (window <= 0) {
+                rollbackNow(s);
+                return;
+            }
+            log.add("s" + s.id + " connection dropped: the session is kept " + window + " ms for a reconnect");
+            Thread t = new Thread(() -> {
+                try {
+                    Thread.sleep(window);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                synchronized (monitor) {
+                    log.add("s" + s.id + " reconnect window over: rolled back");
+                    rollbackNow(s);
+                }
+            }, "teradata-model-reconnect-window");
+            t.setDaemon(true);
+            t.start();
+        }
+    }
+
+    /**
+     * {@code Connection.close()}: {@code jdbc_4.TDSession.close} waits for the session lock, which a running
+     * request holds, then logs off. So a close from another thread cannot end a blocked request.
+     */
+    void close(ModelSession s) {
+        synchronized (monitor) {
+            long since = System.currentTimeMillis();
+            while (s.request != null && !s.closed) {
+                if (System.currentTimeMillis() - since > maxBlockMillis) {
+                    throw new ModelViolation("Connection.close waited " + maxBlockMillis + " ms for the running request of "
+                            + s + " (terajdbc's close waits for the session lock)");
+                }
+                waitOnMonitor();
+            }
+            log.add("s" + s.id + " logoff");
+            endSession(s);
+        }
+    }
+
+    /**
+     * {@code Statement.cancel()}: {@code jdbc_4.TDStatement.cancel} acts only on its own statement's
+     * request. ACTIVE (not yet sent): the state becomes ABORTED and the executing thread is interrupted;
+     * the request then fails with 751 before it is sent. REQUEST_SENT: an Abort parcel is sent
+     * ({@code StatementAbortState}) and the state becomes ABORT_SENT. Any other state: nothing.
+     */
+    void cancel(ModelSession s, Object statement) {
+        synchronized (monitor) {
+            ModelRequest r = s.request;
+            if (r == null || r.statement != statement) {
+                return;
+            }
+            if (r.state == ModelRequest.ACTIVE) {
+                r.state = ModelRequest.ABORTED;
+                r.thread.interrupt();
+            } else if (r.state == ModelRequest.REQUEST_SENT) {
+                if (cancelArrivesLate) {
+                    s.cancelPending = true;
+                } else {
+                    r.state = ModelRequest.ABORT_SENT;
+                }
             }
             monitor.notifyAll();
         }
@@ -312,9 +426,12 @@ public final class TeradataModel {
         return new SQLNonTransientConnectionException("[Teradata model] session lost", "08S01", 0);
     }
 
-    private static void checkOpen(ModelSession s) throws SQLException {
+    static void checkOpen(ModelSession s) throws SQLException {
+        if (s.socketClosed) {
+            throw Terajdbc.socketFailure();
+        }
         if (s.closed) {
-            throw new SQLNonTransientConnectionException("[Teradata model] connection is closed", "08003", 0);
+            throw Terajdbc.connectionClosed();
         }
     }
 
@@ -332,113 +449,220 @@ public final class TeradataModel {
     }
 
     /**
-     * Executes one request: one statement with one or more rows of parameters (an iterated request).
+     * Executes one request of {@code statement}: one SQL statement with one or more rows of parameters (an
+     * iterated request), with the statement's query timeout. Hooks run while the request is ACTIVE (before
+     * it is sent). Then, as the driver does: BT first in Teradata mode with auto-commit off and no open
+     * transaction ({@code TDSession.beforeExecuteStatement}); COMMIT after it with auto-commit on
+     * ({@code TDSession.afterExecuteStatement}).
      */
-    Answer execute(ModelSession s, String sql, List<List<Object>> paramRows) throws SQLException {
-        runHooks(sql);
+    Answer execute(ModelSession s, Object statement, String sql, List<List<Object>> paramRows, int timeoutSeconds)
+            throws SQLException {
+        queryTimeouts.put(sql, timeoutSeconds);
+        ModelRequest r = new ModelRequest(statement, Thread.currentThread(), timeoutSeconds);
         synchronized (monitor) {
             checkOpen(s);
-            s.running = true;
-            s.requestUndo = new ArrayList<>();
-            try {
-                if (s.cancelPending) {
-                    s.cancelPending = false;
-                    throw abort(s);
+            s.request = r;
+        }
+        try {
+            runHooks(sql);
+            synchronized (monitor) {
+                checkOpen(s);
+                if (r.state == ModelRequest.ABORTED) {
+                    throw Terajdbc.cancelled(); // TDStatement.checkAborted: never sent, the transaction untouched
                 }
-                Answer a = ModelStatements.run(this, s, sql, paramRows);
-                s.undo.addAll(s.requestUndo);
-                if (s.autoCommit) {
-                    commit(s);
+                r.sent();
+                if (!s.ansi && !s.autoCommit && !s.inTransaction) {
+                    log.add("s" + s.id + " BT");
                 }
-                return a;
-            } catch (SQLException e) {
-                if (!s.closed && !transactionEnding(e.getErrorCode())) {
-                    List<Runnable> u = s.requestUndo;
-                    for (int i = u.size() - 1; i >= 0; i--) {
-                        u.get(i).run();
-                    }
-                    if (s.autoCommit) {
-                        rollbackNow(s);
-                    }
-                }
-                throw e;
-            } finally {
-                s.running = false;
-                s.cancelRequested = false;
-                s.delayed = false;
+                s.inTransaction = true;
+                return run(s, sql, paramRows);
+            }
+        } finally {
+            synchronized (monitor) {
+                s.request = null;
+                monitor.notifyAll();
             }
         }
     }
 
-    private static boolean transactionEnding(int code) {
-        return code == 2631 || code == 3128 || code == 3110 || code == 2646;
+    private Answer run(ModelSession s, String sql, List<List<Object>> paramRows) throws SQLException {
+        s.requestUndo = new ArrayList<>();
+        try {
+            if (s.cancelPending) {
+                s.cancelPending = false;
+                throw abortByUser(s);
+            }
+            for (int i = 0; i < failures.size(); i++) {
+                if (failures.get(i).sql().test(sql)) {
+                    failures.remove(i);
+                    int code = failureCodes.remove(i);
+                    String text = "Failure " + code + " injected by the test.";
+                    throw transactionEnding(code) ? abortWith(s, code, text) : new SQLException("[Teradata Database] [Error "
+                            + code + "] " + text, "HY000", code);
+                }
+            }
+            Answer a = ModelStatements.run(this, s, sql, paramRows);
+            s.undo.addAll(s.requestUndo);
+            if (s.autoCommit) {
+                commit(s);
+            }
+            return a;
+        } catch (SQLException e) {
+            log.add("s" + s.id + " error " + e.getErrorCode());
+            if (!s.closed && !transactionEnding(e.getErrorCode())) {
+                List<Runnable> u = s.requestUndo;
+                for (int i = u.size() - 1; i >= 0; i--) {
+                    u.get(i).run();
+                }
+                if (s.autoCommit || !s.ansi) {
+                    rollbackNow(s); // an implicit transaction ends; Teradata mode: any error aborts the transaction
+                }
+            }
+            throw e;
+        } finally {
+            s.delayed = false;
+            s.waiting = null;
+        }
     }
 
-    /** Aborts the session's transaction (cancel honoured, 3128, deadlock): rolls back, returns the error to throw. */
+    /** Error numbers after which the server has rolled the whole transaction back (also in ANSI mode). */
+    private static boolean transactionEnding(int code) {
+        return code == 2631 || code == 3128 || code == 3110 || code == 2646 || code == 7423
+                || code == Terajdbc.CANCELLED || code == Terajdbc.TIMEOUT;
+    }
+
+    /** Aborts the session's transaction (3128, deadlock, an answered Abort): rolls back, returns the error to throw. */
     SQLException abortWith(ModelSession s, int code, String text) {
+        rollbackRequestAndTransaction(s);
+        return new SQLException("[Teradata Database] [Error " + code + "] " + text, code == 2631 ? "40001" : "HY000", code);
+    }
+
+    private void rollbackRequestAndTransaction(ModelSession s) {
         for (int i = s.requestUndo.size() - 1; i >= 0; i--) {
             s.requestUndo.get(i).run();
         }
         s.requestUndo.clear();
         rollbackNow(s);
-        return new SQLException("[Teradata model] [Error " + code + "] " + text, "HY000", code);
     }
 
-    private SQLException abort(ModelSession s) {
-        return abortWith(s, cancelErrorCode, "The transaction was aborted by the user (request cancelled).");
+    /** An Abort the server answered: 3110 on the wire, which the driver reports as 751 ({@code ErrorAnalyzer.analyzeError}). */
+    private SQLException abortByUser(ModelSession s) {
+        rollbackRequestAndTransaction(s);
+        return Terajdbc.cancelled();
     }
 
     /**
-     * Waits on the monitor (caller holds it) for a change; throws when the request was cancelled (and the
-     * model honours cancels), the session was closed or aborted, or nobody released it in time.
+     * Waits on the monitor (caller holds it) for a change, as the driver's socket read waits for the
+     * answer. An Abort the server answers ends the request and rolls the transaction back: 751 after a
+     * cancel, the stored 802 after a query timeout. When the read outlives the query timeout, the driver
+     * sends an Abort and reads again for another query timeout; when that one runs out too, or the read
+     * after a cancel runs out, the driver closes the socket (TJ782/TJ783, 08S01) and the session ends
+     * (RNP, which could keep it, is not modelled). Without a query timeout the read never ends by itself.
      */
     void block(ModelSession s, long since, String why) throws SQLException {
-        if (s.cancelRequested && cancelHonoured) {
-            throw abort(s);
-        }
+        ModelRequest r = s.request;
         checkOpen(s);
-        if (s.queryTimeoutSeconds > 0 && System.currentTimeMillis() - since >= s.queryTimeoutSeconds * 1000L) {
-            log.add("s" + s.id + " query timeout (" + s.queryTimeoutSeconds + " s)");
-            SQLException aborted = abortWith(s, cancelErrorCode, "The request was aborted: its query timeout ran out.");
-            throw new java.sql.SQLTimeoutException(aborted.getMessage(), aborted.getSQLState(), aborted.getErrorCode());
+        if (r != null && abortHonoured && r.state == ModelRequest.ABORT_SENT) {
+            log.add("s" + s.id + " aborted by cancel");
+            throw abortByUser(s);
         }
-        if (System.currentTimeMillis() - since > maxBlockMillis) {
+        if (r != null && abortHonoured && r.state == ModelRequest.ABORT_TIMEOUT_SENT) {
+            log.add("s" + s.id + " aborted by query timeout (" + r.timeoutSeconds + " s)");
+            rollbackRequestAndTransaction(s);
+            throw Terajdbc.timedOut();
+        }
+        long now = System.currentTimeMillis();
+        if (r != null && r.readDeadline > 0 && now >= r.readDeadline) {
+            if (r.state == ModelRequest.REQUEST_SENT) {
+                log.add("s" + s.id + " query timeout (" + r.timeoutSeconds + " s): Abort sent");
+                r.state = ModelRequest.ABORT_TIMEOUT_SENT;
+                r.readDeadline = now + r.timeoutSeconds * 1000L;
+                return;
+            }
+            boolean afterCancel = r.state == ModelRequest.ABORT_SENT;
+            log.add("s" + s.id + " socket closed by the driver: Abort unanswered");
+            s.requestUndo.clear();
+            dropConnection(s);
+            throw Terajdbc.abortUnanswered(afterCancel);
+        }
+        if (now - since > maxBlockMillis) {
             throw new ModelViolation(s + " blocked for " + maxBlockMillis + " ms: " + why);
         }
         blocked++;
         try {
-            monitor.wait(10);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new SQLException("interrupted", "HY000", 0);
+            waitOnMonitor();
         } finally {
             blocked--;
         }
-        if (s.cancelRequested && cancelHonoured) {
-            throw abort(s);
-        }
-        checkOpen(s);
     }
 
-    /** Takes a lock, waiting while another transaction holds a conflicting one. Row null = the whole table. */
+    /** One wait of up to 10 ms. A socket read is not interruptible: an interrupt flag is kept, not acted on. */
+    private void waitOnMonitor() {
+        boolean interrupted = Thread.interrupted();
+        try {
+            monitor.wait(10);
+        } catch (InterruptedException e) {
+            interrupted = true;
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Takes a lock, waiting while another transaction holds a conflicting one. Row null = the whole table.
+     * A wait that closes a cycle of waits is a deadlock ({@link Deadlocks}): the victim's transaction is
+     * rolled back with 2631.
+     */
     void lock(ModelSession s, ModelTable t, Object row, boolean write) throws SQLException {
         long since = System.currentTimeMillis();
-        while (true) {
-            Lock conflict = null;
-            for (Lock l : locks) {
-                if (l.owner() != s && l.table().equals(key(t)) && (l.row() == null || row == null || l.row().equals(row))
-                        && (l.write() || write)) {
-                    conflict = l;
-                    break;
+        try {
+            while (true) {
+                checkOpen(s);
+                Lock conflict = null;
+                for (Lock l : locks) {
+                    if (l.owner() != s && l.table().equals(key(t)) && (l.row() == null || row == null || sameRow(l.row(), row))
+                            && (l.write() || write)) {
+                        conflict = l;
+                        break;
+                    }
                 }
+                if (conflict == null) {
+                    locks.add(new Lock(s, key(t), row, write));
+                    return;
+                }
+                Object at = row != null ? row : conflict.row();
+                waitFor(s, conflict.owner(), Deadlocks.amp(key(t), at, amps), since);
+                block(s, since, (write ? "WRITE" : "READ") + " lock on " + t.name + (row == null ? "" : " row hash " + row)
+                        + " held by " + conflict.owner());
             }
-            if (conflict == null) {
-                locks.add(new Lock(s, key(t), row, write));
-                return;
-            }
-            block(s, since, (write ? "WRITE" : "READ") + " lock on " + t.name + (row == null ? "" : " row hash " + row)
-                    + " held by " + conflict.owner());
+        } finally {
+            s.waiting = null;
         }
+    }
+
+    /** Records that {@code s} waits for {@code holder}, and ends a deadlock this wait is part of, if it is time. */
+    void waitFor(ModelSession s, ModelSession holder, int amp, long since) throws SQLException {
+        s.waiting = new Deadlocks.Wait(holder, amp, since);
+        List<ModelSession> cycle = Deadlocks.cycle(s);
+        if (cycle == null) {
+            return;
+        }
+        boolean found = Deadlocks.local(cycle)
+                || Deadlocks.age(cycle, System.currentTimeMillis()) >= deadlockTimeoutMillis;
+        if (found && Deadlocks.victim(cycle) == s) {
+            log.add("s" + s.id + " deadlock " + (Deadlocks.local(cycle) ? "on one AMP" : "across AMPs") + " with " + cycle);
+            s.waiting = null;
+            throw abortWith(s, 2631, "Transaction ABORTed due to deadlock.");
+        }
+    }
+
+    /** Row hashes of character values compare without trailing blanks (Rule K), like the values themselves. */
+    static boolean sameRow(Object a, Object b) {
+        if (a instanceof String x && b instanceof String y) {
+            return x.stripTrailing().equals(y.stripTrailing());
+        }
+        return a.equals(b);
     }
 
     static String key(ModelTable t) {
@@ -485,12 +709,5 @@ public final class TeradataModel {
     static Matcher match(Pattern p, String sql) {
         Matcher m = p.matcher(sql);
         return m.matches() ? m : null;
-    }
-
-    static Object bindValue(Object v) {
-        if (v instanceof Timestamp ts) {
-            return ts.toLocalDateTime();
-        }
-        return v;
     }
 }

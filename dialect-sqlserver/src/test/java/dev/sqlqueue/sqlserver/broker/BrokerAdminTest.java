@@ -25,7 +25,7 @@ class BrokerAdminTest {
     void sweeperEndsDialogsTheTargetEndedOrThatFailedAndThePoolDropsThem() throws Exception {
         Fixture f = new Fixture("broker.dialogPoolSize", "2");
         DialogPool pool = new DialogPool(Q, f.jdbc.dataSource(), f.sql, f.options, "me");
-        f.jdbc.rows(f.sql.fillDialogs(Q, f.options.dialogLifetimeSeconds()), new Object[] {H1}, new Object[] {H2});
+        f.broker.nextDialogs(H1, H2);
         pool.acquire(); // fills both; the first handed out is H1 (round robin), H2 stays idle
         // two conversations, so two conversation groups: two RECEIVEs, then an empty one
         f.arriveInitiator(new Object[] {H2, BrokerStatements.ERROR, null}, new Object[] {H3, BrokerStatements.END_DIALOG, null});
@@ -49,7 +49,7 @@ class BrokerAdminTest {
         assertTrue(f.jdbc.effects("RECEIVE", "iqueue").stream().allMatch(e -> e.inTransaction()
                 && e.state() == dev.sqlqueue.sqlserver.model.Effect.State.COMMITTED), "every RECEIVE committed with its handling");
         assertEquals(1, pool.open(), "the errored idle dialog left the pool");
-        f.jdbc.rows(f.sql.fillDialogs(Q, f.options.dialogLifetimeSeconds()), new Object[] {H3});
+        f.broker.nextDialogs(H3);
         assertNotEquals(UUID.fromString(H2), pool.acquire().handle(), "an errored dialog is never lent again");
     }
 
@@ -162,7 +162,7 @@ class BrokerAdminTest {
         Fixture f = new Fixture("broker.dialogPoolSize", "1");
         f.jdbc.rows(f.sql.listDeadLetters(), new Object[] {1L, 5L, new byte[] {1, 2}, "k=v", 3, "boom", 1000L, 2000L, null},
                 new Object[] {2L, 6L, new byte[] {3}, "", 1, "x", 1500L, 2500L, null});
-        f.jdbc.rows(f.sql.fillDialogs(Q, f.options.dialogLifetimeSeconds()), new Object[] {H1});
+        f.broker.nextDialogs(H1);
         assertEquals(1, f.backend().requeueDeadLetters(Q, List.of(6L)));
         List<String> c1 = f.jdbc.logContaining("c1 ");
         byte[] body = new Envelope(6L, 1500L, "", new byte[] {3}).encode();
@@ -180,7 +180,7 @@ class BrokerAdminTest {
                 new Object[] {2L, 6L, new byte[] {2}, "", 1, "b", 1000L, 2000L, null},
                 new Object[] {3L, 7L, new byte[] {3}, "", 1, "c", 1000L, 2000L, "order-9"},
                 new Object[] {4L, 8L, new byte[] {4}, "", 1, "d", 1000L, 2000L, null});
-        f.jdbc.rows(f.sql.fillDialogs(Q, f.options.dialogLifetimeSeconds()), new Object[] {H1});
+        f.broker.nextDialogs(H1);
         assertEquals(4, f.backend().requeueDeadLetters(Q, List.of()));
         assertEquals(3, f.jdbc.logContaining("c1 exec " + f.sql.resend(Q) + " <-- [" + H1 + ", ").size(),
                 "three messages on one borrowed dialog (a pool of 1 would otherwise run dry)");
@@ -207,9 +207,11 @@ class BrokerAdminTest {
     @Test
     void purgeDeadLettersDeletesTheQueuesRows() {
         Fixture f = new Fixture();
-        f.jdbc.rows(f.sql.purgeDeadLetters(), new Object[] {1}, new Object[] {1});
+        f.jdbc.track(f.sql.names().deadTable(), "dead_id").row("dead_id", 1L, "queue_name", "jobs").row("dead_id", 2L, "queue_name", "other")
+                .row("dead_id", 3L, "queue_name", "jobs");
         assertEquals(2, f.backend().purgeDeadLetters(Q));
         assertEquals(List.of("c1 exec " + f.sql.purgeDeadLetters() + " <-- [jobs]"), f.jdbc.logContaining("exec"));
+        assertEquals(List.of(2L), f.jdbc.committedRows(f.sql.names().deadTable()).stream().map(r -> r.get("dead_id")).toList());
     }
 
     @Test

@@ -28,7 +28,7 @@ class BrokerDeduplicationTest {
     void aFreeKeyIsRecordedInTheTransactionOfTheSend() {
         Fixture f = new Fixture("broker.dialogPoolSize", "1");
         assertTrue(f.backend().capabilities().has(Capability.DEDUPLICATION));
-        f.jdbc.rows(f.sql.fillDialogs(Q, f.options.dialogLifetimeSeconds()), new Object[] {H1});
+        f.broker.nextDialogs(H1);
         f.jdbc.rows(f.sql.takeKey(), new Object[] {null});
         f.jdbc.rows(f.sql.send(Q), new Object[] {41L});
         assertEquals(new EnqueueResult(41, false), f.backend().enqueueDeduplicated(Q, keyed("order-1")));
@@ -44,7 +44,7 @@ class BrokerDeduplicationTest {
     @Test
     void aTakenKeySendsNothingAndReturnsTheHolder() {
         Fixture f = new Fixture("broker.dialogPoolSize", "1");
-        f.jdbc.rows(f.sql.fillDialogs(Q, f.options.dialogLifetimeSeconds()), new Object[] {H1});
+        f.broker.nextDialogs(H1);
         f.jdbc.rows(f.sql.takeKey(), new Object[] {77L});
         assertEquals(new EnqueueResult(77, true), f.backend().enqueueDeduplicated(Q, keyed("order-1")));
         assertEquals(List.of(), f.jdbc.logContaining("exec " + f.sql.send(Q)), "no SEND");
@@ -55,7 +55,7 @@ class BrokerDeduplicationTest {
     @Test
     void aBatchSaysWhichOfItsMessagesWereDuplicates() {
         Fixture f = new Fixture("broker.dialogPoolSize", "1");
-        f.jdbc.rows(f.sql.fillDialogs(Q, f.options.dialogLifetimeSeconds()), new Object[] {H1});
+        f.broker.nextDialogs(H1);
         f.jdbc.rows(f.sql.takeKey(), new Object[] {77L});
         f.jdbc.rows(f.sql.takeKey(), new Object[] {null});
         f.jdbc.rows(f.sql.send(Q), new Object[] {41L});

@@ -55,7 +55,7 @@ class BrokerGroupsTest {
         Fixture f = new Fixture("broker.dialogPoolSize", "1");
         String send = f.sql.sendGrouped(Q);
         f.jdbc.rows(send, new Object[] {10L}).rows(send, new Object[] {11L}).rows(send, new Object[] {12L});
-        f.jdbc.rows(f.sql.fillDialogs(Q, f.options.dialogLifetimeSeconds()), new Object[] {H3});
+        f.broker.nextDialogs(H3);
         f.jdbc.rows(f.sql.send(Q), new Object[] {13L});
         List<Long> ids = f.backend().enqueueAll(Q, List.of(Message.ofText("plain"), Message.builder(utf8("b1")).group("b").build(),
                 Message.builder(utf8("a1")).group("a").build(), Message.builder(utf8("b2")).group("b").build()));
@@ -254,7 +254,7 @@ class BrokerGroupsTest {
     void aPooledDialogWhoseResendFailedIsEndedOnlyAfterTheClaimRolledBack() {
         Fixture f = new Fixture("broker.dialogPoolSize", "1");
         f.arrive(data(H1, 1, 5L, "a", Map.of()), data(H1, 2, 6L, "b", Map.of()));
-        f.jdbc.rows(f.sql.fillDialogs(Q, f.options.dialogLifetimeSeconds()), new Object[] {H3});
+        f.broker.nextDialogs(H3);
         f.jdbc.fail(f.sql.resend(Q), 8429, "S0001");
         List<Delivery> got = f.backend().consume(Q, TX);
         f.backend().ack(got.get(0).receipt());

@@ -73,7 +73,7 @@ class BrokerReceiverTest {
     void mixedClaimCommitsAndSendsTheNackedMessageAgainWithItsId() throws Exception {
         Fixture f = new Fixture("broker.dialogPoolSize", "1");
         f.arrive(data(H1, 1, 5L, "a", Map.of()), data(H1, 2, 6L, "b", Map.of("h", "1")));
-        f.jdbc.rows(fill(f), new Object[] {H3});
+        f.broker.nextDialogs(H3);
         List<Delivery> got = f.backend().consume(Q, TX);
         assertEquals(2, got.size());
         f.backend().ack(got.get(0).receipt());
@@ -241,17 +241,42 @@ class BrokerReceiverTest {
     }
 
     @Test
-    void aResendThatGetsNoPooledDialogRollsTheClaimBackInsteadOfCommittingTheAcksAlone() {
+    void aResendThatGetsNoPooledDialogRollsTheClaimBackInsteadOfCommittingTheAcksAlone() throws Exception {
         Fixture f = new Fixture("broker.dialogPoolSize", "1", "broker.sendWaitMillis", "20");
         f.arrive(data(H1, 1, 5L, "a", Map.of()), data(H1, 2, 6L, "b", Map.of()));
         List<Delivery> got = f.backend().consume(Q, TX);
         f.backend().ack(got.get(0).receipt());
+        // a producer holds the pool's only dialog in its open transaction while the claim ends
+        java.util.concurrent.CountDownLatch holding = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
+        f.jdbc.rows(f.sql.send(Q), new Object[] {9L});
+        f.jdbc.beforeExecute((c, sql) -> {
+            if (sql.equals(f.sql.send(Q))) {
+                holding.countDown();
+                await(done);
+            }
+        });
+        Thread producer = new Thread(() -> f.backend().enqueue(Q, dev.sqlqueue.Message.ofText("p")));
+        producer.start();
+        await(holding);
         assertThrows(dev.sqlqueue.TransientBackendException.class, () -> f.backend().release(got.get(1).receipt()));
+        done.countDown();
+        producer.join();
         List<String> c1 = f.jdbc.logContaining("c1 ");
         assertTrue(f.jdbc.logContaining("c1 commit").isEmpty(), "nothing committed: " + c1);
         assertTrue(c1.indexOf("c1 rollback") >= 0 && c1.indexOf("c1 autoCommit=true") > c1.indexOf("c1 rollback"),
                 "rolled back before auto-commit is restored (which would commit): " + c1);
         assertThrows(LeaseLostException.class, () -> f.backend().ack(got.get(1).receipt()), "the claim is over");
+    }
+
+    private static void await(java.util.concurrent.CountDownLatch latch) {
+        try {
+            if (!latch.await(30, java.util.concurrent.TimeUnit.SECONDS)) {
+                throw new AssertionError("the other thread never got there");
+            }
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
     }
 
     @Test

@@ -29,7 +29,7 @@ class BrokerSenderTest {
     @Test
     void firstSendFillsThePoolThenSendsAndCommits() {
         Fixture f = fixture("broker.dialogPoolSize", "2");
-        f.jdbc.rows(fill(f), new Object[] {H1}, new Object[] {H2});
+        f.broker.nextDialogs(H1, H2);
         long id = f.backend().enqueue(Q, Message.ofText("hi"));
         assertEquals(41L, id);
         List<String> calls = f.jdbc.log();
@@ -48,7 +48,7 @@ class BrokerSenderTest {
     @Test
     void dialogsAreReusedAcrossSends() {
         Fixture f = fixture("broker.dialogPoolSize", "1");
-        f.jdbc.rows(fill(f), new Object[] {H1});
+        f.broker.nextDialogs(H1);
         for (int i = 0; i < 3; i++) {
             f.backend().enqueue(Q, Message.ofText("m" + i));
         }
@@ -59,7 +59,7 @@ class BrokerSenderTest {
     @Test
     void spreadFactorIsPassedToTheFill() {
         Fixture f = fixture("broker.dialogPoolSize", "3", "broker.spreadFactor", "150");
-        f.jdbc.rows(fill(f), new Object[] {H1});
+        f.broker.nextDialogs(H1);
         f.backend().enqueue(Q, Message.ofText("x"));
         assertTrue(f.jdbc.logContaining(fill(f)).get(0).contains(" <-- [3, 150, jobs, "));
     }
@@ -76,10 +76,10 @@ class BrokerSenderTest {
     @Test
     void concurrentSendersGetDifferentDialogs() throws Exception {
         Fixture f = fixture("broker.dialogPoolSize", "2");
-        f.jdbc.rows(fill(f), new Object[] {H1}, new Object[] {H2});
+        f.broker.nextDialogs(H1, H2);
         f.backend();
         DialogPool pool = new DialogPool(Q, f.jdbc.dataSource(), f.sql, f.options, "owner");
-        f.jdbc.rows(fill(f), new Object[] {H1}, new Object[] {H2});
+        f.broker.nextDialogs(H1, H2);
         DialogPool.Dialog a = pool.acquire();
         DialogPool.Dialog b = pool.acquire();
         assertNotEquals(a.handle(), b.handle());
@@ -89,7 +89,7 @@ class BrokerSenderTest {
     @Test
     void exhaustedPoolFailsTransientlyAfterTheWait() throws Exception {
         Fixture f = fixture("broker.dialogPoolSize", "1", "broker.sendWaitMillis", "20");
-        f.jdbc.rows(fill(f), new Object[] {H1});
+        f.broker.nextDialogs(H1);
         DialogPool pool = new DialogPool(Q, f.jdbc.dataSource(), f.sql, f.options, "owner");
         pool.acquire();
         assertThrows(TransientBackendException.class, pool::acquire);
@@ -98,7 +98,7 @@ class BrokerSenderTest {
     @Test
     void dialogAtItsMessageLimitIsRecycledWithEndOfStreamInTheSameTransaction() {
         Fixture f = fixture("broker.dialogPoolSize", "1", "broker.dialogMaxMessages", "2");
-        f.jdbc.rows(fill(f), new Object[] {H1}).rows(fill(f), new Object[] {H2});
+        f.broker.nextDialogs(H1, H2);
         f.backend().enqueue(Q, Message.ofText("1"));
         assertTrue(f.jdbc.logContaining(f.sql.retireDialog(Q)).isEmpty(), "not due after one send");
         f.backend().enqueue(Q, Message.ofText("2"));
@@ -114,7 +114,7 @@ class BrokerSenderTest {
     @Test
     void brokenDialogIsDiscardedAndTheSendRetriedOnAnother() {
         Fixture f = new Fixture("broker.dialogPoolSize", "1");
-        f.jdbc.rows(fill(f), new Object[] {H1}).rows(fill(f), new Object[] {H2});
+        f.broker.nextDialogs(H1, H2);
         f.jdbc.fail(f.sql.send(Q), 8429, "S0001").rows(f.sql.send(Q), new Object[] {7L});
         assertEquals(7L, f.backend().enqueue(Q, Message.ofText("x")));
         List<String> ran = f.jdbc.log();
@@ -128,7 +128,7 @@ class BrokerSenderTest {
     @Test
     void deadlockIsTransientAndKeepsTheDialog() {
         Fixture f = new Fixture("broker.dialogPoolSize", "1");
-        f.jdbc.rows(fill(f), new Object[] {H1});
+        f.broker.nextDialogs(H1);
         f.jdbc.fail(f.sql.send(Q), 1205, "40001").rows(f.sql.send(Q), new Object[] {9L});
         assertThrows(TransientBackendException.class, () -> f.backend().enqueue(Q, Message.ofText("x")));
         assertTrue(f.jdbc.logContaining(f.sql.discardDialog()).isEmpty());
@@ -139,7 +139,7 @@ class BrokerSenderTest {
     @Test
     void enqueueAllSendsEveryMessageInOneTransaction() {
         Fixture f = fixture("broker.dialogPoolSize", "1");
-        f.jdbc.rows(fill(f), new Object[] {H1});
+        f.broker.nextDialogs(H1);
         assertEquals(List.of(41L, 42L), f.backend().enqueueAll(Q, List.of(Message.ofText("a"), Message.ofText("b"))));
         List<String> c2 = f.jdbc.logContaining("c2 ");
         assertEquals(2, f.jdbc.logContaining("c2 exec " + f.sql.send(Q)).size());
@@ -152,7 +152,7 @@ class BrokerSenderTest {
         // M4: a LIFO pool lent one thread the dialog it had just returned, so all its messages were one
         // conversation group and a second consumer found the group locked by the first
         Fixture f = fixture("broker.dialogPoolSize", "2");
-        f.jdbc.rows(fill(f), new Object[] {H1}, new Object[] {H2});
+        f.broker.nextDialogs(H1, H2);
         f.broker.route(java.util.UUID.fromString(H1), f.targetQueue()).route(java.util.UUID.fromString(H2), f.targetQueue());
         f.backend().enqueue(Q, Message.ofText("a"));
         f.backend().enqueue(Q, Message.ofText("b"));
@@ -174,7 +174,7 @@ class BrokerSenderTest {
     void retiringADialogEndsNoSpacerInTheSendersTransaction() {
         // M5: the sender's transaction ended every spacer of the fill, one full scan each
         Fixture f = fixture("broker.dialogPoolSize", "1", "broker.dialogMaxMessages", "1");
-        f.jdbc.rows(fill(f), new Object[] {H1});
+        f.broker.nextDialogs(H1);
         f.backend().enqueue(Q, Message.ofText("1"));
         assertEquals(1, f.jdbc.logContaining(f.sql.retireDialog(Q)).size());
         assertFalse(f.sql.retireDialog(Q).contains("END CONVERSATION"), "spacers are the sweeper's, in batches");
@@ -185,7 +185,7 @@ class BrokerSenderTest {
     void aFailedRollbackClosesTheConnectionInsteadOfCommittingHalfABatch() {
         // m2: restore() turned auto-commit back on, and mssql-jdbc then commits the open transaction
         Fixture f = new Fixture("broker.dialogPoolSize", "1");
-        f.jdbc.rows(fill(f), new Object[] {H1});
+        f.broker.nextDialogs(H1);
         f.jdbc.rows(f.sql.send(Q), new Object[] {41L}).fail(f.sql.send(Q), 9002, "S0001");
         f.jdbc.failNextRollback(10054);
         assertThrows(dev.sqlqueue.SqlQueueException.class,
@@ -199,7 +199,7 @@ class BrokerSenderTest {
     void anErrorThatIsNotTheDialogsIsRethrownWithoutBurningDialogs() {
         // m5: a full log (9002) fails on every dialog alike
         Fixture f = new Fixture("broker.dialogPoolSize", "1");
-        f.jdbc.rows(fill(f), new Object[] {H1});
+        f.broker.nextDialogs(H1);
         f.jdbc.fail(f.sql.send(Q), 9002, "S0001");
         assertThrows(dev.sqlqueue.SqlQueueException.class, () -> f.backend().enqueue(Q, Message.ofText("a")));
         assertTrue(f.jdbc.logContaining(f.sql.discardDialog()).isEmpty(), "the dialog is kept");
@@ -211,7 +211,7 @@ class BrokerSenderTest {
         // L1: SEND opens no implicit transaction; without an explicit begin, message 1 was committed
         // alone before message 2 failed, and the retry on another dialog sent it twice
         Fixture f = new Fixture("broker.dialogPoolSize", "1");
-        f.jdbc.rows(fill(f), new Object[] {H1}).rows(fill(f), new Object[] {H2});
+        f.broker.nextDialogs(H1, H2);
         f.jdbc.rows(f.sql.send(Q), new Object[] {41L}).fail(f.sql.send(Q), 8429, "S0001").rows(f.sql.send(Q), new Object[] {42L});
         f.backend().enqueueAll(Q, List.of(Message.ofText("a"), Message.ofText("b")));
         List<dev.sqlqueue.sqlserver.model.Effect> sends = f.jdbc.effects("SEND", "");
@@ -224,7 +224,7 @@ class BrokerSenderTest {
     @Test
     void closeGivesOwnedDialogsBack() {
         Fixture f = fixture("broker.dialogPoolSize", "1");
-        f.jdbc.rows(fill(f), new Object[] {H1});
+        f.broker.nextDialogs(H1);
         f.backend().enqueue(Q, Message.ofText("x"));
         f.backend().close();
         String fillCall = f.jdbc.logContaining(fill(f)).get(0);

@@ -15,18 +15,7 @@ import org.junit.jupiter.api.Test;
 /** The model's reader on the statements the backends really send: every statement gets a known kind. */
 class TsqlTest {
     private static void collect(List<Tsql.Node> nodes, List<Tsql.Stmt> out) {
-        for (Tsql.Node n : nodes) {
-            if (n instanceof Tsql.Simple s) {
-                out.add(s.stmt());
-            } else if (n instanceof Tsql.If f) {
-                collect(f.then(), out);
-                collect(f.otherwise(), out);
-            } else if (n instanceof Tsql.While w) {
-                collect(w.body(), out);
-            } else if (n instanceof Tsql.Block b) {
-                collect(b.body(), out);
-            }
-        }
+        out.addAll(Tsql.statements(nodes));
     }
 
     @Test

@@ -141,6 +141,7 @@ final class BrokerClaim {
         boolean done = items.values().stream().anyMatch(i -> i.state == State.ACKED || i.state == State.DEAD);
         BrokerSender.Resend resend = sender.resender(c, queue);
         boolean committed = false;
+        boolean restore = true;
         try {
             Sql.update(c, sql.requireOpenTransaction());
             if (!done && !wroteOnReceive) {
@@ -176,16 +177,16 @@ final class BrokerClaim {
             c.commit();
             committed = true;
         } catch (SQLException e) {
-            BrokerSender.rollbackQuietly(c, e);
+            restore = BrokerConnections.rollback(c, e);
             throw BrokerErrors.translate(e, "ending claim " + token + " of queue '" + queue + "'");
         } catch (RuntimeException e) {
             // for example no pooled dialog for a resend: roll back before close() restores auto-commit,
             // which would otherwise commit the acks without the resend
-            BrokerSender.rollbackQuietly(c, e);
+            restore = BrokerConnections.rollback(c, e);
             throw e;
         } finally {
             resend.end(committed);
-            close();
+            close(restore);
         }
     }
 
@@ -202,22 +203,24 @@ final class BrokerClaim {
         }
     }
 
-    /** Rolls back without settling (backend close, failed settlement): messages return with attempts unchanged. */
+    /**
+     * Rolls back without settling (backend close, failed settlement): messages return with attempts
+     * unchanged. If the rollback fails the connection is aborted, never given auto-commit back: mssql-jdbc's
+     * {@code setAutoCommit(true)} would commit the RECEIVE, and the message would be lost (re-review m2).
+     */
     synchronized void abandon() {
         if (!closed) {
-            try {
-                c.rollback();
-            } catch (SQLException ignored) {
-                // closing the connection below rolls back on the server
-            }
-            close();
+            close(BrokerConnections.rollback(c, null));
         }
     }
 
-    private void close() {
+    /** Ends the claim; {@code restore} false after an aborted rollback (auto-commit must not come back). */
+    private void close(boolean restore) {
         closed = true;
-        BrokerSender.restore(c, autoBefore);
-        BrokerSender.closeQuietly(c);
+        if (restore) {
+            BrokerConnections.restore(c, autoBefore);
+        }
+        BrokerConnections.close(c);
         onClose.run();
     }
 

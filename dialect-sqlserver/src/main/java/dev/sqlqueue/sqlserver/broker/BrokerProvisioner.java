@@ -135,10 +135,10 @@ public final class BrokerProvisioner {
             work.run();
             c.commit();
         } catch (SQLException | RuntimeException e) {
-            BrokerSender.rollbackQuietly(c, e); // closes the connection if the rollback failed (m2)
+            BrokerConnections.rollback(c, e); // aborts the connection if the rollback failed (m2)
             throw e;
         } finally {
-            BrokerSender.restore(c, auto);
+            BrokerConnections.restore(c, auto);
         }
     }
 }

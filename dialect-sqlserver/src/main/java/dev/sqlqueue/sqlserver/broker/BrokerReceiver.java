@@ -131,7 +131,7 @@ public final class BrokerReceiver {
                 }
             }
         } catch (SQLException e) {
-            BrokerSender.rollbackQuietly(c, e);
+            BrokerConnections.rollback(c, e);
             open = false;
             if (BrokerErrors.has(e, BrokerErrors.QUEUE_DISABLED)) {
                 QueueDisabledException x = new QueueDisabledException("Service Broker queue "
@@ -148,10 +148,10 @@ public final class BrokerReceiver {
                 if (open) {
                     // a runtime failure: undo the RECEIVE before restore() turns auto-commit back on,
                     // which would commit it
-                    BrokerSender.rollbackQuietly(c);
+                    BrokerConnections.rollback(c, null);
                 }
-                BrokerSender.restore(c, auto);
-                BrokerSender.closeQuietly(c);
+                BrokerConnections.restore(c, auto);
+                BrokerConnections.close(c);
             }
         }
     }

@@ -180,7 +180,7 @@ public final class BrokerSender {
                 }
                 return Arrays.asList(ids);
             } catch (SQLException e) {
-                rollbackQuietly(c, e);
+                BrokerConnections.rollback(c, e);
                 if (BrokerErrors.isTransient(e) || d == null || !onPooled || !BrokerErrors.isDialogError(e)) {
                     if (d != null) {
                         pool.giveBack(d, 0);
@@ -192,14 +192,14 @@ public final class BrokerSender {
                 last = e;
             } catch (RuntimeException e) {
                 // roll back before restore() turns auto-commit back on, which would commit half a batch
-                rollbackQuietly(c, e);
+                BrokerConnections.rollback(c, e);
                 if (d != null) {
                     pool.giveBack(d, 0);
                 }
                 throw e;
             } finally {
-                restore(c, auto);
-                closeQuietly(c);
+                BrokerConnections.restore(c, auto);
+                BrokerConnections.close(c);
             }
         }
         throw BrokerErrors.translate(last, "enqueue on queue '" + q + "' (two dialogs)");
@@ -317,45 +317,6 @@ public final class BrokerSender {
                 pools.apply(q).discard(broken);
                 broken = null;
             }
-        }
-    }
-
-    /**
-     * Rolls back; if that fails, closes the connection at once, because turning auto-commit back on
-     * (restore) would make mssql-jdbc send {@code IF @@TRANCOUNT > 0 COMMIT TRAN} and commit the
-     * unfinished work (m2). Closing ends the session, or makes the pool roll back and discard it.
-     */
-    static void rollbackQuietly(Connection c) {
-        try {
-            c.rollback();
-        } catch (SQLException e) {
-            closeQuietly(c);
-        }
-    }
-
-    /** As {@link #rollbackQuietly(Connection)}, adding the rollback's failure to {@code cause}. */
-    static void rollbackQuietly(Connection c, Exception cause) {
-        try {
-            c.rollback();
-        } catch (SQLException e) {
-            cause.addSuppressed(e);
-            closeQuietly(c);
-        }
-    }
-
-    static void closeQuietly(Connection c) {
-        try {
-            c.close();
-        } catch (SQLException ignored) {
-            // nothing left to do
-        }
-    }
-
-    static void restore(Connection c, boolean auto) {
-        try {
-            c.setAutoCommit(auto);
-        } catch (SQLException ignored) {
-            // the connection is closed next; a pool validates it
         }
     }
 }

@@ -110,10 +110,10 @@ public final class BrokerSweeper {
                     }
                 }
             } catch (SQLException e) {
-                BrokerSender.rollbackQuietly(c, e);
+                BrokerConnections.rollback(c, e);
                 throw e;
             } finally {
-                BrokerSender.restore(c, auto);
+                BrokerConnections.restore(c, auto);
                 try {
                     c.setTransactionIsolation(isolation);
                 } catch (SQLException ignored) {

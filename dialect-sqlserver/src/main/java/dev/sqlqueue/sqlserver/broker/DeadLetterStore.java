@@ -75,11 +75,11 @@ public final class DeadLetterStore {
                 committed = true;
                 return n;
             } catch (SQLException | RuntimeException e) {
-                BrokerSender.rollbackQuietly(c, e);
+                BrokerConnections.rollback(c, e);
                 throw e;
             } finally {
                 resend.end(committed);
-                BrokerSender.restore(c, auto);
+                BrokerConnections.restore(c, auto);
             }
         }
     }

@@ -353,7 +353,7 @@ public final class ServiceBrokerBackend implements QueueBackend {
                 }
                 return n;
             } catch (SQLException e) {
-                BrokerSender.rollbackQuietly(c, e);
+                BrokerConnections.rollback(c, e);
                 throw e;
             } finally {
                 c.setAutoCommit(auto);

@@ -356,7 +356,9 @@ public final class ServiceBrokerBackend implements QueueBackend {
                 BrokerConnections.rollback(c, e);
                 throw e;
             } finally {
-                c.setAutoCommit(auto);
+                // never a plain setAutoCommit: on a connection aborted after a failed rollback it would throw
+                // "The connection is closed." and hide the purge's own error (N13)
+                BrokerConnections.restore(c, auto);
             }
         });
     }

@@ -247,4 +247,14 @@ class BrokerAdminTest {
         f.jdbc.rows(f.sql.listQueues(), new Object[] {"a"}, new Object[] {"jobs"});
         assertEquals(List.of(QueueName.of("a"), Q), f.backend().queues());
     }
+
+    @Test
+    void aPurgeWhoseReceiveAndRollbackFailReportsTheReceivesErrorNotTheClosedConnection() {
+        Fixture f = new Fixture();
+        f.jdbc.fail(f.sql.receiveForPurge(Q), 1105, "S0001");
+        f.jdbc.failNextRollback(0);
+        dev.sqlqueue.SqlQueueException e = assertThrows(dev.sqlqueue.SqlQueueException.class, () -> f.backend().purge(Q));
+        assertTrue(e.getMessage().contains("error 1105"), e.getMessage());
+        assertTrue(f.jdbc.log().contains("c1 abort"), f.jdbc.log().toString());
+    }
 }

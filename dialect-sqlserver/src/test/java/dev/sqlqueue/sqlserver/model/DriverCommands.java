@@ -26,6 +26,7 @@ final class DriverCommands {
 
     void setAutoCommit(Session s, boolean on) throws SQLException {
         synchronized (m) {
+            open(s);
             if (on == s.driverAutoCommit) {
                 return;
             }
@@ -38,6 +39,7 @@ final class DriverCommands {
 
     void commit(Session s) throws SQLException {
         synchronized (m) {
+            open(s);
             if (s.driverAutoCommit) {
                 m.note(s, "commit (auto-commit mode: nothing sent)");
                 return;
@@ -58,6 +60,7 @@ final class DriverCommands {
 
     void rollback(Session s) throws SQLException {
         synchronized (m) {
+            open(s);
             if (rollbackFailure != null) {
                 int code = rollbackFailure;
                 rollbackFailure = null;
@@ -75,6 +78,7 @@ final class DriverCommands {
 
     void setSavepoint(Session s, String label) throws SQLException {
         synchronized (m) {
+            open(s);
             if (s.driverAutoCommit) {
                 throw new SQLException("The savepoint cannot be set when auto-commit mode is on.", "S0011", 0);
             }
@@ -86,11 +90,19 @@ final class DriverCommands {
 
     void rollbackTo(Session s, String label) throws SQLException {
         synchronized (m) {
+            open(s);
             if (s.driverAutoCommit) {
                 throw new SQLException("The rollback method is not valid when auto-commit mode is set to true.", "S0011", 0);
             }
             m.command(s, "IF @@TRANCOUNT > 0 ROLLBACK TRAN " + label);
             m.note(s, "rollback to " + label);
+        }
+    }
+
+    /** mssql-jdbc {@code SQLServerConnection.checkClosed}: "The connection is closed." (SQLState 08S01). */
+    private static void open(Session s) throws SQLException {
+        if (s.closed) {
+            throw new SQLException("The connection is closed.", "08S01", 0);
         }
     }
 

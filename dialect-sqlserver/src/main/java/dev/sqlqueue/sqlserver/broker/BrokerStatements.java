@@ -170,26 +170,43 @@ public final class BrokerStatements {
     }
 
     /**
-     * Binds: queue, stored key. One row: the message holding the key, or NULL when it is free. Deletes the
-     * key's expired row first, then reads the key under UPDLOCK, HOLDLOCK (a key-range lock when it is
-     * missing), so a second enqueue of the key waits for this transaction. No SET: it also runs on the
-     * caller's connection.
+     * Takes a deduplication key for the open transaction, or names the message holding it. Binds: queue,
+     * stored key, window seconds, window milliseconds part. One row: message_id, NULL when this transaction
+     * took the key (its row then holds message id 0 until {@link #recordKey} writes the real one).
+     *
+     * <p>No key-range lock (re-review N1): a read of a missing key under UPDLOCK, HOLDLOCK locked the gap up
+     * to the next key ("Key-range locking", singleton fetch of nonexistent data: RangeS-U, incompatible with
+     * RangeS-U and RangeI-N), so unrelated keys of one gap waited for each other and keyed batches deadlocked.
+     * Instead: delete the key's expired row; read the key with READCOMMITTEDLOCK (a locking read at READ
+     * COMMITTED whatever READ_COMMITTED_SNAPSHOT or the caller's isolation level is; it waits for a holder that
+     * has not committed yet); if it is missing, insert it, which locks that key only ("Insert operation": X on
+     * the new key, RangeI-N only tested). Two transactions that both found it missing: the second insert waits
+     * for the first's X lock and then fails with 2627 (2601 for a unique index), which the CATCH block takes
+     * as "duplicate" and answers with the holder's id. An error that left the transaction uncommittable (a
+     * caller's session with XACT_ABORT ON) is raised again: the caller must roll back. Reading first means a
+     * plain duplicate raises no error at all. No SET: it also runs on the caller's connection.
      */
     public String takeKey() {
-        return "DECLARE @q nvarchar(48) = ?; DECLARE @k nvarchar(129) = ?; DECLARE @id bigint;"
+        String read = "SELECT @id = message_id FROM " + n.keysTable() + " WITH (READCOMMITTEDLOCK) WHERE queue_name = @q AND dedupe_key = @k;";
+        return "DECLARE @q nvarchar(48) = ?, @k nvarchar(129) = ?, @s int = ?, @ms int = ?, @id bigint;"
                 + " DELETE FROM " + n.keysTable() + " WITH (ROWLOCK) WHERE queue_name = @q AND dedupe_key = @k"
-                + " AND expires_at <= SYSUTCDATETIME();"
-                + " SELECT @id = message_id FROM " + n.keysTable() + " WITH (UPDLOCK, HOLDLOCK, ROWLOCK)"
-                + " WHERE queue_name = @q AND dedupe_key = @k; SELECT @id AS message_id;";
+                + " AND expires_at <= SYSUTCDATETIME(); " + read
+                + " IF @id IS NULL BEGIN BEGIN TRY INSERT INTO " + n.keysTable() + " (queue_name, dedupe_key, message_id, expires_at)"
+                + " VALUES (@q, @k, 0, DATEADD(second, @s, DATEADD(millisecond, @ms, SYSUTCDATETIME()))); END TRY"
+                + " BEGIN CATCH IF ERROR_NUMBER() NOT IN (2601, 2627) OR XACT_STATE() <> 1 THROW; " + read + " END CATCH END;"
+                + " SELECT @id AS message_id;";
     }
 
-    /** Binds: queue, stored key, message id, window seconds, window milliseconds part. */
+    /** Writes the message id into the key this transaction took ({@link #takeKey}). Binds: message id, queue, stored key. */
     public String recordKey() {
-        return "INSERT INTO " + n.keysTable() + " (queue_name, dedupe_key, message_id, expires_at)"
-                + " VALUES (?, ?, ?, DATEADD(second, ?, DATEADD(millisecond, ?, SYSUTCDATETIME())))";
+        return "UPDATE " + n.keysTable() + " SET message_id = ? WHERE queue_name = ? AND dedupe_key = ?";
     }
 
-    /** Binds: batch size. Expired keys of any queue, through the expiry index, skipping locked ones. */
+    /**
+     * Binds: batch size. Expired keys of any queue, through the expiry index, skipping locked ones. READPAST
+     * needs READ COMMITTED or REPEATABLE READ (error 650 otherwise: "Table hints (Transact-SQL)"), so it runs
+     * only on the sweeper's own connection at READ COMMITTED, each batch its own transaction (N2).
+     */
     public String deleteExpiredKeys() {
         return "DELETE TOP (?) FROM " + n.keysTable() + " WITH (ROWLOCK, READPAST) WHERE expires_at <= SYSUTCDATETIME()";
     }

@@ -51,6 +51,48 @@ public final class BrokerSweeper {
         this.pools = pools;
     }
 
+    /** Expired deduplication keys deleted per statement ({@link BrokerStatements#deleteExpiredKeys}). */
+    public static final int KEY_BATCH = 500;
+    /** Key batches per sweep at most, so one sweep after a long pause ends; the next one goes on. */
+    public static final int KEY_BATCHES_PER_SWEEP = 20;
+
+    /**
+     * Deletes expired deduplication keys of every queue of the prefix, {@value #KEY_BATCH} per statement,
+     * each statement its own transaction (auto-commit), on a connection of the sweeper's own at READ
+     * COMMITTED: the statement reads with READPAST, which fails with error 650 at SNAPSHOT or SERIALIZABLE,
+     * and in a caller's transaction it would also hold its locks until the caller commits (re-review N2).
+     *
+     * @return how many keys were deleted
+     */
+    public long deleteExpiredKeys() throws SQLException {
+        long total = 0;
+        try (Connection c = ds.getConnection()) {
+            boolean auto = c.getAutoCommit();
+            int isolation = c.getTransactionIsolation();
+            if (!auto) {
+                c.setAutoCommit(true);
+            }
+            if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
+                c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+            }
+            try {
+                for (int k = 0; k < KEY_BATCHES_PER_SWEEP; k++) {
+                    int n = Sql.update(c, sql.deleteExpiredKeys(), KEY_BATCH);
+                    total += Math.max(0, n);
+                    if (n < KEY_BATCH) {
+                        break;
+                    }
+                }
+            } finally {
+                BrokerConnections.restore(c, auto);
+                if (isolation != Connection.TRANSACTION_READ_COMMITTED && !c.isClosed()) {
+                    c.setTransactionIsolation(isolation);
+                }
+            }
+        }
+        return total;
+    }
+
     /** Drains the initiator queue of {@code q}; returns how many messages it handled. */
     public int sweep(QueueName q) throws SQLException {
         int total = 0;

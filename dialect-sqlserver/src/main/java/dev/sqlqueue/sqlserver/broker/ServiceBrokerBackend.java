@@ -118,8 +118,16 @@ public final class ServiceBrokerBackend implements QueueBackend {
         return sql;
     }
 
-    /** Runs the sweeper once over every queue of the prefix. Errors are logged, never thrown. */
+    /**
+     * Runs the sweeper once over every queue of the prefix, then deletes expired deduplication keys. Errors
+     * are logged, never thrown.
+     */
     public void sweepAll() {
+        try {
+            sweeper.deleteExpiredKeys();
+        } catch (SQLException e) {
+            LOG.warn("deleting expired deduplication keys failed: {}", e.toString());
+        }
         try {
             for (QueueName q : queues()) {
                 try {

@@ -126,14 +126,40 @@ class BrokerSenderTest {
     }
 
     @Test
-    void deadlockIsTransientAndKeepsTheDialog() {
+    void aDeadlockVictimIsRolledBackAndSentAgainOnTheSameDialog() {
         Fixture f = new Fixture("broker.dialogPoolSize", "1");
         f.broker.nextDialogs(H1);
         f.jdbc.fail(f.sql.send(Q), 1205, "40001").rows(f.sql.send(Q), new Object[] {9L});
-        assertThrows(TransientBackendException.class, () -> f.backend().enqueue(Q, Message.ofText("x")));
+        assertEquals(9L, f.backend().enqueue(Q, Message.ofText("x")));
         assertTrue(f.jdbc.logContaining(f.sql.discardDialog()).isEmpty());
-        assertEquals(9L, f.backend().enqueue(Q, Message.ofText("y")));
         assertEquals(2, f.jdbc.logContaining("exec " + f.sql.send(Q) + " <-- [" + H1).size());
+        List<String> log = f.jdbc.log();
+        int victim = log.indexOf("c2 transaction rolled back by error 1205");
+        assertTrue(victim >= 0 && log.indexOf("c3 commit") > victim, "the victim's transaction ended, a new one committed: " + log);
+    }
+
+    /** N2: the backend's own send runs at READ COMMITTED whatever the pool's sessions start at, and puts the level back. */
+    @Test
+    void aSendRunsAtReadCommittedOnAPoolConfiguredForSnapshot() {
+        Fixture f = new Fixture("broker.dialogPoolSize", "1");
+        f.jdbc.sessionIsolation(dev.sqlqueue.sqlserver.model.SqlServerModel.TRANSACTION_SNAPSHOT);
+        f.broker.nextDialogs(H1);
+        f.jdbc.rows(f.sql.send(Q), new Object[] {9L});
+        f.backend().enqueue(Q, Message.ofText("x"));
+        List<String> c2 = f.jdbc.logContaining("c2 ");
+        assertEquals("c2 isolation=2", c2.get(0), c2.toString());
+        assertTrue(c2.indexOf("c2 isolation=4096") > c2.indexOf("c2 commit"), "put back after the commit: " + c2);
+    }
+
+    @Test
+    void aSendThatLosesEveryDeadlockRetryIsTransientAndKeepsTheDialog() {
+        Fixture f = new Fixture("broker.dialogPoolSize", "1");
+        f.broker.nextDialogs(H1);
+        f.jdbc.fail(f.sql.send(Q), 1205, "40001");
+        assertThrows(TransientBackendException.class, () -> f.backend().enqueue(Q, Message.ofText("x")));
+        assertEquals(1 + BrokerSender.DEADLOCK_RETRIES, f.jdbc.logContaining("exec " + f.sql.send(Q) + " <-- [" + H1).size());
+        assertTrue(f.jdbc.logContaining(f.sql.discardDialog()).isEmpty(), "a deadlock is not the dialog's fault");
+        assertEquals(1 + BrokerSender.DEADLOCK_RETRIES, f.jdbc.logContaining("transaction rolled back by error 1205").size());
     }
 
     @Test

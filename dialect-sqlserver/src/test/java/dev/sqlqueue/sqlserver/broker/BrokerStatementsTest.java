@@ -504,12 +504,15 @@ class BrokerStatementsTest {
                 s.createKeysTable());
         assertEquals("IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE object_id = OBJECT_ID(N'dbo.sqlq_bk_keys') AND name ="
                 + " N'ix_expiry') CREATE INDEX [ix_expiry] ON [dbo].[sqlq_bk_keys] (expires_at)", s.createKeysExpiryIndex());
-        assertEquals("DECLARE @q nvarchar(48) = ?; DECLARE @k nvarchar(129) = ?; DECLARE @id bigint; DELETE FROM"
-                + " [dbo].[sqlq_bk_keys] WITH (ROWLOCK) WHERE queue_name = @q AND dedupe_key = @k AND expires_at <="
-                + " SYSUTCDATETIME(); SELECT @id = message_id FROM [dbo].[sqlq_bk_keys] WITH (UPDLOCK, HOLDLOCK, ROWLOCK)"
-                + " WHERE queue_name = @q AND dedupe_key = @k; SELECT @id AS message_id;", s.takeKey());
-        assertEquals("INSERT INTO [dbo].[sqlq_bk_keys] (queue_name, dedupe_key, message_id, expires_at) VALUES (?, ?, ?,"
-                + " DATEADD(second, ?, DATEADD(millisecond, ?, SYSUTCDATETIME())))", s.recordKey());
+        assertEquals("DECLARE @q nvarchar(48) = ?, @k nvarchar(129) = ?, @s int = ?, @ms int = ?, @id bigint; DELETE FROM"
+                + " [dbo].[sqlq_bk_keys] WITH (ROWLOCK) WHERE queue_name = @q AND dedupe_key = @k AND expires_at <= SYSUTCDATETIME();"
+                + " SELECT @id = message_id FROM [dbo].[sqlq_bk_keys] WITH (READCOMMITTEDLOCK) WHERE queue_name = @q AND dedupe_key = @k;"
+                + " IF @id IS NULL BEGIN BEGIN TRY INSERT INTO [dbo].[sqlq_bk_keys] (queue_name, dedupe_key, message_id, expires_at)"
+                + " VALUES (@q, @k, 0, DATEADD(second, @s, DATEADD(millisecond, @ms, SYSUTCDATETIME()))); END TRY BEGIN CATCH"
+                + " IF ERROR_NUMBER() NOT IN (2601, 2627) OR XACT_STATE() <> 1 THROW; SELECT @id = message_id FROM [dbo].[sqlq_bk_keys]"
+                + " WITH (READCOMMITTEDLOCK) WHERE queue_name = @q AND dedupe_key = @k; END CATCH END; SELECT @id AS message_id;",
+                s.takeKey());
+        assertEquals("UPDATE [dbo].[sqlq_bk_keys] SET message_id = ? WHERE queue_name = ? AND dedupe_key = ?", s.recordKey());
         assertEquals("DELETE TOP (?) FROM [dbo].[sqlq_bk_keys] WITH (ROWLOCK, READPAST) WHERE expires_at <= SYSUTCDATETIME()",
                 s.deleteExpiredKeys());
         assertEquals("DELETE FROM [dbo].[sqlq_bk_keys] WHERE queue_name = ?", s.purgeKeys());

@@ -91,6 +91,7 @@ public final class SqlServerModel {
     private Integer applockRefusal;
     private PrepareMethod prepareMethod = PrepareMethod.PREPEXEC;
     private boolean readCommittedSnapshot;
+    private int sessionIsolation = java.sql.Connection.TRANSACTION_READ_COMMITTED;
     private boolean waitForLocks;
     private LocalDateTime clock = LocalDateTime.of(2025, 1, 1, 0, 0);
     private volatile BiConsumer<Integer, String> beforeExecute = (c, sql) -> { };
@@ -195,6 +196,12 @@ public final class SqlServerModel {
         return this;
     }
 
+    /** The isolation level new sessions start at (a pool configured so; READ COMMITTED by default). */
+    public synchronized SqlServerModel sessionIsolation(int level) {
+        sessionIsolation = level;
+        return this;
+    }
+
     /** The database option READ_COMMITTED_SNAPSHOT (OFF by default on SQL Server; ON on Azure SQL Database). */
     public synchronized SqlServerModel readCommittedSnapshot(boolean on) {
         readCommittedSnapshot = on;
@@ -215,6 +222,11 @@ public final class SqlServerModel {
     public SqlServerModel beforeExecute(BiConsumer<Integer, String> hook) {
         beforeExecute = hook;
         return this;
+    }
+
+    /** The database clock ({@code SYSUTCDATETIME()}, UTC). */
+    public synchronized LocalDateTime clock() {
+        return clock;
     }
 
     /** Moves the database clock ({@code SYSUTCDATETIME()}) on. */
@@ -321,6 +333,7 @@ public final class SqlServerModel {
     synchronized Session open() {
         Session s = new Session(sessions.size() + 1);
         s.prepareMethod = prepareMethod;
+        s.isolation = sessionIsolation;
         sessions.add(s);
         return s;
     }

@@ -67,14 +67,20 @@ final class TableAccess {
                 || src.hint("REPEATABLEREAD");
     }
 
+    /**
+     * A row-versioning read: SNAPSHOT, or READ COMMITTED under READ_COMMITTED_SNAPSHOT, unless a table hint asks
+     * for locks ("SET TRANSACTION ISOLATION LEVEL (Transact-SQL)": the level holds for every read "unless a
+     * table hint in the FROM clause of a statement specifies different locking or versioning behavior";
+     * READCOMMITTEDLOCK reads with locks "regardless of the setting of READ_COMMITTED_SNAPSHOT").
+     */
     private boolean versioned() {
-        if (lockingHint()) {
+        if (lockingHint() || src.hint("READCOMMITTEDLOCK")) {
             return false;
         }
         if (isolation() == SqlServerModel.TRANSACTION_SNAPSHOT) {
             return true;
         }
-        return ctx.model.readCommittedSnapshot() && isolation() == Connection.TRANSACTION_READ_COMMITTED && !src.hint("READCOMMITTEDLOCK");
+        return ctx.model.readCommittedSnapshot() && isolation() == Connection.TRANSACTION_READ_COMMITTED;
     }
 
     private boolean serializable() {

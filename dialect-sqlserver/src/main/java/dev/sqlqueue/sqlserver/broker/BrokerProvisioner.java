@@ -48,6 +48,7 @@ public final class BrokerProvisioner {
             Sql.update(c, sql.createGroupPendingIndex());
             Sql.update(c, sql.createHistoryTable());
             Sql.update(c, sql.createHistoryIndex());
+            Sql.update(c, sql.createHistoryFinishedIndex());
             Sql.update(c, sql.createKeysTable());
             Sql.update(c, sql.createKeysExpiryIndex());
             Sql.update(c, sql.createIdSequence());

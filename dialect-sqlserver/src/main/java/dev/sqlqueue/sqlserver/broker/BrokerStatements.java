@@ -152,6 +152,12 @@ public final class BrokerStatements {
                 + ") AND name = N'ix_queue') CREATE INDEX [ix_queue] ON " + n.historyTable() + " (queue_name, history_id)";
     }
 
+    /** The age prune finds a queue's oldest rows by finish time ({@link #pruneHistoryBefore}); idempotent (N3). */
+    public String createHistoryFinishedIndex() {
+        return "IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE object_id = OBJECT_ID(" + literal(n.unquotedTable("history"))
+                + ") AND name = N'ix_finished') CREATE INDEX [ix_finished] ON " + n.historyTable() + " (queue_name, finished_at)";
+    }
+
     /**
      * Deduplication keys, written in the SEND's transaction. Queue and key compare by code point (BIN2);
      * the stored key is the key followed by {@code .}, because {@code =} ignores trailing spaces even
@@ -789,18 +795,42 @@ public final class BrokerStatements {
     }
 
     /**
-     * History pruning by age. Parameters: queue name, minus the age's whole seconds, minus its millisecond
-     * part (DATEADD takes an int each). Deletes the rows that finished that long ago or longer.
+     * The age prune's cutoff, read once per prune (re-review N3): the database clock minus the age, in ms
+     * since 1970. Parameters: minus the age's whole seconds, minus its millisecond part (DATEADD takes an int
+     * each). One row: cutoff_ms.
      */
-    public String pruneHistoryAge() {
-        return "DELETE FROM " + n.historyTable() + " WHERE queue_name = ?"
-                + " AND finished_at <= DATEADD(second, ?, DATEADD(millisecond, ?, SYSUTCDATETIME()))";
+    public String historyAgeCutoff() {
+        return "SELECT DATEDIFF_BIG(millisecond, " + EPOCH + ", DATEADD(second, ?, DATEADD(millisecond, ?, SYSUTCDATETIME())))"
+                + " AS cutoff_ms";
     }
 
-    /** History pruning by rows. Parameters: queue name, rows kept, queue name. Keeps the newest (history_id). */
-    public String pruneHistoryRows() {
-        return "DELETE FROM " + n.historyTable() + " WHERE queue_name = ? AND history_id NOT IN (SELECT TOP (?) history_id FROM "
-                + n.historyTable() + " WHERE queue_name = ? ORDER BY history_id DESC)";
+    /**
+     * One batch of the age prune: at most {@code n} rows of the queue that finished at or before the cutoff,
+     * through {@code ix_finished}, with row locks (500 stays far below the 5,000 locks at which SQL Server
+     * tries to escalate: "Lock escalation"). Parameters: batch size, queue name, cutoff in ms since 1970.
+     */
+    public String pruneHistoryBefore() {
+        return "DECLARE @n int = ?, @q nvarchar(48) = ?, @c bigint = ?; DELETE TOP (@n) FROM " + n.historyTable()
+                + " WITH (ROWLOCK) WHERE queue_name = @q AND finished_at <= " + fromMillis("@c") + ";";
+    }
+
+    /**
+     * The rows prune's cutoff, read once per prune: the smallest history_id of the queue's {@code maxRows}
+     * newest rows (NULL when the queue has none). Parameters: rows kept (at least 1), queue name. One row:
+     * keep_from.
+     */
+    public String historyRowsCutoff() {
+        return "SELECT MIN(k.history_id) AS keep_from FROM (SELECT TOP (?) history_id FROM " + n.historyTable()
+                + " WHERE queue_name = ? ORDER BY history_id DESC) AS k";
+    }
+
+    /**
+     * One batch of the rows prune: at most {@code n} rows of the queue older than the cutoff, through
+     * {@code ix_queue}. Parameters: batch size, queue name, the first history_id kept.
+     */
+    public String pruneHistoryRowsBelow() {
+        return "DECLARE @n int = ?, @q nvarchar(48) = ?, @keep bigint = ?; DELETE TOP (@n) FROM " + n.historyTable()
+                + " WITH (ROWLOCK) WHERE queue_name = @q AND history_id < @keep;";
     }
 
     /** Parameter: dead_id. */

@@ -492,20 +492,59 @@ public final class ServiceBrokerBackend implements QueueBackend {
                 .toList());
     }
 
-    /** Age first, then rows; each one statement in auto-commit. */
+    /** Rows deleted per statement (and per transaction) by {@link #pruneHistory}. */
+    static final int PRUNE_BATCH = 500;
+
+    /**
+     * Age first, then rows. Each reads its cutoff once, then deletes at most {@value #PRUNE_BATCH} rows per
+     * statement, each statement its own transaction (auto-commit), until a batch deletes fewer: a prune runs
+     * beside consumers that insert history rows in their claims' transactions, and one large DELETE could
+     * escalate to a table lock that blocks them past their lease (re-review N3).
+     */
     @Override
     public long pruneHistory(QueueName queue, HistoryRetention retention) {
         return withConnection("pruning the history of '" + queue + "'", c -> {
-            long n = 0;
-            if (retention.maxAge() != null) {
-                int seconds = (int) Math.min(Integer.MAX_VALUE, retention.maxAge().getSeconds());
-                n += Sql.update(c, sql.pruneHistoryAge(), queue.value(), -seconds, -(retention.maxAge().getNano() / 1_000_000));
+            boolean auto = c.getAutoCommit();
+            if (!auto) {
+                c.setAutoCommit(true);
             }
-            if (retention.maxRows() != null) {
-                n += Sql.update(c, sql.pruneHistoryRows(), queue.value(), retention.maxRows(), queue.value());
+            try {
+                long n = 0;
+                if (retention.maxAge() != null) {
+                    int seconds = (int) Math.min(Integer.MAX_VALUE, retention.maxAge().getSeconds());
+                    long cutoff = Sql.asLong(Sql.query(c, sql.historyAgeCutoff(), -seconds,
+                            -(retention.maxAge().getNano() / 1_000_000)).get(0)[0]);
+                    n += pruneInBatches(c, sql.pruneHistoryBefore(), queue, cutoff);
+                }
+                if (retention.maxRows() != null) {
+                    Long keepFrom;
+                    if (retention.maxRows() == 0) {
+                        keepFrom = Long.MAX_VALUE;
+                    } else {
+                        List<Object[]> r = Sql.query(c, sql.historyRowsCutoff(), (int) Math.min(Integer.MAX_VALUE, retention.maxRows()),
+                                queue.value());
+                        keepFrom = r.isEmpty() || r.get(0)[0] == null ? null : Sql.asLong(r.get(0)[0]);
+                    }
+                    if (keepFrom != null) {
+                        n += pruneInBatches(c, sql.pruneHistoryRowsBelow(), queue, keepFrom);
+                    }
+                }
+                return n;
+            } finally {
+                BrokerConnections.restore(c, auto);
             }
-            return n;
         });
+    }
+
+    private static long pruneInBatches(Connection c, String statement, QueueName queue, long cutoff) throws SQLException {
+        long total = 0;
+        while (true) {
+            int deleted = Sql.update(c, statement, PRUNE_BATCH, queue.value(), cutoff);
+            total += Math.max(0, deleted);
+            if (deleted < PRUNE_BATCH) {
+                return total;
+            }
+        }
     }
 
     /** Rolls back open claims, gives this process's pooled dialogs back to the table, closes its own pool. */

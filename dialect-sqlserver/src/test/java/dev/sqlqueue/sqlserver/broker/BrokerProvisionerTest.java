@@ -39,6 +39,7 @@ class BrokerProvisionerTest {
                 "c1 exec " + s.createGroupPendingIndex() + " <-- []",
                 "c1 exec " + s.createHistoryTable() + " <-- []",
                 "c1 exec " + s.createHistoryIndex() + " <-- []",
+                "c1 exec " + s.createHistoryFinishedIndex() + " <-- []",
                 "c1 exec " + s.createKeysTable() + " <-- []",
                 "c1 exec " + s.createKeysExpiryIndex() + " <-- []",
                 "c1 exec " + s.createIdSequence() + " <-- []",

@@ -666,15 +666,23 @@ class BrokerStatementsTest {
     }
 
     @Test
-    void textPruneHistoryAge() {
-        assertEquals("DELETE FROM [dbo].[sqlq_bk_history] WHERE queue_name = ? AND finished_at <= DATEADD(second, ?, "
-                + "DATEADD(millisecond, ?, SYSUTCDATETIME()))", s.pruneHistoryAge());
+    void textPruneHistoryByAge() {
+        assertEquals("SELECT DATEDIFF_BIG(millisecond, CAST('19700101' AS datetime2(3)), DATEADD(second, ?, DATEADD(millisecond,"
+                + " ?, SYSUTCDATETIME()))) AS cutoff_ms", s.historyAgeCutoff());
+        assertEquals("DECLARE @n int = ?, @q nvarchar(48) = ?, @c bigint = ?; DELETE TOP (@n) FROM [dbo].[sqlq_bk_history] WITH"
+                + " (ROWLOCK) WHERE queue_name = @q AND finished_at <= DATEADD(millisecond, CAST(@c % 86400000 AS int), DATEADD(day,"
+                + " CAST(@c / 86400000 AS int), CAST('19700101' AS datetime2(3))));", s.pruneHistoryBefore());
+        assertEquals("IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE object_id = OBJECT_ID(N'dbo.sqlq_bk_history') AND name ="
+                + " N'ix_finished') CREATE INDEX [ix_finished] ON [dbo].[sqlq_bk_history] (queue_name, finished_at)",
+                s.createHistoryFinishedIndex());
     }
 
     @Test
-    void textPruneHistoryRows() {
-        assertEquals("DELETE FROM [dbo].[sqlq_bk_history] WHERE queue_name = ? AND history_id NOT IN (SELECT TOP (?) "
-                + "history_id FROM [dbo].[sqlq_bk_history] WHERE queue_name = ? ORDER BY history_id DESC)", s.pruneHistoryRows());
+    void textPruneHistoryByRows() {
+        assertEquals("SELECT MIN(k.history_id) AS keep_from FROM (SELECT TOP (?) history_id FROM [dbo].[sqlq_bk_history] WHERE"
+                + " queue_name = ? ORDER BY history_id DESC) AS k", s.historyRowsCutoff());
+        assertEquals("DECLARE @n int = ?, @q nvarchar(48) = ?, @keep bigint = ?; DELETE TOP (@n) FROM [dbo].[sqlq_bk_history] WITH"
+                + " (ROWLOCK) WHERE queue_name = @q AND history_id < @keep;", s.pruneHistoryRowsBelow());
     }
 
     @Test

@@ -520,9 +520,19 @@ final class Expressions {
             return switch (type) {
                 case "int", "bigint", "smallint", "tinyint" -> v instanceof Number n ? (Object) n.longValue() : UNKNOWN;
                 case "nvarchar", "varchar" -> v instanceof String ? v : UNKNOWN;
-                case "datetime2" -> v instanceof LocalDateTime ? v : UNKNOWN;
+                case "datetime2" -> v instanceof LocalDateTime ? v : v instanceof String d ? date(d) : UNKNOWN;
                 default -> UNKNOWN;
             };
+        }
+
+        /** A date literal: 'yyyyMMdd' or ISO 'yyyy-MM-ddTHH:mm:ss' ("CAST and CONVERT (Transact-SQL)", styles 112 and 126). */
+        private static Object date(String d) {
+            try {
+                return d.length() == 8 ? java.time.LocalDate.parse(d, java.time.format.DateTimeFormatter.BASIC_ISO_DATE).atStartOfDay()
+                        : LocalDateTime.parse(d);
+            } catch (java.time.format.DateTimeParseException e) {
+                return UNKNOWN;
+            }
         }
 
         Object coalesce(List<int[]> args) {

@@ -40,6 +40,7 @@ public final class BrokerProvisioner {
             Sql.update(c, sql.createQueuesTable());
             Sql.update(c, sql.createDialogsTable());
             Sql.update(c, sql.createDialogsFillIndex());
+            Sql.update(c, sql.createFillsTable());
             Sql.update(c, sql.createAttemptsTable());
             Sql.update(c, sql.createDeadTable());
             Sql.update(c, sql.createGroupsTable());

@@ -332,6 +332,7 @@ public final class BrokerStatements {
     /** Parameter: queue name. Removes the queue's rows from every per-prefix table. */
     public String deleteQueueRows() {
         return "DECLARE @q nvarchar(48) = ?; DELETE FROM " + n.dialogsTable() + " WHERE queue_name = @q; DELETE FROM "
+                + n.fillsTable() + " WHERE queue_name = @q; DELETE FROM "
                 + n.groupsTable() + " WHERE queue_name = @q; DELETE FROM " + n.groupPendingTable()
                 + " WHERE queue_name = @q; DELETE FROM "
                 + n.attemptsTable() + " WHERE queue_name = @q; DELETE FROM " + n.deadTable()
@@ -347,6 +348,7 @@ public final class BrokerStatements {
     /** Drops the per-prefix tables and the id sequence (after every queue was dropped), in order. */
     public java.util.List<String> dropPrefixObjects() {
         return java.util.List.of("DROP TABLE IF EXISTS " + n.keysTable(), "DROP TABLE IF EXISTS " + n.dialogsTable(),
+                "DROP TABLE IF EXISTS " + n.fillsTable(),
                 "DROP TABLE IF EXISTS " + n.groupsTable(),
                 "DROP TABLE IF EXISTS " + n.groupPendingTable(),
                 "DROP TABLE IF EXISTS " + n.attemptsTable(), "DROP TABLE IF EXISTS " + n.deadTable(),
@@ -373,8 +375,11 @@ public final class BrokerStatements {
      * Begins {@code want * spread} dialogs and keeps every {@code spread}-th as a pooled dialog owned
      * by {@code owner}; the others stay open as spacers (seed 000, the "150 trick": handles created one
      * after another share a page of sys.sysdesend, so keeping every 150th gives each pooled handle its
-     * own page). Spread 1 keeps all. Parameters: want, spread, queue name, owner id. Result: the kept
-     * handles.
+     * own page). Spread 1 keeps all. With spread above 1, the fill writes its {@code fills} row after its
+     * last dialog: only then may the sweeper end its spacers (a fill runs in auto-commit and writes its
+     * spacers before its pooled rows, so a sweeper that looked only for "no pooled row" could end the spacers
+     * of a fill still being built: re-review N5). Parameters: want, spread, queue name, owner id. Result: the
+     * kept handles.
      *
      * @param lifetimeSeconds explicit dialog LIFETIME, validated 1..2147483647
      */
@@ -390,6 +395,7 @@ public final class BrokerStatements {
                 + " CASE WHEN @i % @spread = 0 THEN @owner ELSE NULL END);"
                 + " IF @i % @spread = 0 INSERT INTO @kept (conversation_handle) VALUES (@h);"
                 + " SET @i += 1; END;"
+                + " IF @spread > 1 INSERT INTO " + n.fillsTable() + " (queue_name, fill_id) VALUES (@queue, @fill);"
                 + " SELECT conversation_handle FROM @kept;";
     }
 
@@ -420,7 +426,7 @@ public final class BrokerStatements {
     /**
      * Recycles a pooled dialog: sends the end-of-stream message (the target ends its side first, the
      * initiator ends on the EndDialog that follows) and removes it from the pool, inside the sender's
-     * transaction. Its fill's spacers are ended later by the sweeper ({@link #endSpacers}), not here:
+     * transaction. Its fill's spacers are ended later by the sweeper ({@link #endFillSpacers}), not here:
      * ending a fill's thousands of spacers in a sender's transaction held its locks for the whole
      * cleanup (M5). Parameter: the conversation handle.
      */
@@ -430,29 +436,49 @@ public final class BrokerStatements {
                 + " DELETE FROM " + n.dialogsTable() + " WHERE conversation_handle = @h;";
     }
 
-    /** Spacer cleanup finds a fill's rows by fill ({@link #endSpacers}). */
+    /** Spacer cleanup finds a fill's rows by fill ({@link #endFillSpacers}). */
     public String createDialogsFillIndex() {
         return "IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE object_id = OBJECT_ID(" + literal(n.unquotedTable("dialogs"))
                 + ") AND name = N'ix_fill') CREATE INDEX [ix_fill] ON " + n.dialogsTable() + " (fill_id, is_spacer)";
     }
 
+    /** Fills whose every dialog was begun ({@link #fillDialogs}); the sweeper ends spacers of these only. */
+    public String createFillsTable() {
+        return "IF OBJECT_ID(" + literal(n.unquotedTable("fills")) + ", N'U') IS NULL CREATE TABLE " + n.fillsTable()
+                + " (queue_name nvarchar(48) NOT NULL, fill_id bigint NOT NULL,"
+                + " completed_at datetime2(3) NOT NULL DEFAULT SYSUTCDATETIME(), PRIMARY KEY (queue_name, fill_id))";
+    }
+
     /**
-     * Ends up to a batch of spacers (the 150 trick's unused dialogs) of fills that have no pooled dialog
-     * left (retired, discarded or forgotten), and deletes their rows, in the caller's transaction. Rows
-     * another session holds are skipped ({@code READPAST}); an END CONVERSATION on a never-used
-     * dialog is local (review V4 asks a server to confirm it sends nothing). Parameters: how many at
-     * most, queue name. One row: ended.
+     * Complete fills of a queue with no pooled dialog left (retired, discarded or forgotten): their spacers
+     * can go. A plain read without locking hints, through the fills' key and {@code ix_fill}, so it keeps no
+     * lock on any dialog (re-review N5: the scan before held U locks on every live fill's spacers).
+     * Parameters: how many at most, queue name. Rows: fill_id.
      */
-    public String endSpacers() {
-        return "DECLARE @max int = ?, @queue nvarchar(48) = ?, @s uniqueidentifier, @n int = 0;"
+    public String deadFills() {
+        return "SELECT TOP (?) f.fill_id FROM " + n.fillsTable() + " AS f WHERE f.queue_name = ? AND NOT EXISTS (SELECT 1 FROM "
+                + n.dialogsTable() + " AS d WHERE d.fill_id = f.fill_id AND d.is_spacer = 0)";
+    }
+
+    /**
+     * Ends up to a batch of the spacers (the 150 trick's unused dialogs) of one dead fill ({@link #deadFills})
+     * and deletes their rows, in the caller's transaction; when none is left, deletes the fill's row. The
+     * spacers are found through {@code ix_fill} (fill_id, is_spacer), so only this fill's rows are locked;
+     * rows another session holds are skipped ({@code READPAST}). An END CONVERSATION on a never-used dialog is
+     * local (probe V4 asks a server to confirm it sends nothing). Parameters: how many at most, queue name,
+     * fill id. One row: ended.
+     */
+    public String endFillSpacers() {
+        return "DECLARE @max int = ?, @queue nvarchar(48) = ?, @fill bigint = ?, @s uniqueidentifier, @n int = 0;"
                 + " DECLARE @batch TABLE (conversation_handle uniqueidentifier NOT NULL PRIMARY KEY);"
-                + " INSERT INTO @batch (conversation_handle) SELECT TOP (@max) d.conversation_handle FROM " + n.dialogsTable()
-                + " AS d WITH (UPDLOCK, ROWLOCK, READPAST) WHERE d.queue_name = @queue AND d.is_spacer = 1"
-                + " AND NOT EXISTS (SELECT 1 FROM " + n.dialogsTable() + " AS p WHERE p.fill_id = d.fill_id AND p.is_spacer = 0);"
+                + " INSERT INTO @batch (conversation_handle) SELECT TOP (@max) conversation_handle FROM " + n.dialogsTable()
+                + " WITH (UPDLOCK, ROWLOCK, READPAST) WHERE fill_id = @fill AND is_spacer = 1;"
                 + " WHILE 1 = 1 BEGIN SET @s = NULL;"
                 + " SELECT TOP (1) @s = conversation_handle FROM @batch; IF @s IS NULL BREAK;"
                 + " END CONVERSATION @s; DELETE FROM " + n.dialogsTable() + " WHERE conversation_handle = @s;"
                 + " DELETE FROM @batch WHERE conversation_handle = @s; SET @n += 1; END;"
+                + " IF @n < @max AND NOT EXISTS (SELECT 1 FROM " + n.dialogsTable() + " WHERE fill_id = @fill)"
+                + " DELETE FROM " + n.fillsTable() + " WHERE queue_name = @queue AND fill_id = @fill;"
                 + " SELECT @n AS ended;";
     }
 

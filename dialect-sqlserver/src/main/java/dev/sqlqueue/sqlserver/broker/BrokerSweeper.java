@@ -17,8 +17,8 @@ import org.slf4j.LoggerFactory;
  * forgets the dialog and tells the pool never to lend it again; DialogTimer is logged and dropped. A
  * RECEIVE returns one conversation group, so it receives until a RECEIVE comes back empty (at most
  * {@link #MAX_RECEIVES_PER_SWEEP}), committing every {@link #RECEIVES_PER_TRANSACTION} RECEIVEs.
- * Then it ends the spacers of fills that have no pooled dialog left, {@link #SPACER_BATCH} per
- * transaction. A forgotten dialog of a message group loses its group row, so the group's next message
+ * Then it ends the spacers of complete fills that have no pooled dialog left, {@link #SPACER_BATCH} per
+ * transaction (only those fills' rows are locked). A forgotten dialog of a message group loses its group row, so the group's next message
  * begins a new dialog. Then it retires the dialogs of message groups that have nothing pending and were
  * idle for {@link BrokerOptions#groupIdleMillis()} or are older than
  * {@link BrokerOptions#dialogMaxAgeSeconds()} ({@link BrokerStatements#retireIdleGroups}). The backend
@@ -34,8 +34,10 @@ public final class BrokerSweeper {
     public static final int RECEIVES_PER_TRANSACTION = 50;
     /** RECEIVEs per sweep at most, so one sweep of a flooded initiator queue ends; the next one goes on. */
     public static final int MAX_RECEIVES_PER_SWEEP = 10_000;
-    /** Spacer dialogs ended per transaction ({@link BrokerStatements#endSpacers}). */
+    /** Spacer dialogs ended per transaction ({@link BrokerStatements#endFillSpacers}). */
     public static final int SPACER_BATCH = 100;
+    /** Dead fills looked at per sweep ({@link BrokerStatements#deadFills}). */
+    public static final int FILL_BATCH = 100;
     /** Group dialogs retired per transaction. */
     public static final int RETIRE_BATCH = 100;
 
@@ -126,18 +128,7 @@ public final class BrokerSweeper {
                 if (!drained) {
                     LOG.info("queue '{}': initiator queue not drained after {} RECEIVEs; the next sweep goes on", q, receives);
                 }
-                while (true) {
-                    Sql.begin(c);
-                    List<Object[]> r = Sql.query(c, sql.endSpacers(), SPACER_BATCH, q.value());
-                    c.commit();
-                    long ended = r.isEmpty() ? 0 : Sql.asLong(r.get(0)[0]);
-                    if (ended > 0) {
-                        LOG.debug("queue '{}': ended {} spacer dialogs of retired fills", q, ended);
-                    }
-                    if (ended < SPACER_BATCH) {
-                        break;
-                    }
-                }
+                endSpacers(c, q);
                 while (true) {
                     Sql.begin(c);
                     List<Object[]> r = Sql.query(c, sql.retireIdleGroups(q), q.value(), options.groupIdleMillis(),
@@ -160,6 +151,31 @@ public final class BrokerSweeper {
                     c.setTransactionIsolation(isolation);
                 } catch (SQLException ignored) {
                     // the connection is closed next; a pool validates it
+                }
+            }
+        }
+    }
+
+    /**
+     * Ends the spacers of dead fills: first which complete fills have no pooled dialog left (a read that
+     * keeps no lock), then per fill at most {@link #SPACER_BATCH} spacers per transaction, through the fill's
+     * index (N5).
+     */
+    private void endSpacers(Connection c, QueueName q) throws SQLException {
+        Sql.begin(c);
+        List<Object[]> dead = Sql.query(c, sql.deadFills(), FILL_BATCH, q.value());
+        c.commit();
+        for (Object[] fill : dead) {
+            while (true) {
+                Sql.begin(c);
+                List<Object[]> r = Sql.query(c, sql.endFillSpacers(), SPACER_BATCH, q.value(), Sql.asLong(fill[0]));
+                c.commit();
+                long ended = r.isEmpty() ? 0 : Sql.asLong(r.get(0)[0]);
+                if (ended > 0) {
+                    LOG.debug("queue '{}': ended {} spacer dialogs of retired fill {}", q, ended, fill[0]);
+                }
+                if (ended < SPACER_BATCH) {
+                    break;
                 }
             }
         }

@@ -41,7 +41,7 @@ class BrokerAdminTest {
                 receive,
                 "c2 commit",
                 "c2 savepoint sqlq_begin (opened the transaction)",
-                "c2 exec " + f.sql.endSpacers() + " <-- [100, jobs]", "c2 commit",
+                "c2 exec " + f.sql.deadFills() + " <-- [100, jobs]", "c2 commit",
                 "c2 savepoint sqlq_begin (opened the transaction)",
                 "c2 exec " + f.sql.retireIdleGroups(Q) + " <-- [jobs, 60000, 3600, 100]", "c2 commit",
                 "c2 autoCommit=true", "c2 isolation=2", "c2 close"), c2);
@@ -199,7 +199,7 @@ class BrokerAdminTest {
         f.backend().dropSchema();
         List<String> ran = f.jdbc.executedSql();
         assertEquals(f.sql.dropQueueObjects(Q), ran.subList(4, 11));
-        assertEquals(f.sql.dropPrefixObjects(), ran.subList(ran.size() - 9, ran.size()));
+        assertEquals(f.sql.dropPrefixObjects(), ran.subList(ran.size() - f.sql.dropPrefixObjects().size(), ran.size()));
         f.backend().close();
         assertTrue(f.jdbc.logContaining(f.sql.releaseOwnedDialogs()).isEmpty(), "no statement on dropped tables");
     }

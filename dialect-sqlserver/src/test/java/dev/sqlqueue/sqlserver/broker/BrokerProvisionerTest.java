@@ -31,6 +31,7 @@ class BrokerProvisionerTest {
                 "c1 exec " + s.createQueuesTable() + " <-- []",
                 "c1 exec " + s.createDialogsTable() + " <-- []",
                 "c1 exec " + s.createDialogsFillIndex() + " <-- []",
+                "c1 exec " + s.createFillsTable() + " <-- []",
                 "c1 exec " + s.createAttemptsTable() + " <-- []",
                 "c1 exec " + s.createDeadTable() + " <-- []",
                 "c1 exec " + s.createGroupsTable() + " <-- []",

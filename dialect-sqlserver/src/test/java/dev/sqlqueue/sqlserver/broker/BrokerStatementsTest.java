@@ -146,7 +146,7 @@ class BrokerStatementsTest {
     @Test
     void textDeleteQueueRows() {
         assertEquals("DECLARE @q nvarchar(48) = ?; DELETE FROM [dbo].[sqlq_bk_dialogs] WHERE queue_name = @q; DELETE FROM "
-                + "[dbo].[sqlq_bk_groups] WHERE queue_name = @q; DELETE FROM [dbo].[sqlq_bk_group_pending] WHERE queue_"
+                + "[dbo].[sqlq_bk_fills] WHERE queue_name = @q; DELETE FROM [dbo].[sqlq_bk_groups] WHERE queue_name = @q; DELETE FROM [dbo].[sqlq_bk_group_pending] WHERE queue_"
                 + "name = @q; DELETE FROM [dbo].[sqlq_bk_attempts] WHERE queue_name = @q; DELETE FROM [dbo].[sqlq_bk_de"
                 + "ad] WHERE queue_name = @q; DELETE FROM [dbo].[sqlq_bk_history] WHERE queue_name = @q; DELETE FROM [d"
                 + "bo].[sqlq_bk_queues] WHERE queue_name = @q;",
@@ -169,7 +169,8 @@ class BrokerStatementsTest {
                 + " = OFF; INSERT INTO [dbo].[sqlq_bk_dialogs] (conversation_handle, queue_name, fill_id, is_spacer, ow"
                 + "ner_id) VALUES (@h, @queue, @fill, CASE WHEN @i % @spread = 0 THEN 0 ELSE 1 END, CASE WHEN @i % @spr"
                 + "ead = 0 THEN @owner ELSE NULL END); IF @i % @spread = 0 INSERT INTO @kept (conversation_handle) VALU"
-                + "ES (@h); SET @i += 1; END; SELECT conversation_handle FROM @kept;",
+                + "ES (@h); SET @i += 1; END; IF @spread > 1 INSERT INTO [dbo].[sqlq_bk_fills] (queue_name, fill_id) VALUES"
+                + " (@queue, @fill); SELECT conversation_handle FROM @kept;",
                 s.fillDialogs(q, 604800));
     }
 
@@ -223,16 +224,20 @@ class BrokerStatementsTest {
     }
 
     @Test
-    void textEndSpacers() {
-        assertEquals("DECLARE @max int = ?, @queue nvarchar(48) = ?, @s uniqueidentifier, @n int = 0; DECLARE @batch TABLE"
-                + " (conversation_handle uniqueidentifier NOT NULL PRIMARY KEY); INSERT INTO @batch (conversation_handl"
-                + "e) SELECT TOP (@max) d.conversation_handle FROM [dbo].[sqlq_bk_dialogs] AS d WITH (UPDLOCK, ROWLOCK,"
-                + " READPAST) WHERE d.queue_name = @queue AND d.is_spacer = 1 AND NOT EXISTS (SELECT 1 FROM [dbo].[sqlq"
-                + "_bk_dialogs] AS p WHERE p.fill_id = d.fill_id AND p.is_spacer = 0); WHILE 1 = 1 BEGIN SET @s = NULL;"
-                + " SELECT TOP (1) @s = conversation_handle FROM @batch; IF @s IS NULL BREAK; END CONVERSATION @s; DELE"
-                + "TE FROM [dbo].[sqlq_bk_dialogs] WHERE conversation_handle = @s; DELETE FROM @batch WHERE conversatio"
-                + "n_handle = @s; SET @n += 1; END; SELECT @n AS ended;",
-                s.endSpacers());
+    void textSpacerCleanUp() {
+        assertEquals("IF OBJECT_ID(N'dbo.sqlq_bk_fills', N'U') IS NULL CREATE TABLE [dbo].[sqlq_bk_fills] (queue_name nvarchar(48)"
+                + " NOT NULL, fill_id bigint NOT NULL, completed_at datetime2(3) NOT NULL DEFAULT SYSUTCDATETIME(), PRIMARY KEY"
+                + " (queue_name, fill_id))", s.createFillsTable());
+        assertEquals("SELECT TOP (?) f.fill_id FROM [dbo].[sqlq_bk_fills] AS f WHERE f.queue_name = ? AND NOT EXISTS (SELECT 1"
+                + " FROM [dbo].[sqlq_bk_dialogs] AS d WHERE d.fill_id = f.fill_id AND d.is_spacer = 0)", s.deadFills());
+        assertEquals("DECLARE @max int = ?, @queue nvarchar(48) = ?, @fill bigint = ?, @s uniqueidentifier, @n int = 0; DECLARE"
+                + " @batch TABLE (conversation_handle uniqueidentifier NOT NULL PRIMARY KEY); INSERT INTO @batch (conversation_handle)"
+                + " SELECT TOP (@max) conversation_handle FROM [dbo].[sqlq_bk_dialogs] WITH (UPDLOCK, ROWLOCK, READPAST) WHERE fill_id"
+                + " = @fill AND is_spacer = 1; WHILE 1 = 1 BEGIN SET @s = NULL; SELECT TOP (1) @s = conversation_handle FROM @batch;"
+                + " IF @s IS NULL BREAK; END CONVERSATION @s; DELETE FROM [dbo].[sqlq_bk_dialogs] WHERE conversation_handle = @s;"
+                + " DELETE FROM @batch WHERE conversation_handle = @s; SET @n += 1; END; IF @n < @max AND NOT EXISTS (SELECT 1 FROM"
+                + " [dbo].[sqlq_bk_dialogs] WHERE fill_id = @fill) DELETE FROM [dbo].[sqlq_bk_fills] WHERE queue_name = @queue AND"
+                + " fill_id = @fill; SELECT @n AS ended;", s.endFillSpacers());
     }
 
     @Test
@@ -521,7 +526,7 @@ class BrokerStatementsTest {
     @Test
     void textDropPrefixObjects() {
         assertEquals(List.of("DROP TABLE IF EXISTS [dbo].[sqlq_bk_keys]", "DROP TABLE IF EXISTS [dbo].[sqlq_bk_dialogs]",
-                "DROP TABLE IF EXISTS [dbo].[sqlq_bk_groups]",
+                "DROP TABLE IF EXISTS [dbo].[sqlq_bk_fills]", "DROP TABLE IF EXISTS [dbo].[sqlq_bk_groups]",
                 "DROP TABLE IF EXISTS [dbo].[sqlq_bk_group_pending]", "DROP TABLE IF EXISTS [dbo].[sqlq_bk_attempts]", "DROP TABLE IF EXISTS [dbo].[sqlq_bk_dead]",
                 "DROP TABLE IF EXISTS [dbo].[sqlq_bk_history]", "DROP TABLE IF EXISTS [dbo].[sqlq_bk_queues]",
                 "DROP SEQUENCE IF EXISTS [dbo].[sqlq_bk_ids]"), s.dropPrefixObjects());

@@ -151,7 +151,7 @@ public final class DialogPool {
     }
 
     private void fill(int missing) throws SQLException {
-        try (Connection c = ds.getConnection()) {
+        try (Sql.Scope unbounded = Sql.unbounded(); Connection c = ds.getConnection()) {
             boolean auto = c.getAutoCommit();
             int isolation = c.getTransactionIsolation();
             c.setAutoCommit(true);

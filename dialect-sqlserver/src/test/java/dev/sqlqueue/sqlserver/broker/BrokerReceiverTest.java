@@ -90,6 +90,21 @@ class BrokerReceiverTest {
         assertTrue(f.jdbc.logContaining("rollback").isEmpty());
     }
 
+    /** N6: the settle's statement bound (its lease) is not the bound of the pool fill its resend triggers. */
+    @Test
+    void aPoolFillTriggeredByASettlementRunsWithoutTheClaimsQueryTimeout() {
+        Fixture f = new Fixture("broker.dialogPoolSize", "1");
+        f.arrive(data(H1, 1, 5L, "a", Map.of()), data(H1, 2, 6L, "b", Map.of()));
+        f.broker.nextDialogs(H3);
+        List<Delivery> got = f.backend().consume(Q, TX.withLease(Duration.ofSeconds(20)));
+        f.backend().ack(got.get(0).receipt());
+        f.backend().release(got.get(1).receipt());
+        assertEquals(20, f.jdbc.queryTimeoutOf(f.sql.resend(Q)), "the claim's own statements keep the lease bound");
+        assertEquals(0, f.jdbc.queryTimeoutOf(fill(f)), "the fill, on another connection, is not the claim's statement");
+        assertEquals(0, f.jdbc.queryTimeoutOf(f.sql.adoptDialogs()));
+        assertTrue(f.jdbc.logContaining("c1 commit").size() == 1, f.jdbc.log().toString());
+    }
+
     @Test
     void deadLetterCopiesTheMessageAndCommits() {
         Fixture f = new Fixture();

@@ -89,6 +89,7 @@ public final class ServiceBrokerBackend implements QueueBackend {
      */
     public ServiceBrokerBackend(DataSource ds, AutoCloseable ownedPool, QueueConfig config, BrokerOptions options,
                                 boolean startSweeper) {
+        ds = BrokerPrepareMethods.rpcOnly(ds); // no SET of a Broker statement stays on a pooled session (N7)
         this.ds = ds;
         this.ownedPool = ownedPool;
         this.options = options;

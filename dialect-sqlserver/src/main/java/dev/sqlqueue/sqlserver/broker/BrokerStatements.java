@@ -859,6 +859,40 @@ public final class BrokerStatements {
                 + " WITH (ROWLOCK) WHERE queue_name = @q AND history_id < @keep;";
     }
 
+    private String deadLetterColumns() {
+        return "dead_id, message_id, payload, headers, attempts, reason,"
+                + " DATEDIFF_BIG(millisecond, " + EPOCH + ", enqueued_at) AS enqueued_ms,"
+                + " DATEDIFF_BIG(millisecond, " + EPOCH + ", dead_at) AS dead_ms, group_key";
+    }
+
+    /**
+     * Requeue of given ids (N12): the queue's dead letters with these message ids, U-locked until the requeue
+     * commits so a second requeue waits and then finds them gone. Parameters: queue name, then {@code count}
+     * message ids (1..500). Columns as {@link #listDeadLetters}.
+     */
+    public String deadLettersByIds(int count) {
+        if (count < 1 || count > 500) {
+            throw new IllegalArgumentException("count must be 1..500");
+        }
+        return "SELECT " + deadLetterColumns() + " FROM " + n.deadTable() + " WITH (UPDLOCK, ROWLOCK) WHERE queue_name = ?"
+                + " AND message_id IN (" + String.join(", ", Collections.nCopies(count, "?")) + ") ORDER BY dead_id";
+    }
+
+    /** One row: last_id, the queue's highest dead_id now (NULL when it has none): a requeue of all stops there. Parameter: queue name. */
+    public String lastDeadId() {
+        return "SELECT MAX(dead_id) AS last_id FROM " + n.deadTable() + " WHERE queue_name = ?";
+    }
+
+    /**
+     * Requeue of all (N12): the next page of the queue's dead letters, oldest first, U-locked as
+     * {@link #deadLettersByIds}. Parameters: page size, queue name, the last dead_id of the previous page (0
+     * for the first), the last dead_id to take. Columns as {@link #listDeadLetters}.
+     */
+    public String deadLetterPage() {
+        return "SELECT TOP (?) " + deadLetterColumns() + " FROM " + n.deadTable() + " WITH (UPDLOCK, ROWLOCK) WHERE queue_name = ?"
+                + " AND dead_id > ? AND dead_id <= ? ORDER BY dead_id";
+    }
+
     /** Parameter: dead_id. */
     public String deleteDeadLetter() {
         return "DELETE FROM " + n.deadTable() + " WHERE dead_id = ?";

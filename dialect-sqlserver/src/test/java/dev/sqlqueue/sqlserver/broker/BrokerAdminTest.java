@@ -158,39 +158,6 @@ class BrokerAdminTest {
     }
 
     @Test
-    void requeueSendsAgainAndDeletesInOneTransaction() {
-        Fixture f = new Fixture("broker.dialogPoolSize", "1");
-        f.jdbc.rows(f.sql.listDeadLetters(), new Object[] {1L, 5L, new byte[] {1, 2}, "k=v", 3, "boom", 1000L, 2000L, null},
-                new Object[] {2L, 6L, new byte[] {3}, "", 1, "x", 1500L, 2500L, null});
-        f.broker.nextDialogs(H1);
-        assertEquals(1, f.backend().requeueDeadLetters(Q, List.of(6L)));
-        List<String> c1 = f.jdbc.logContaining("c1 ");
-        byte[] body = new Envelope(6L, 1500L, "", new byte[] {3}).encode();
-        assertTrue(c1.contains("c1 exec " + f.sql.resend(Q) + " <-- [" + H1 + ", bytes" + java.util.Arrays.toString(body) + "]"), c1.toString());
-        assertTrue(c1.contains("c1 exec " + f.sql.deleteDeadLetter() + " <-- [2]"));
-        assertTrue(c1.contains("c1 exec " + f.sql.clearAttempts() + " <-- [jobs, 6]"), "attempts reset");
-        assertEquals("c1 commit", c1.get(c1.size() - 3));
-        assertEquals(1, f.jdbc.logContaining(f.sql.resend(Q)).size(), "only the id asked for");
-    }
-
-    @Test
-    void requeueOfManySharesOnePooledDialogAndSendsAGroupsMessageOnItsGroupsDialog() {
-        Fixture f = new Fixture("broker.dialogPoolSize", "1", "broker.sendWaitMillis", "50");
-        f.jdbc.rows(f.sql.listDeadLetters(), new Object[] {1L, 5L, new byte[] {1}, "", 1, "a", 1000L, 2000L, null},
-                new Object[] {2L, 6L, new byte[] {2}, "", 1, "b", 1000L, 2000L, null},
-                new Object[] {3L, 7L, new byte[] {3}, "", 1, "c", 1000L, 2000L, "order-9"},
-                new Object[] {4L, 8L, new byte[] {4}, "", 1, "d", 1000L, 2000L, null});
-        f.broker.nextDialogs(H1);
-        assertEquals(4, f.backend().requeueDeadLetters(Q, List.of()));
-        assertEquals(3, f.jdbc.logContaining("c1 exec " + f.sql.resend(Q) + " <-- [" + H1 + ", ").size(),
-                "three messages on one borrowed dialog (a pool of 1 would otherwise run dry)");
-        byte[] grouped = new Envelope(7L, 1000L, "", "order-9", new byte[] {3}).encode();
-        assertEquals(List.of("c1 exec " + f.sql.resendGrouped(Q) + " <-- [jobs, order-9, 7, bytes"
-                + java.util.Arrays.toString(grouped) + "]"), f.jdbc.logContaining(f.sql.resendGrouped(Q)));
-        assertEquals(List.of("c1 commit"), f.jdbc.logContaining("commit"));
-    }
-
-    @Test
     void dropSchemaDropsEveryQueueThenThePrefixTables() {
         Fixture f = new Fixture();
         f.jdbc.rows(f.sql.registryExists(), new Object[] {1});

@@ -440,6 +440,19 @@ class BrokerStatementsTest {
     }
 
     @Test
+    void textRequeueSelections() {
+        String columns = "dead_id, message_id, payload, headers, attempts, reason, DATEDIFF_BIG(millisecond, CAST('19700101' AS"
+                + " datetime2(3)), enqueued_at) AS enqueued_ms, DATEDIFF_BIG(millisecond, CAST('19700101' AS datetime2(3)), dead_at)"
+                + " AS dead_ms, group_key";
+        assertEquals("SELECT " + columns + " FROM [dbo].[sqlq_bk_dead] WITH (UPDLOCK, ROWLOCK) WHERE queue_name = ? AND message_id"
+                + " IN (?, ?) ORDER BY dead_id", s.deadLettersByIds(2));
+        assertEquals("SELECT MAX(dead_id) AS last_id FROM [dbo].[sqlq_bk_dead] WHERE queue_name = ?", s.lastDeadId());
+        assertEquals("SELECT TOP (?) " + columns + " FROM [dbo].[sqlq_bk_dead] WITH (UPDLOCK, ROWLOCK) WHERE queue_name = ? AND"
+                + " dead_id > ? AND dead_id <= ? ORDER BY dead_id", s.deadLetterPage());
+        assertThrows(IllegalArgumentException.class, () -> s.deadLettersByIds(501));
+    }
+
+    @Test
     void textDeleteDeadLetter() {
         assertEquals("DELETE FROM [dbo].[sqlq_bk_dead] WHERE dead_id = ?",
                 s.deleteDeadLetter());

@@ -73,6 +73,7 @@ public final class DialogPool {
     private final Set<UUID> known = ConcurrentHashMap.newKeySet();
     private final Object fillLock = new Object();
     private int open;
+    private boolean everOwned;
 
     /**
      * @param owner this process's owner id (a UUID string) in the dialogs table
@@ -183,9 +184,15 @@ public final class DialogPool {
         }
     }
 
+    /** Whether this pool ever owned a dialog (created or adopted one): only then has it rows to give back. */
+    public synchronized boolean everOwned() {
+        return everOwned;
+    }
+
     private void add(Dialog d) {
         synchronized (this) {
             open++;
+            everOwned = true;
         }
         known.add(d.handle);
         free.offerLast(d);

@@ -555,7 +555,9 @@ public final class ServiceBrokerBackend implements QueueBackend {
             scheduler.shutdownNow();
         }
         receiver.abandonAll();
-        if (!schemaDropped) {
+        // only a pool that owned a dialog has rows to give back: after a failed open there is none, and the
+        // tables may not even exist (a close after a failed open warned about a missing dialogs table)
+        if (!schemaDropped && pools.values().stream().anyMatch(DialogPool::everOwned)) {
             try (Connection c = ds.getConnection()) {
                 DialogPool.releaseOwned(c, sql, owner);
             } catch (SQLException e) {

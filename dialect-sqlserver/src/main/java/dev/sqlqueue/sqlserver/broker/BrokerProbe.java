@@ -60,11 +60,11 @@ abstract class BrokerProbe implements Probe {
 
         /** Begins a dialog to the probe queue on {@code c} (in its current mode) and returns its handle. */
         UUID begin(Connection c, int lifetimeSeconds) throws SQLException {
-            return Sql.asUuid(Sql.query(c, sql.probeBeginDialog(q, lifetimeSeconds)).get(0)[0]);
+            return Sql.asUuid(Sql.query(c, sql.probes().probeBeginDialog(q, lifetimeSeconds)).get(0)[0]);
         }
 
         void send(Connection c, UUID h, int marker) throws SQLException {
-            Sql.update(c, sql.probeSend(q), h.toString(), new byte[] {(byte) marker});
+            Sql.update(c, sql.probes().probeSend(q), h.toString(), new byte[] {(byte) marker});
         }
 
         /** Begins a dialog and sends {@code count} messages on it, committed. */
@@ -83,12 +83,12 @@ abstract class BrokerProbe implements Probe {
 
         /** Messages on the probe queue and the lowest queuing_order. */
         long[] queueCount(Connection c) throws SQLException {
-            Object[] r = Sql.query(c, sql.probeQueueCount(q)).get(0);
+            Object[] r = Sql.query(c, sql.probes().probeQueueCount(q)).get(0);
             return new long[] {Sql.asLong(r[0]), Sql.asLong(r[1])};
         }
 
         long tranCount(Connection c) throws SQLException {
-            return Sql.asLong(Sql.query(c, BrokerStatements.probeTranCount()).get(0)[0]);
+            return Sql.asLong(Sql.query(c, ProbeStatements.probeTranCount()).get(0)[0]);
         }
     }
 
@@ -117,9 +117,9 @@ abstract class BrokerProbe implements Probe {
 
     private static void cleanUp(Setup s, BrokerProvisioner provisioner) throws SQLException {
         try (Connection c = s.connect()) {
-            Sql.update(c, s.sql.probeCleanup(s.q));
+            Sql.update(c, s.sql.probes().probeCleanup(s.q));
             provisioner.dropQueue(c, s.q);
-            for (String drop : s.sql.dropPrefixObjects()) {
+            for (String drop : s.sql.schema().dropPrefixObjects()) {
                 Sql.update(c, drop);
             }
         }

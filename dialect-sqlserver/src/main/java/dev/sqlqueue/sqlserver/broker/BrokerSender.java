@@ -24,10 +24,10 @@ import org.slf4j.LoggerFactory;
  * fire-and-forget and no dialog is ended WITH CLEANUP. The backend's own transaction runs at READ
  * COMMITTED (set on the connection for the send, and put back after), whatever the pool's default.
  *
- * <p>A message with a group goes on its group's dialog instead ({@link BrokerStatements#sendGrouped}),
+ * <p>A message with a group goes on its group's dialog instead ({@link SendStatements#sendGrouped}),
  * so one conversation, hence one conversation group on the target, carries the whole group in order.
  *
- * <p>Lock order within a batch: first every deduplication key, in key order ({@link BrokerStatements#takeKey},
+ * <p>Lock order within a batch: first every deduplication key, in key order ({@link SendStatements#takeKey},
  * which locks each key only, never a key range: re-review N1), then the group rows, in group order (stable,
  * so each group keeps its own order), then the pooled dialog. Two batches therefore take the locks they share
  * in the same order. A send can still be chosen as a deadlock victim by locks this order does not cover (a
@@ -69,7 +69,7 @@ public final class BrokerSender {
 
     /** The message holding the key of {@code m} on {@code q}, or null when this transaction took it. */
     private Long takeKey(Connection c, QueueName q, Message m) throws SQLException {
-        List<Object[]> r = Sql.query(c, sql.takeKey(), q.value(), storedKey(m.deduplicationKey()),
+        List<Object[]> r = Sql.query(c, sql.sending().takeKey(), q.value(), storedKey(m.deduplicationKey()),
                 (int) Math.min(Integer.MAX_VALUE, window.getSeconds()), window.toMillisPart());
         return r.isEmpty() || r.get(0)[0] == null ? null : Sql.asLong(r.get(0)[0]);
     }
@@ -77,7 +77,7 @@ public final class BrokerSender {
     /** Writes the id of the message sent into the key this transaction took. */
     private void recordKey(Connection c, QueueName q, Message m, long id) throws SQLException {
         if (m.deduplicationKey() != null) {
-            Sql.update(c, sql.recordKey(), id, q.value(), storedKey(m.deduplicationKey()));
+            Sql.update(c, sql.sending().recordKey(), id, q.value(), storedKey(m.deduplicationKey()));
         }
     }
 
@@ -163,7 +163,7 @@ public final class BrokerSender {
                     if (duplicates[i] || batch.copies.containsKey(i)) {
                         continue;
                     }
-                    List<Object[]> r = Sql.query(c, sql.send(q), d.handle().toString(),
+                    List<Object[]> r = Sql.query(c, sql.sending().send(q), d.handle().toString(),
                             Envelope.rest(m.headers(), m.payloadUnsafe()));
                     ids[i] = Sql.asLong(r.get(0)[0]);
                     sentPooled++;
@@ -175,7 +175,7 @@ public final class BrokerSender {
                 });
                 boolean retire = d != null && pool.dueAfter(d, sentPooled);
                 if (retire) {
-                    Sql.update(c, sql.retireDialog(q), d.handle().toString());
+                    Sql.update(c, sql.dialogs().retireDialog(q), d.handle().toString());
                 }
                 c.commit();
                 if (retire) {
@@ -274,7 +274,7 @@ public final class BrokerSender {
     }
 
     private long sendGrouped(Connection c, QueueName q, Message m) throws SQLException {
-        List<Object[]> r = Sql.query(c, sql.sendGrouped(q), q.value(), m.group(),
+        List<Object[]> r = Sql.query(c, sql.sending().sendGrouped(q), q.value(), m.group(),
                 Envelope.rest(m.headers(), m.group(), m.payloadUnsafe()));
         return Sql.asLong(r.get(0)[0]);
     }
@@ -311,7 +311,7 @@ public final class BrokerSender {
             if (m.group() != null) {
                 id = sendGrouped(c, q, m);
             } else {
-                List<Object[]> r = Sql.query(c, sql.sendOnOwnDialog(q), Envelope.rest(m.headers(), m.payloadUnsafe()));
+                List<Object[]> r = Sql.query(c, sql.sending().sendOnOwnDialog(q), Envelope.rest(m.headers(), m.payloadUnsafe()));
                 id = Sql.asLong(r.get(0)[0]);
             }
             recordKey(c, q, m, id);
@@ -347,7 +347,7 @@ public final class BrokerSender {
 
         public void send(Envelope env) throws SQLException {
             if (env.group() != null) {
-                Sql.query(c, sql.resendGrouped(q), q.value(), env.group(), env.messageId(), env.encode());
+                Sql.query(c, sql.sending().resendGrouped(q), q.value(), env.group(), env.messageId(), env.encode());
                 return;
             }
             DialogPool pool = pools.apply(q);
@@ -355,7 +355,7 @@ public final class BrokerSender {
                 d = pool.acquire();
             }
             try {
-                Sql.update(c, sql.resend(q), d.handle().toString(), env.encode());
+                Sql.update(c, sql.sending().resend(q), d.handle().toString(), env.encode());
                 sent++;
             } catch (SQLException e) {
                 if (BrokerErrors.isTransient(e)) {

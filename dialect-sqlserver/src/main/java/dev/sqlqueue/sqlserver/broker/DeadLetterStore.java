@@ -34,7 +34,7 @@ public final class DeadLetterStore {
 
     private List<DeadLetter> list(Connection c, QueueName q, int limit) throws SQLException {
         List<DeadLetter> out = new ArrayList<>();
-        for (Object[] r : Sql.query(c, sql.listDeadLetters(), limit, q.value())) {
+        for (Object[] r : Sql.query(c, sql.deadLetters().listDeadLetters(), limit, q.value())) {
             String raw = String.valueOf(r[3]);
             Map<String, String> headers;
             try {
@@ -68,13 +68,13 @@ public final class DeadLetterStore {
                 List<Object> params = new ArrayList<>();
                 params.add(q.value());
                 params.addAll(page);
-                n += requeuePage(q, sql.deadLettersByIds(page.size()), params.toArray()).size();
+                n += requeuePage(q, sql.deadLetters().deadLettersByIds(page.size()), params.toArray()).size();
             }
             return n;
         }
         long last;
         try (Connection c = ds.getConnection()) {
-            List<Object[]> r = Sql.query(c, sql.lastDeadId(), q.value());
+            List<Object[]> r = Sql.query(c, sql.deadLetters().lastDeadId(), q.value());
             if (r.isEmpty() || r.get(0)[0] == null) {
                 return 0;
             }
@@ -82,7 +82,7 @@ public final class DeadLetterStore {
         }
         long after = 0;
         while (true) {
-            List<Long> done = requeuePage(q, sql.deadLetterPage(), PAGE, q.value(), after, last);
+            List<Long> done = requeuePage(q, sql.deadLetters().deadLetterPage(), PAGE, q.value(), after, last);
             n += done.size();
             if (done.size() < PAGE) {
                 return n;
@@ -107,8 +107,8 @@ public final class DeadLetterStore {
                     Envelope env = new Envelope(id, enq, String.valueOf(r[3]), r[8] == null ? null : String.valueOf(r[8]),
                             (byte[]) r[2]);
                     resend.send(env);
-                    Sql.update(c, sql.deleteDeadLetter(), Sql.asLong(r[0]));
-                    Sql.update(c, sql.clearAttempts(), q.value(), id);
+                    Sql.update(c, sql.deadLetters().deleteDeadLetter(), Sql.asLong(r[0]));
+                    Sql.update(c, sql.claims().clearAttempts(), q.value(), id);
                     done.add(Sql.asLong(r[0]));
                 }
                 c.commit();
@@ -128,7 +128,7 @@ public final class DeadLetterStore {
 
     public long purge(QueueName q) throws SQLException {
         try (Connection c = ds.getConnection()) {
-            return Sql.update(c, sql.purgeDeadLetters(), q.value());
+            return Sql.update(c, sql.deadLetters().purgeDeadLetters(), q.value());
         }
     }
 }

@@ -19,7 +19,7 @@ final class ProbeEnqueueTime extends BrokerProbe {
     ProbeResult experiment(Setup s) throws Exception {
         s.sendCommitted(1);
         try (Connection c = s.connect()) {
-            List<Object[]> r = Sql.query(c, s.sql.probeEnqueueTimeType(s.q));
+            List<Object[]> r = Sql.query(c, s.sql.probes().probeEnqueueTimeType(s.q));
             if (r.isEmpty()) {
                 return ProbeResult.inconclusive("the message sent was not on the queue");
             }

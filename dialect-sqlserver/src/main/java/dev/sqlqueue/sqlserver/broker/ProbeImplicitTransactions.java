@@ -23,7 +23,7 @@ final class ProbeImplicitTransactions extends BrokerProbe {
     ProbeResult experiment(Setup s) throws Exception {
         try (Connection c = s.connect()) {
             c.setAutoCommit(false);
-            long lock = Sql.asLong(Sql.query(c, s.sql.probeApplock()).get(0)[0]);
+            long lock = Sql.asLong(Sql.query(c, s.sql.probes().probeApplock()).get(0)[0]);
             long afterLock = s.tranCount(c);
             c.commit();
             UUID h = s.begin(c, BrokerStatements.LONGEST_LIFETIME_SECONDS);
@@ -32,10 +32,10 @@ final class ProbeImplicitTransactions extends BrokerProbe {
             s.send(c, h, 1);
             long afterSend = s.tranCount(c);
             c.commit();
-            List<Object[]> got = Sql.query(c, s.sql.probeReceive(s.q), 1, 5000);
+            List<Object[]> got = Sql.query(c, s.sql.probes().probeReceive(s.q), 1, 5000);
             long afterReceive = s.tranCount(c);
             c.commit();
-            Sql.update(c, s.sql.probeEnd(), h.toString());
+            Sql.update(c, s.sql.probes().probeEnd(), h.toString());
             long afterEnd = s.tranCount(c);
             c.commit();
             c.setAutoCommit(true);

@@ -20,18 +20,18 @@ final class ProbePermissions extends BrokerProbe {
     @Override
     ProbeResult experiment(Setup s) throws Exception {
         try (Connection c = s.connect()) {
-            Object[] p = Sql.query(c, s.sql.probePermissions(s.q)).get(0);
+            Object[] p = Sql.query(c, s.sql.probes().probePermissions(s.q)).get(0);
             String perms = "db_owner " + p[0] + ", SEND " + p[1] + ", RECEIVE target " + p[2] + ", RECEIVE initiator " + p[3]
                     + ", REFERENCES contract " + p[4] + ", VIEW DEFINITION " + p[5];
             s.sendCommitted(1);
             String end;
             Sql.begin(c);
-            List<Object[]> got = Sql.query(c, s.sql.probeReceive(s.q), 1, 5000);
+            List<Object[]> got = Sql.query(c, s.sql.probes().probeReceive(s.q), 1, 5000);
             if (got.isEmpty()) {
                 end = "nothing received";
             } else {
                 try {
-                    Sql.update(c, s.sql.probeEnd(), Sql.asUuid(got.get(0)[0]).toString());
+                    Sql.update(c, s.sql.probes().probeEnd(), Sql.asUuid(got.get(0)[0]).toString());
                     end = "END CONVERSATION on the target endpoint succeeded";
                 } catch (SQLException e) {
                     end = "END CONVERSATION on the target endpoint failed with error " + e.getErrorCode() + ": " + e.getMessage();

@@ -25,7 +25,7 @@ final class ProbeSavepointRollback extends BrokerProbe {
         s.sendCommitted(2);
         long[] before;
         try (Connection c = s.connect()) {
-            Sql.update(c, s.sql.probePoisonHandlingOn(s.q));
+            Sql.update(c, s.sql.probes().probePoisonHandlingOn(s.q));
             before = s.queueCount(c);
         }
         StringBuilder got = new StringBuilder();
@@ -33,7 +33,7 @@ final class ProbeSavepointRollback extends BrokerProbe {
             a.setAutoCommit(false);
             for (int i = 0; i < ROUNDS; i++) {
                 Savepoint sp = a.setSavepoint(BrokerReceiver.SAVEPOINT);
-                List<Object[]> rows = Sql.query(a, s.sql.probeReceive(s.q), 2, 5000);
+                List<Object[]> rows = Sql.query(a, s.sql.probes().probeReceive(s.q), 2, 5000);
                 got.append(i == 0 ? "" : ",").append(rows.size());
                 a.rollback(sp);
                 a.commit();
@@ -45,10 +45,10 @@ final class ProbeSavepointRollback extends BrokerProbe {
         int second;
         try (Connection c = s.connect()) {
             after = s.queueCount(c);
-            List<Object[]> st = Sql.query(c, s.sql.queueStatus(s.q));
+            List<Object[]> st = Sql.query(c, s.sql.admin().queueStatus(s.q));
             enabled = !st.isEmpty() && truthy(st.get(0)[0]);
             Sql.begin(c);
-            second = Sql.query(c, s.sql.probeReceive(s.q), 2, 1000).size();
+            second = Sql.query(c, s.sql.probes().probeReceive(s.q), 2, 1000).size();
             c.rollback();
             c.setAutoCommit(true);
         }
@@ -71,10 +71,10 @@ final class ProbeSavepointRollback extends BrokerProbe {
         try (Connection a = s.connect(); Connection b = s.connect()) {
             a.setAutoCommit(false);
             Savepoint sp = a.setSavepoint(BrokerReceiver.SAVEPOINT);
-            int held = Sql.query(a, s.sql.probeReceive(s.q), 2, 5000).size();
+            int held = Sql.query(a, s.sql.probes().probeReceive(s.q), 2, 5000).size();
             java.util.concurrent.Future<Integer> waiter = pool.submit(() -> {
                 Sql.begin(b);
-                int n = Sql.query(b, s.sql.probeReceive(s.q), 2, 10_000).size();
+                int n = Sql.query(b, s.sql.probes().probeReceive(s.q), 2, 10_000).size();
                 b.rollback();
                 b.setAutoCommit(true);
                 return n;

@@ -161,7 +161,7 @@ public final class ServiceBrokerBackend implements QueueBackend {
     @Override
     public String serverVersion() {
         try (Connection c = ds.getConnection()) {
-            Object[] r = Sql.query(c, sql.serverVersion()).get(0);
+            Object[] r = Sql.query(c, sql.provisioning().serverVersion()).get(0);
             return "Microsoft SQL Server " + r[0] + " (" + r[1] + ")";
         } catch (SQLException e) {
             throw BrokerErrors.translate(e, "reading the server version");
@@ -311,7 +311,7 @@ public final class ServiceBrokerBackend implements QueueBackend {
     public void dropQueue(QueueName queue) {
         withConnection("dropping queue '" + queue + "'", c -> {
             provisioner.dropQueue(c, queue);
-            Sql.update(c, sql.purgeKeys(), queue.value());
+            Sql.update(c, sql.admin().purgeKeys(), queue.value());
             return null;
         });
         pools.remove(queue);
@@ -335,7 +335,7 @@ public final class ServiceBrokerBackend implements QueueBackend {
                 while (!drained) {
                     Sql.begin(c); // RECEIVE opens no implicit transaction (L1)
                     for (int k = 0; k < PURGE_RECEIVES_PER_TRANSACTION; k++) {
-                        List<Object[]> rows = Sql.query(c, sql.receiveForPurge(queue), PURGE_BATCH);
+                        List<Object[]> rows = Sql.query(c, sql.admin().receiveForPurge(queue), PURGE_BATCH);
                         if (rows.isEmpty()) {
                             drained = true;
                             break;
@@ -348,13 +348,13 @@ public final class ServiceBrokerBackend implements QueueBackend {
                                 byte[] body = (byte[]) r[2];
                                 long id = Envelope.idOrZero(body);
                                 if (body != null && body.length >= 9 && body[0] == Envelope.VERSION_GROUPED) {
-                                    Sql.update(c, sql.groupSettled(), queue.value(), id);
+                                    Sql.update(c, sql.claims().groupSettled(), queue.value(), id);
                                 }
                                 if (id != 0) {
-                                    Sql.update(c, sql.clearAttempts(), queue.value(), id);
+                                    Sql.update(c, sql.claims().clearAttempts(), queue.value(), id);
                                 }
                             } else if (!type.equals(BrokerStatements.DIALOG_TIMER) && ended.add(String.valueOf(r[0]))) {
-                                Sql.update(c, sql.endConversation(), String.valueOf(r[0]));
+                                Sql.update(c, sql.dialogs().endConversation(), String.valueOf(r[0]));
                             }
                         }
                     }
@@ -380,14 +380,14 @@ public final class ServiceBrokerBackend implements QueueBackend {
     @Override
     public void dropSchema() {
         boolean tables = withConnection("checking the queue registry",
-                c -> Sql.asLong(Sql.query(c, sql.registryExists()).get(0)[0]) == 1);
+                c -> Sql.asLong(Sql.query(c, sql.provisioning().registryExists()).get(0)[0]) == 1);
         if (tables) {
             for (QueueName q : queues()) {
                 dropQueue(q);
             }
         }
         withConnection("dropping the prefix's tables", c -> {
-            for (String s : sql.dropPrefixObjects()) {
+            for (String s : sql.schema().dropPrefixObjects()) {
                 Sql.update(c, s);
             }
             return null;
@@ -400,7 +400,7 @@ public final class ServiceBrokerBackend implements QueueBackend {
     public List<QueueName> queues() {
         return withConnection("listing queues", c -> {
             List<QueueName> names = new java.util.ArrayList<>();
-            for (Object[] r : Sql.query(c, sql.listQueues())) {
+            for (Object[] r : Sql.query(c, sql.provisioning().listQueues())) {
                 try {
                     names.add(QueueName.of(String.valueOf(r[0])));
                 } catch (InvalidInputException e) {
@@ -428,12 +428,12 @@ public final class ServiceBrokerBackend implements QueueBackend {
     /** The Service Broker figures of a queue: depth, dead letters, oldest age, transmission queue, conversations by state. */
     public BrokerStatistics statistics(QueueName queue) {
         return withConnection("reading statistics of '" + queue + "'", c -> {
-            Object[] r = Sql.query(c, sql.stats(queue), queue.value(), queue.value()).get(0);
+            Object[] r = Sql.query(c, sql.admin().stats(queue), queue.value(), queue.value()).get(0);
             Map<String, Long> states = new LinkedHashMap<>();
-            for (Object[] row : Sql.query(c, sql.conversationsByState(queue))) {
+            for (Object[] row : Sql.query(c, sql.admin().conversationsByState(queue))) {
                 states.put(String.valueOf(row[0]), Sql.asLong(row[1]));
             }
-            List<Object[]> status = Sql.query(c, sql.queueStatus(queue));
+            List<Object[]> status = Sql.query(c, sql.admin().queueStatus(queue));
             boolean receiving = !status.isEmpty() && truthy(status.get(0)[0]);
             return new BrokerStatistics(queue, Sql.asLong(r[0]), Sql.asLong(r[1]), Sql.asLong(r[2]), Sql.asLong(r[3]), states,
                     receiving, Sql.asLong(r[4]), Sql.asLong(r[5]));
@@ -486,7 +486,7 @@ public final class ServiceBrokerBackend implements QueueBackend {
     /** Newest first; empty unless the queue config keeps history. */
     @Override
     public List<HistoryEntry> history(QueueName queue, int limit) {
-        return withConnection("reading the history of '" + queue + "'", c -> Sql.query(c, sql.listHistory(), limit, queue.value())
+        return withConnection("reading the history of '" + queue + "'", c -> Sql.query(c, sql.deadLetters().listHistory(), limit, queue.value())
                 .stream().map(r -> new HistoryEntry(Sql.asLong(r[0]), queue, r[1] == null ? null : Instant.ofEpochMilli(Sql.asLong(r[1])),
                         Instant.ofEpochMilli(Sql.asLong(r[2])), Instant.ofEpochMilli(Sql.asLong(r[3])), Sql.asLong(r[4]),
                         (int) Sql.asLong(r[5]), String.valueOf(r[6]), r[7] == null ? null : String.valueOf(r[7])))
@@ -513,21 +513,21 @@ public final class ServiceBrokerBackend implements QueueBackend {
                 long n = 0;
                 if (retention.maxAge() != null) {
                     int seconds = (int) Math.min(Integer.MAX_VALUE, retention.maxAge().getSeconds());
-                    long cutoff = Sql.asLong(Sql.query(c, sql.historyAgeCutoff(), -seconds,
+                    long cutoff = Sql.asLong(Sql.query(c, sql.deadLetters().historyAgeCutoff(), -seconds,
                             -(retention.maxAge().getNano() / 1_000_000)).get(0)[0]);
-                    n += pruneInBatches(c, sql.pruneHistoryBefore(), queue, cutoff);
+                    n += pruneInBatches(c, sql.deadLetters().pruneHistoryBefore(), queue, cutoff);
                 }
                 if (retention.maxRows() != null) {
                     Long keepFrom;
                     if (retention.maxRows() == 0) {
                         keepFrom = Long.MAX_VALUE;
                     } else {
-                        List<Object[]> r = Sql.query(c, sql.historyRowsCutoff(), (int) Math.min(Integer.MAX_VALUE, retention.maxRows()),
+                        List<Object[]> r = Sql.query(c, sql.deadLetters().historyRowsCutoff(), (int) Math.min(Integer.MAX_VALUE, retention.maxRows()),
                                 queue.value());
                         keepFrom = r.isEmpty() || r.get(0)[0] == null ? null : Sql.asLong(r.get(0)[0]);
                     }
                     if (keepFrom != null) {
-                        n += pruneInBatches(c, sql.pruneHistoryRowsBelow(), queue, keepFrom);
+                        n += pruneInBatches(c, sql.deadLetters().pruneHistoryRowsBelow(), queue, keepFrom);
                     }
                 }
                 return n;

@@ -30,7 +30,7 @@ class BrokerClaimAbandonTest {
         Fixture f = new Fixture();
         f.arrive(data(H1, 1, 5L, "x", Map.of()));
         Delivery d = f.backend().consume(Q, ONE).get(0);
-        f.jdbc.fail(f.sql.insertDeadLetter(), 1105, "S0001"); // e.g. filegroup full: statement error, transaction stays open
+        f.jdbc.fail(f.sql.deadLetters().insertDeadLetter(), 1105, "S0001"); // e.g. filegroup full: statement error, transaction stays open
         f.jdbc.failNextRollback(0);                             // the rollback request fails, the session is alive
         assertThrows(RuntimeException.class, () -> f.backend().deadLetter(d.receipt(), "bad"));
         List<Effect.State> receive = f.jdbc.effects("RECEIVE", "").stream().map(Effect::state).toList();

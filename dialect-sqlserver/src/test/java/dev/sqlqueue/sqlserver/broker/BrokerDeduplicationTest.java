@@ -30,7 +30,7 @@ class BrokerDeduplicationTest {
     private static Fixture fixture(String... options) {
         Fixture f = new Fixture(options);
         f.keys();
-        f.jdbc.rows(f.sql.send(Q), new Object[] {41L}).rows(f.sql.send(Q), new Object[] {42L});
+        f.jdbc.rows(f.sql.sending().send(Q), new Object[] {41L}).rows(f.sql.sending().send(Q), new Object[] {42L});
         return f;
     }
 
@@ -45,9 +45,9 @@ class BrokerDeduplicationTest {
         f.broker.nextDialogs(H1);
         assertEquals(new EnqueueResult(41, false), f.backend().enqueueDeduplicated(Q, keyed("order-1")));
         List<String> c2 = f.jdbc.logContaining("c2 exec");
-        assertEquals("c2 exec " + f.sql.takeKey() + " <-- [jobs, order-1., 300, 0]", c2.get(0));
-        assertTrue(c2.get(1).startsWith("c2 exec " + f.sql.send(Q) + " <-- [" + H1), c2.get(1));
-        assertEquals("c2 exec " + f.sql.recordKey() + " <-- [41, jobs, order-1.]", c2.get(2));
+        assertEquals("c2 exec " + f.sql.sending().takeKey() + " <-- [jobs, order-1., 300, 0]", c2.get(0));
+        assertTrue(c2.get(1).startsWith("c2 exec " + f.sql.sending().send(Q) + " <-- [" + H1), c2.get(1));
+        assertEquals("c2 exec " + f.sql.sending().recordKey() + " <-- [41, jobs, order-1.]", c2.get(2));
         assertEquals(List.of(41L), keyRows(f, "message_id"), "committed with the SEND");
     }
 
@@ -57,8 +57,8 @@ class BrokerDeduplicationTest {
         f.keys().row("queue_name", "jobs", "dedupe_key", "order-1.", "message_id", 77L, "expires_at", f.later());
         f.broker.nextDialogs(H1);
         assertEquals(new EnqueueResult(77, true), f.backend().enqueueDeduplicated(Q, keyed("order-1")));
-        assertEquals(List.of(), f.jdbc.logContaining("exec " + f.sql.send(Q)), "no SEND");
-        assertEquals(List.of(), f.jdbc.logContaining(f.sql.recordKey()), "no key written");
+        assertEquals(List.of(), f.jdbc.logContaining("exec " + f.sql.sending().send(Q)), "no SEND");
+        assertEquals(List.of(), f.jdbc.logContaining(f.sql.sending().recordKey()), "no key written");
     }
 
     @Test
@@ -78,7 +78,7 @@ class BrokerDeduplicationTest {
         f.broker.nextDialogs(H1);
         assertEquals(List.of(new EnqueueResult(77, true), new EnqueueResult(41, false), new EnqueueResult(41, true)),
                 f.backend().enqueueAllDeduplicated(Q, List.of(keyed("taken"), keyed("free"), keyed("free"))));
-        assertEquals(1, f.jdbc.logContaining("exec " + f.sql.send(Q)).size(), "one SEND, for the free key");
+        assertEquals(1, f.jdbc.logContaining("exec " + f.sql.sending().send(Q)).size(), "one SEND, for the free key");
         assertEquals(1, f.jdbc.logContaining("c2 commit").size(), "one transaction");
     }
 
@@ -90,17 +90,17 @@ class BrokerDeduplicationTest {
         List<String> ran = f.jdbc.logContaining("c2 exec").stream().map(x -> x.substring(8, Math.min(x.length(), 8 + 40))).toList();
         List<String> c2 = f.jdbc.logContaining("c2 exec");
         assertTrue(c2.get(0).endsWith(" <-- [jobs, a., 300, 0]") && c2.get(1).endsWith(" <-- [jobs, z., 300, 0]"), ran.toString());
-        assertTrue(c2.get(2).contains(f.sql.send(Q)), "the first SEND after every key: " + c2);
+        assertTrue(c2.get(2).contains(f.sql.sending().send(Q)), "the first SEND after every key: " + c2);
     }
 
     @Test
     void inTheCallersTransactionTheKeyIsTheCallersToCommitOrRollBack() throws Exception {
         Fixture f = fixture();
-        f.jdbc.rows(f.sql.sendOnOwnDialog(Q), new Object[] {5L});
+        f.jdbc.rows(f.sql.sending().sendOnOwnDialog(Q), new Object[] {5L});
         Connection caller = f.jdbc.dataSource().getConnection();
         caller.setAutoCommit(false);
         assertEquals(new EnqueueResult(5, false), f.backend().enqueueDeduplicated(caller, Q, keyed("k ")));
-        assertEquals("c1 exec " + f.sql.takeKey() + " <-- [jobs, k ., 300, 0]", f.jdbc.log().get(1), "trailing space kept by the terminator");
+        assertEquals("c1 exec " + f.sql.sending().takeKey() + " <-- [jobs, k ., 300, 0]", f.jdbc.log().get(1), "trailing space kept by the terminator");
         assertEquals(1, f.jdbc.session(1).tranCount(), "the caller's transaction is open and not ours to end");
         assertEquals(List.of(), keyRows(f, "message_id"), "not committed yet");
         caller.rollback();
@@ -112,7 +112,7 @@ class BrokerDeduplicationTest {
     @Test
     void aMissingKeyInACallersOpenTransactionDoesNotHoldBackAnotherProducersKey() throws Exception {
         Fixture f = fixture("broker.dialogPoolSize", "1");
-        f.jdbc.rows(f.sql.sendOnOwnDialog(Q), new Object[] {5L});
+        f.jdbc.rows(f.sql.sending().sendOnOwnDialog(Q), new Object[] {5L});
         Connection caller = f.jdbc.dataSource().getConnection();
         caller.setAutoCommit(false);
         f.backend().enqueueDeduplicated(caller, Q, keyed("b"));
@@ -131,7 +131,7 @@ class BrokerDeduplicationTest {
     void aSecondEnqueueOfATakenKeyWaitsForTheHoldersCommitAndIsADuplicate() throws Exception {
         Fixture f = fixture("broker.dialogPoolSize", "1");
         f.jdbc.waitForLocks();
-        f.jdbc.rows(f.sql.sendOnOwnDialog(Q), new Object[] {5L});
+        f.jdbc.rows(f.sql.sending().sendOnOwnDialog(Q), new Object[] {5L});
         Connection caller = f.jdbc.dataSource().getConnection();
         caller.setAutoCommit(false);
         f.backend().enqueueDeduplicated(caller, Q, keyed("k"));
@@ -143,21 +143,21 @@ class BrokerDeduplicationTest {
         }
         caller.commit();
         assertEquals(new EnqueueResult(5, true), second.get());
-        assertEquals(List.of(), f.jdbc.logContaining("exec " + f.sql.send(Q)), "nothing sent twice");
+        assertEquals(List.of(), f.jdbc.logContaining("exec " + f.sql.sending().send(Q)), "nothing sent twice");
     }
 
     /** N2: the expired-key clean-up never runs in a transaction the backend does not own. */
     @Test
     void keyedEnqueuesInTheCallersTransactionNeverCleanUpKeysThere() throws Exception {
         Fixture f = fixture();
-        f.jdbc.rows(f.sql.sendOnOwnDialog(Q), new Object[] {5L});
+        f.jdbc.rows(f.sql.sending().sendOnOwnDialog(Q), new Object[] {5L});
         Connection caller = f.jdbc.dataSource().getConnection();
         caller.setAutoCommit(false);
         caller.setTransactionIsolation(dev.sqlqueue.sqlserver.model.SqlServerModel.TRANSACTION_SNAPSHOT);
         for (int i = 0; i < 300; i++) {
             f.backend().enqueueDeduplicated(caller, Q, keyed("k" + i));
         }
-        assertEquals(List.of(), f.jdbc.logContaining(f.sql.deleteExpiredKeys()));
+        assertEquals(List.of(), f.jdbc.logContaining(f.sql.dialogs().deleteExpiredKeys()));
         caller.commit();
         assertEquals(300, keyRows(f, "dedupe_key").size());
     }
@@ -172,7 +172,7 @@ class BrokerDeduplicationTest {
         f.keys().row("queue_name", "jobs", "dedupe_key", "new.", "message_id", 3L, "expires_at", f.later());
         f.backend().sweepAll();
         assertEquals(List.of("new."), keyRows(f, "dedupe_key"));
-        String run = f.jdbc.logContaining("exec " + f.sql.deleteExpiredKeys()).get(0);
+        String run = f.jdbc.logContaining("exec " + f.sql.dialogs().deleteExpiredKeys()).get(0);
         assertTrue(run.endsWith(" <-- [500]"), run);
     }
 
@@ -214,7 +214,7 @@ class BrokerDeduplicationTest {
             this.f = f;
             f.jdbc.beforeExecute((c, sql) -> {
                 String who = Thread.currentThread().getName();
-                boolean take = sql.equals(f.sql.takeKey());
+                boolean take = sql.equals(f.sql.sending().takeKey());
                 int n = takes.merge(who, take ? 1 : 0, Integer::sum);
                 if (who.equals("one")) {
                     if (take && n == 1) {

@@ -43,8 +43,8 @@ class BrokerHistoryTest {
         assertEquals(1200, f.backend().pruneHistory(Q, HistoryRetention.ofAge(Duration.ofHours(1))));
         assertEquals(10, ids(f, "jobs").size(), "the newer rows stay");
         assertEquals(5, ids(f, "other").size(), "other queues are untouched");
-        assertEquals(1, f.jdbc.logContaining("exec " + f.sql.historyAgeCutoff()).size(), "the cutoff is read once");
-        List<String> batches = f.jdbc.logContaining("exec " + f.sql.pruneHistoryBefore());
+        assertEquals(1, f.jdbc.logContaining("exec " + f.sql.deadLetters().historyAgeCutoff()).size(), "the cutoff is read once");
+        List<String> batches = f.jdbc.logContaining("exec " + f.sql.deadLetters().pruneHistoryBefore());
         assertEquals(3, batches.size(), "500 + 500 + 200");
         List<Effect> deletes = f.jdbc.effects("DELETE", "sqlq_bk_history");
         assertEquals(1200, deletes.size());
@@ -58,12 +58,12 @@ class BrokerHistoryTest {
         for (long i = 1; i <= 700; i++) {
             h.row("history_id", i, "queue_name", "jobs", "finished_at", f.jdbc.clock());
         }
-        f.jdbc.labelled(f.sql.historyRowsCutoff(), List.of("keep_from"), new Object[] {601L});
+        f.jdbc.labelled(f.sql.deadLetters().historyRowsCutoff(), List.of("keep_from"), new Object[] {601L});
         assertEquals(600, f.backend().pruneHistory(Q, HistoryRetention.ofRows(100)));
         assertEquals(100, ids(f, "jobs").size());
         assertEquals(601L, ids(f, "jobs").get(0));
-        assertEquals(1, f.jdbc.logContaining("exec " + f.sql.historyRowsCutoff()).size());
-        assertEquals(2, f.jdbc.logContaining("exec " + f.sql.pruneHistoryRowsBelow()).size(), "500 + 100");
+        assertEquals(1, f.jdbc.logContaining("exec " + f.sql.deadLetters().historyRowsCutoff()).size());
+        assertEquals(2, f.jdbc.logContaining("exec " + f.sql.deadLetters().pruneHistoryRowsBelow()).size(), "500 + 100");
     }
 
     @Test

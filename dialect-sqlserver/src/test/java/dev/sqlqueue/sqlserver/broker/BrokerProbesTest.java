@@ -46,7 +46,7 @@ class BrokerProbesTest {
     };
 
     BrokerProbesTest() {
-        model.rows(sql.brokerEnabled(), new Object[] {"appdb", true});
+        model.rows(sql.provisioning().brokerEnabled(), new Object[] {"appdb", true});
         broker.service(sql.names().service(q), sql.names().qualified(sql.names().queue(q)));
     }
 
@@ -61,7 +61,7 @@ class BrokerProbesTest {
         for (Probe p : BrokerProbe.all()) {
             SqlServerModel m = new SqlServerModel();
             BrokerModel.on(m);
-            m.rows(sql.brokerEnabled(), new Object[] {"appdb", true});
+            m.rows(sql.provisioning().brokerEnabled(), new Object[] {"appdb", true});
             ProbeContext ctx = new ProbeContext() {
                 @Override
                 public Connection connect() throws SQLException {
@@ -84,9 +84,9 @@ class BrokerProbesTest {
                 // the model scripts nothing the experiment reads, so most fail: the clean-up must still run
             }
             List<String> ran = m.executedSql();
-            List<String> drops = sql.dropPrefixObjects();
+            List<String> drops = sql.schema().dropPrefixObjects();
             assertEquals(drops, ran.subList(ran.size() - drops.size(), ran.size()), p.id() + ": " + ran);
-            assertTrue(ran.contains(sql.probeCleanup(q)) && ran.containsAll(sql.dropQueueObjects(q)), p.id());
+            assertTrue(ran.contains(sql.probes().probeCleanup(q)) && ran.containsAll(sql.provisioning().dropQueueObjects(q)), p.id());
             assertTrue(ran.stream().filter(x -> x.startsWith("IF OBJECT_ID") || x.startsWith("CREATE") || x.startsWith("ALTER")
                     || x.startsWith("DROP") || x.startsWith("IF EXISTS") || x.startsWith("IF NOT EXISTS"))
                     .allMatch(x -> x.contains(PREFIX) || x.contains("sqlqprobe_ab12")), p.id() + " touches only its own objects");
@@ -103,15 +103,15 @@ class BrokerProbesTest {
         assertEquals("sp_getapplock returned -999 (@@TRANCOUNT then 0); @@TRANCOUNT after BEGIN DIALOG 0, SEND 0,"
                 + " RECEIVE 0 (1 received), END CONVERSATION 0", r.observed());
         List<String> ran = model.executedSql();
-        int lock = ran.indexOf(sql.probeApplock());
-        assertEquals(List.of(sql.probeApplock(), BrokerStatements.probeTranCount(), sql.probeBeginDialog(q, Integer.MAX_VALUE),
-                BrokerStatements.probeTranCount(), sql.probeSend(q), BrokerStatements.probeTranCount(), sql.probeReceive(q),
-                BrokerStatements.probeTranCount(), sql.probeEnd(), BrokerStatements.probeTranCount()), ran.subList(lock, lock + 10));
+        int lock = ran.indexOf(sql.probes().probeApplock());
+        assertEquals(List.of(sql.probes().probeApplock(), ProbeStatements.probeTranCount(), sql.probes().probeBeginDialog(q, Integer.MAX_VALUE),
+                ProbeStatements.probeTranCount(), sql.probes().probeSend(q), ProbeStatements.probeTranCount(), sql.probes().probeReceive(q),
+                ProbeStatements.probeTranCount(), sql.probes().probeEnd(), ProbeStatements.probeTranCount()), ran.subList(lock, lock + 10));
     }
 
     @Test
     void v1OnTheModelFindsTheMessagesBackAfterEachSavepointRollback() throws Exception {
-        model.rows(sql.probeQueueCount(q), new Object[] {2L, 1L}).rows(sql.queueStatus(q), new Object[] {true, true});
+        model.rows(sql.probes().probeQueueCount(q), new Object[] {2L, 1L}).rows(sql.admin().queueStatus(q), new Object[] {true, true});
         ProbeResult r = new ProbeSavepointRollback().run(context);
         assertTrue(r.observed().contains("received per round 2,2,2,2,2,2"), r.observed());
         assertTrue(r.observed().contains("another session then received 2"), r.observed());

@@ -23,9 +23,9 @@ class BrokerSessionOptionsTest {
     void backendConnectionsComeBackWithoutNocountUnderPrepareMethodNone() {
         Fixture f = new Fixture("broker.dialogPoolSize", "1");
         f.jdbc.prepareMethod(PrepareMethod.NONE);
-        f.jdbc.rows(f.sql.brokerEnabled(), new Object[] {"appdb", true});
+        f.jdbc.rows(f.sql.provisioning().brokerEnabled(), new Object[] {"appdb", true});
         f.broker.nextDialogs(H1);
-        f.jdbc.rows(f.sql.send(Q), new Object[] {41L});
+        f.jdbc.rows(f.sql.sending().send(Q), new Object[] {41L});
         f.backend().migrate();
         f.backend().enqueue(Q, Message.ofText("a"));
         f.backend().close();
@@ -40,7 +40,7 @@ class BrokerSessionOptionsTest {
     void theDefaultPrepareMethodIsLeftAsItIs() {
         Fixture f = new Fixture("broker.dialogPoolSize", "1");
         f.broker.nextDialogs(H1);
-        f.jdbc.rows(f.sql.send(Q), new Object[] {41L});
+        f.jdbc.rows(f.sql.sending().send(Q), new Object[] {41L});
         f.backend().enqueue(Q, Message.ofText("a"));
         assertEquals(List.of(), f.jdbc.logContaining("prepareMethod="), "no switch when already prepexec");
     }

@@ -50,7 +50,7 @@ class BrokerSpacersTest {
         d.row("conversation_handle", h(8, 9), "queue_name", "jobs", "fill_id", 8L, "is_spacer", 0L);
         done.row("queue_name", "jobs", "fill_id", 8L);
         spacers(d, 9, 2); // being built: no pooled row yet and no fills row
-        f.jdbc.rows(f.sql.listQueues(), new Object[] {"jobs"});
+        f.jdbc.rows(f.sql.provisioning().listQueues(), new Object[] {"jobs"});
         f.backend().sweepAll();
         Set<String> ended = f.jdbc.effects("END CONVERSATION", "").stream().filter(e -> e.state() == Effect.State.COMMITTED)
                 .map(e -> e.text().substring(e.text().lastIndexOf(' ') + 1)).collect(Collectors.toSet());

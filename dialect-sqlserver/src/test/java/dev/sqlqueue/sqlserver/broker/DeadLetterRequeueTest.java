@@ -41,15 +41,15 @@ class DeadLetterRequeueTest {
         row(t, 2000, 103, "other", null);
         f.broker.nextDialogs(H1);
         assertEquals(2, f.backend().requeueDeadLetters(Q, List.of(103L, 800L)));
-        List<String> selects = f.jdbc.logContaining("exec " + f.sql.deadLettersByIds(2));
+        List<String> selects = f.jdbc.logContaining("exec " + f.sql.deadLetters().deadLettersByIds(2));
         assertEquals(1, selects.size());
         assertTrue(selects.get(0).endsWith(" <-- [jobs, 103, 800]"), selects.get(0));
         byte[] body = new Envelope(103L, 1500L, "", new byte[] {(byte) 103}).encode();
-        assertTrue(f.jdbc.logContaining("exec " + f.sql.resend(Q)).get(0).endsWith(", bytes" + java.util.Arrays.toString(body) + "]"),
+        assertTrue(f.jdbc.logContaining("exec " + f.sql.sending().resend(Q)).get(0).endsWith(", bytes" + java.util.Arrays.toString(body) + "]"),
                 "same id and enqueue time");
         assertEquals(999, deadIds(f).size(), "998 of jobs and the other queue's");
         assertTrue(deadIds(f).contains(2000L) && !deadIds(f).contains(3L) && !deadIds(f).contains(700L));
-        assertTrue(f.jdbc.logContaining(f.sql.listDeadLetters()).isEmpty(), "nothing lists the whole table");
+        assertTrue(f.jdbc.logContaining(f.sql.deadLetters().listDeadLetters()).isEmpty(), "nothing lists the whole table");
     }
 
     @Test
@@ -59,15 +59,15 @@ class DeadLetterRequeueTest {
         for (long i = 1; i <= 1200; i++) {
             row(t, i, 100 + i, "jobs", i == 5 ? "order-9" : null);
         }
-        f.jdbc.labelled(f.sql.lastDeadId(), List.of("last_id"), new Object[] {1200L});
+        f.jdbc.labelled(f.sql.deadLetters().lastDeadId(), List.of("last_id"), new Object[] {1200L});
         f.broker.nextDialogs(H1);
         assertEquals(1200, f.backend().requeueDeadLetters(Q, List.of()));
         assertEquals(List.of(), deadIds(f));
-        List<String> pages = f.jdbc.logContaining("exec " + f.sql.deadLetterPage());
+        List<String> pages = f.jdbc.logContaining("exec " + f.sql.deadLetters().deadLetterPage());
         assertEquals(3, pages.size(), "500 + 500 + 200");
         assertTrue(pages.get(1).endsWith(" <-- [500, jobs, 500, 1200]"), pages.get(1));
         assertEquals(3, f.jdbc.logContaining(" commit").size(), "one transaction per page");
-        assertEquals(1, f.jdbc.logContaining("exec " + f.sql.resendGrouped(Q)).size(), "a group's message on its group's dialog");
-        assertEquals(1199, f.jdbc.logContaining("exec " + f.sql.resend(Q)).size());
+        assertEquals(1, f.jdbc.logContaining("exec " + f.sql.sending().resendGrouped(Q)).size(), "a group's message on its group's dialog");
+        assertEquals(1199, f.jdbc.logContaining("exec " + f.sql.sending().resend(Q)).size());
     }
 }

@@ -85,12 +85,12 @@ class ServiceBrokerProviderTest {
     void closeAfterAFailedOpenRunsNothing() {
         dev.sqlqueue.sqlserver.model.SqlServerModel model = new dev.sqlqueue.sqlserver.model.SqlServerModel();
         BrokerStatements sql = new BrokerStatements(new BrokerNames("sqlq_"));
-        model.rows(sql.brokerEnabled(), new Object[] {"appdb", false});
+        model.rows(sql.provisioning().brokerEnabled(), new Object[] {"appdb", false});
         QueueConfig c = QueueConfig.builder().backend("sqlserver-broker").dataSource(model.dataSource()).migrate(false).build();
         dev.sqlqueue.SqlQueueException e = org.junit.jupiter.api.Assertions.assertThrows(dev.sqlqueue.SqlQueueException.class,
                 () -> provider.open(c));
         assertTrue(e.getMessage().contains("Service Broker is disabled"), e.getMessage());
-        assertEquals(java.util.List.of(sql.brokerEnabled()), model.executedSql(), "nothing but the check ran");
+        assertEquals(java.util.List.of(sql.provisioning().brokerEnabled()), model.executedSql(), "nothing but the check ran");
     }
 
     /** A wrapper, as the kit installs one, that counts the connections borrowed through it. */

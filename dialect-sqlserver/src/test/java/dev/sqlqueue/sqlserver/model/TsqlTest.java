@@ -24,8 +24,26 @@ class TsqlTest {
         QueueName q = QueueName.of("jobs");
         List<String> unknown = new ArrayList<>();
         int read = 0;
-        for (Method m : BrokerStatements.class.getMethods()) {
-            if (m.getReturnType() != String.class || m.getDeclaringClass() != BrokerStatements.class) {
+        List<Object> roles = new ArrayList<>();
+        for (Method accessor : BrokerStatements.class.getDeclaredMethods()) {
+            if (Modifier.isPublic(accessor.getModifiers()) && accessor.getParameterCount() == 0
+                    && accessor.getReturnType().getSimpleName().endsWith("Statements")) {
+                roles.add(accessor.invoke(sql));
+            }
+        }
+        assertEquals(8, roles.size(), "one object per role");
+        for (Object role : roles) {
+            read += read(role, q, unknown);
+        }
+        assertTrue(read > 100, "read " + read);
+        assertEquals(List.of(), unknown);
+    }
+
+    /** Reads every statement of one role's class; returns how many statements it read. */
+    private static int read(Object role, QueueName q, List<String> unknown) throws Exception {
+        int read = 0;
+        for (Method m : role.getClass().getMethods()) {
+            if (m.getReturnType() != String.class || m.getDeclaringClass() != role.getClass()) {
                 continue;
             }
             Object[] args = new Object[m.getParameterCount()];
@@ -37,7 +55,7 @@ class TsqlTest {
             if (m.getName().equals("attachActivation")) {
                 args = new Object[] {q, "dbo.p", 2, "OWNER"};
             }
-            String text = (String) m.invoke(Modifier.isStatic(m.getModifiers()) ? null : sql, args);
+            String text = (String) m.invoke(Modifier.isStatic(m.getModifiers()) ? null : role, args);
             List<Tsql.Stmt> stmts = new ArrayList<>();
             collect(Tsql.parse(text), stmts);
             for (Tsql.Stmt st : stmts) {
@@ -47,8 +65,7 @@ class TsqlTest {
                 }
             }
         }
-        assertTrue(read > 100, "read " + read);
-        assertEquals(List.of(), unknown);
+        return read;
     }
 
     @Test

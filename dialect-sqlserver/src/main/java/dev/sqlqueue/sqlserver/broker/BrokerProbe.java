@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.UUID;
 
 /**
- * Base of the Service Broker probes (review questions V1..V8): provisions the backend's objects under
+ * Base of the Service Broker probes (review questions V1..V8, re-review P2..P7 as V9..V14): provisions the backend's objects under
  * the probe's prefix with the backend's own statements (one queue, {@value #QUEUE}), runs the
  * experiment, and always drops what it created: it ends the probe services' conversations WITH CLEANUP,
  * drops the queue's objects and the prefix's tables. All SQL is in {@link BrokerStatements}. Not
@@ -87,6 +87,13 @@ abstract class BrokerProbe implements Probe {
             return new long[] {Sql.asLong(r[0]), Sql.asLong(r[1])};
         }
 
+        /** Runs {@code sql} as a plain batch ({@link java.sql.Statement}): a SET in it stays on the session. */
+        void plain(Connection c, String sql) throws SQLException {
+            try (java.sql.Statement st = c.createStatement()) {
+                st.execute(sql);
+            }
+        }
+
         long tranCount(Connection c) throws SQLException {
             return Sql.asLong(Sql.query(c, ProbeStatements.probeTranCount()).get(0)[0]);
         }
@@ -128,10 +135,12 @@ abstract class BrokerProbe implements Probe {
     /** The experiment proper, on provisioned objects; the caller cleans up. */
     abstract ProbeResult experiment(Setup s) throws Exception;
 
-    /** The probes of the sqlserver-broker backend, V1 to V8, in order. */
+    /** The probes of the sqlserver-broker backend, V1 to V14, in order. */
     static List<Probe> all() {
         return List.of(new ProbeSavepointRollback(), new ProbeLockedTargetSend(), new ProbeImplicitTransactions(),
-                new ProbeSpacerEnd(), new ProbeEnqueueTime(), new ProbeStatistics(), new ProbeSpreadFactor(), new ProbePermissions());
+                new ProbeSpacerEnd(), new ProbeEnqueueTime(), new ProbeStatistics(), new ProbeSpreadFactor(), new ProbePermissions(),
+                new ProbeLifetimeInTransit(), new ProbeDedupRanges(), new ProbeReadpastIsolation(), new ProbeReadpastRcsi(),
+                new ProbeNocount(), new ProbeSpacerLocks());
     }
 
     static void sleep(long ms) throws InterruptedException {

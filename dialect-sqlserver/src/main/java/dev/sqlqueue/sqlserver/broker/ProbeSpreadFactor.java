@@ -39,7 +39,7 @@ final class ProbeSpreadFactor extends BrokerProbe {
             for (Object[] r : Sql.query(c, AdminStatements.pageLatchWaits())) {
                 b.append(b.length() == 0 ? "" : ", ").append(r[0]).append(' ').append(r[1]).append(" waits ").append(r[2]).append(" ms");
             }
-            return b.toString();
+            return b.length() == 0 ? "no PAGELATCH_EX/SH row in sys.dm_os_wait_stats" : b.toString();
         } catch (java.sql.SQLException e) {
             return "not readable (error " + e.getErrorCode() + ": VIEW SERVER STATE needed)";
         }

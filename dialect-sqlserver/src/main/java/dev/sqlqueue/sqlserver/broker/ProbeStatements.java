@@ -110,4 +110,57 @@ public final class ProbeStatements {
                 + " FROM sys.conversation_endpoints WHERE far_service IN (" + literal(n.service(q)) + ", "
                 + literal(n.initiatorService(q)) + "); IF @h IS NULL BREAK; END CONVERSATION @h WITH CLEANUP; END;";
     }
+
+    /**
+     * The key read of the deduplication design before re-review N1, kept for probe V10 to compare: the key
+     * under UPDLOCK, HOLDLOCK (a key-range lock when it is missing). Parameters: queue, stored key. One row:
+     * message_id.
+     */
+    public String probeRangeKeyRead() {
+        return "DECLARE @q nvarchar(48) = ?, @k nvarchar(129) = ?, @id bigint; SELECT @id = message_id FROM " + n.keysTable()
+                + " WITH (UPDLOCK, HOLDLOCK, ROWLOCK) WHERE queue_name = @q AND dedupe_key = @k; SELECT @id AS message_id;";
+    }
+
+    /** One row: snapshot_isolation_state (1 = ON), is_read_committed_snapshot_on, of the current database. */
+    public static String probeIsolationSettings() {
+        return "SELECT snapshot_isolation_state, is_read_committed_snapshot_on FROM sys.databases WHERE database_id = DB_ID()";
+    }
+
+    /** One row: nocount, 512 when SET NOCOUNT is ON for the session ("@@OPTIONS (Transact-SQL)": bit 512). */
+    public static String probeNocount() {
+        return "SELECT @@OPTIONS & 512 AS nocount";
+    }
+
+    /** Runs what follows on the session as a database user ("EXECUTE AS (Transact-SQL)"); a plain batch. */
+    public static String probeExecuteAs(String user) {
+        return "EXECUTE AS USER = " + literal(user);
+    }
+
+    /** Ends {@link #probeExecuteAs}. */
+    public static String probeRevert() {
+        return "REVERT";
+    }
+
+    /** Turns the target queue off (messages sent to it then wait in sys.transmission_queue) or on again. */
+    public String probeQueueStatus(QueueName q, boolean on) {
+        return "ALTER QUEUE " + n.qualified(n.queue(q)) + " WITH STATUS = " + (on ? "ON" : "OFF");
+    }
+
+    /**
+     * The locks the session holds on the prefix's dialogs table, by mode and resource type (KEY, PAGE, OBJECT,
+     * ...), from sys.dm_tran_locks (needs VIEW SERVER STATE, or VIEW SERVER PERFORMANCE STATE from SQL Server
+     * 2022). Rows: request_mode, resource_type, locks.
+     */
+    public String probeDialogLocks() {
+        return "SELECT l.request_mode, l.resource_type, COUNT_BIG(*) AS locks FROM sys.dm_tran_locks AS l"
+                + " WHERE l.request_session_id = @@SPID AND l.resource_database_id = DB_ID() AND (l.resource_associated_entity_id IN"
+                + " (SELECT p.hobt_id FROM sys.partitions AS p WHERE p.object_id = OBJECT_ID(" + literal(n.unquotedTable("dialogs"))
+                + ")) OR (l.resource_type = N'OBJECT' AND l.resource_associated_entity_id = OBJECT_ID("
+                + literal(n.unquotedTable("dialogs")) + "))) GROUP BY l.request_mode, l.resource_type";
+    }
+
+    /** Makes a lock wait fail after 2 s on this session (a plain batch: it stays for the session). */
+    public static String probeLockTimeout2s() {
+        return "SET LOCK_TIMEOUT 2000";
+    }
 }

@@ -103,4 +103,24 @@ class ProbeStatementsTest {
                 + "vice'); IF @h IS NULL BREAK; END CONVERSATION @h WITH CLEANUP; END;",
                 s.probes().probeCleanup(q));
     }
+
+    @Test
+    void textProbesOfTheReReview() {
+        assertEquals("DECLARE @q nvarchar(48) = ?, @k nvarchar(129) = ?, @id bigint; SELECT @id = message_id FROM [dbo].[sqlq_bk_keys]"
+                + " WITH (UPDLOCK, HOLDLOCK, ROWLOCK) WHERE queue_name = @q AND dedupe_key = @k; SELECT @id AS message_id;",
+                s.probes().probeRangeKeyRead());
+        assertEquals("SELECT snapshot_isolation_state, is_read_committed_snapshot_on FROM sys.databases WHERE database_id = DB_ID()",
+                ProbeStatements.probeIsolationSettings());
+        assertEquals("SELECT @@OPTIONS & 512 AS nocount", ProbeStatements.probeNocount());
+        assertEquals("EXECUTE AS USER = N'app''s user'", ProbeStatements.probeExecuteAs("app's user"));
+        assertEquals("REVERT", ProbeStatements.probeRevert());
+        assertEquals("ALTER QUEUE [dbo].[sqlq_bk:jobs:queue] WITH STATUS = OFF", s.probes().probeQueueStatus(q, false));
+        assertEquals("ALTER QUEUE [dbo].[sqlq_bk:jobs:queue] WITH STATUS = ON", s.probes().probeQueueStatus(q, true));
+        assertEquals("SET LOCK_TIMEOUT 2000", ProbeStatements.probeLockTimeout2s());
+        assertEquals("SELECT l.request_mode, l.resource_type, COUNT_BIG(*) AS locks FROM sys.dm_tran_locks AS l WHERE"
+                + " l.request_session_id = @@SPID AND l.resource_database_id = DB_ID() AND (l.resource_associated_entity_id IN (SELECT"
+                + " p.hobt_id FROM sys.partitions AS p WHERE p.object_id = OBJECT_ID(N'dbo.sqlq_bk_dialogs')) OR (l.resource_type ="
+                + " N'OBJECT' AND l.resource_associated_entity_id = OBJECT_ID(N'dbo.sqlq_bk_dialogs'))) GROUP BY l.request_mode,"
+                + " l.resource_type", s.probes().probeDialogLocks());
+    }
 }

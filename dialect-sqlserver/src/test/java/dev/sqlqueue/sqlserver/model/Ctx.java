@@ -110,6 +110,10 @@ final class Ctx {
         return switch (name) {
             case "@@TRANCOUNT" -> (long) session.tranCount;
             case "@@ROWCOUNT" -> rowcount;
+            // "@@OPTIONS (Transact-SQL)": bits 2 IMPLICIT_TRANSACTIONS, 512 NOCOUNT, 16384 XACT_ABORT; the other bits
+            // are not modelled, so only a mask of these three can be read
+            case "@@OPTIONS" -> new Expressions.Bits((session.implicitTransactions ? 2L : 0) | (session.nocount ? 512L : 0)
+                    | (session.xactAbort ? 16384L : 0), 2L | 512L | 16384L);
             // "XACT_STATE (Transact-SQL)": 1 committable, 0 none, -1 uncommittable (doomed)
             case "XACT_STATE" -> (long) (session.tranCount == 0 ? 0 : session.doomed ? -1 : 1);
             case "ERROR_NUMBER" -> errorNumber == null ? null : (long) errorNumber;

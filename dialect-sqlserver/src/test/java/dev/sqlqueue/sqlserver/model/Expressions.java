@@ -33,6 +33,10 @@ final class Expressions {
         }
     };
 
+    /** A bit set of which only the bits in {@code known} are modelled ({@code @@OPTIONS}): only {@code &} with a mask of them reads it. */
+    record Bits(long value, long known) {
+    }
+
     /** Returned by {@link Env#column} for a name that is not a column in scope. */
     static final Object NO_COLUMN = new Object();
 
@@ -271,7 +275,7 @@ final class Expressions {
 
         Object multiplicative() {
             Object v = unary();
-            while (up(at).equals("*") || up(at).equals("/") || up(at).equals("%")) {
+            while (up(at).equals("*") || up(at).equals("/") || up(at).equals("%") || up(at).equals("&")) {
                 String op = t.get(at++);
                 Object w = unary();
                 v = arithmetic(op, v, w);
@@ -289,6 +293,9 @@ final class Expressions {
             if (a instanceof String x && b instanceof String y && op.equals("+")) {
                 return x + y;
             }
+            if (op.equals("&") && a instanceof Bits bits && b instanceof Number mask) {
+                return (mask.longValue() & ~bits.known()) == 0 ? (Object) (bits.value() & mask.longValue()) : UNKNOWN;
+            }
             if (!(a instanceof Number x) || !(b instanceof Number y)) {
                 return UNKNOWN;
             }
@@ -298,6 +305,7 @@ final class Expressions {
                 case "+" -> p + q;
                 case "-" -> p - q;
                 case "*" -> p * q;
+                case "&" -> p & q;
                 case "/" -> q == 0 ? UNKNOWN : p / q;
                 default -> q == 0 ? UNKNOWN : p % q;
             };

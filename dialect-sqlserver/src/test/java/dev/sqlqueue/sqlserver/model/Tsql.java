@@ -181,7 +181,7 @@ final class Tsql {
     private static final Set<String> STARTS = Set.of("IF", "ELSE", "WHILE", "BEGIN", "END", "DECLARE", "EXEC", "EXECUTE",
             "SEND", "RECEIVE", "COMMIT", "ROLLBACK", "SAVE", "THROW", "BREAK", "CONTINUE", "RETURN", "WAITFOR", "CREATE",
             "DROP", "ALTER", "INSERT", "DELETE", "UPDATE", "MERGE", "TRUNCATE", "GRANT", "REVOKE", "PRINT", "SET", "SELECT",
-            "WITH", "OPEN", "FETCH", "CLOSE", "DEALLOCATE", "RAISERROR");
+            "WITH", "OPEN", "FETCH", "CLOSE", "DEALLOCATE", "RAISERROR", "REVERT");
 
     /** Parses a batch. */
     static List<Node> parse(String sql) {
@@ -385,7 +385,7 @@ final class Tsql {
         String second = toks.size() > 1 ? toks.get(1).toUpperCase(Locale.ROOT) : "";
         return switch (k) {
             case "SET" -> second.startsWith("@") ? Kind.NO_DATA : Kind.SET_OPTION;
-            case "DECLARE", "THROW", "BREAK", "CONTINUE", "RETURN", "PRINT", "RAISERROR", "DEALLOCATE", "CLOSE" -> k.equals("THROW")
+            case "DECLARE", "THROW", "BREAK", "CONTINUE", "RETURN", "PRINT", "RAISERROR", "DEALLOCATE", "CLOSE", "REVERT" -> k.equals("THROW")
                     ? Kind.THROW : Kind.NO_DATA;
             case "WAITFOR" -> Kind.NO_DATA;
             case "SELECT" -> hasFrom(toks) ? Kind.SELECT_FROM : Kind.NO_DATA;

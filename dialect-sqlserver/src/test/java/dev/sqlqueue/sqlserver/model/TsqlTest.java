@@ -49,7 +49,8 @@ class TsqlTest {
             Object[] args = new Object[m.getParameterCount()];
             Class<?>[] types = m.getParameterTypes();
             for (int i = 0; i < args.length; i++) {
-                args[i] = types[i] == QueueName.class ? q : types[i] == int.class ? 2 : types[i] == String.class
+                args[i] = types[i] == QueueName.class ? q : types[i] == int.class ? 2 : types[i] == boolean.class ? false
+                        : types[i] == String.class
                         ? (i == 1 ? "dbo.p" : "OWNER") : null;
             }
             if (m.getName().equals("attachActivation")) {

@@ -1,16 +1,15 @@
 package dev.sqlqueue.sqlserver.model;
 
 import java.time.LocalDateTime;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
 /**
  * The T-SQL expressions and conditions the model can decide: numbers, strings, NULL, variables,
- * parameters, columns of a row in scope, {@code @@TRANCOUNT}, {@code @@ROWCOUNT}, {@code XACT_STATE()},
- * {@code ERROR_NUMBER()}, {@code SYSUTCDATETIME()} (the model's clock), {@code DATEADD}, {@code DATEDIFF_BIG},
- * {@code CAST}, {@code COALESCE}, {@code CASE}, arithmetic, comparisons, {@code IS [NOT] NULL},
+ * parameters, columns of a row in scope, {@code @@TRANCOUNT}, {@code @@ROWCOUNT}, {@code @@OPTIONS & mask},
+ * {@code XACT_STATE()}, {@code ERROR_NUMBER()}, {@code SYSUTCDATETIME()} (the model's clock), the functions of
+ * {@link Functions}, {@code CASE}, arithmetic, comparisons, {@code IS [NOT] NULL},
  * {@code [NOT] IN (...)}, {@code [NOT] EXISTS (subquery)}, {@code AND}, {@code OR}, {@code NOT}. Anything
  * else is {@link #UNKNOWN}, and so is every expression that uses an unknown value: the model never claims a
  * value the documented rules cannot give it.
@@ -447,110 +446,11 @@ final class Expressions {
                 args.add(new int[] {start, close});
             }
             at = close + 1;
-            return switch (name) {
-                case "XACT_STATE", "ERROR_NUMBER", "SYSUTCDATETIME" -> env.global(name);
-                case "DATEADD" -> dateAdd(args);
-                case "DATEDIFF_BIG", "DATEDIFF" -> dateDiff(args);
-                case "CAST" -> cast(args);
-                case "COALESCE", "ISNULL" -> coalesce(args);
-                default -> UNKNOWN;
-            };
+            if (name.equals("XACT_STATE") || name.equals("ERROR_NUMBER") || name.equals("SYSUTCDATETIME")) {
+                return env.global(name);
+            }
+            return Functions.call(name, env, t, args);
         }
 
-        private Object arg(int[] range) {
-            return value(env, t, range[0], range[1]);
-        }
-
-        private static ChronoUnit unit(String word) {
-            return switch (word.toUpperCase(Locale.ROOT)) {
-                case "MILLISECOND", "MS" -> ChronoUnit.MILLIS;
-                case "SECOND", "SS", "S" -> ChronoUnit.SECONDS;
-                case "MINUTE", "MI", "N" -> ChronoUnit.MINUTES;
-                case "HOUR", "HH" -> ChronoUnit.HOURS;
-                case "DAY", "DD", "D" -> ChronoUnit.DAYS;
-                default -> null;
-            };
-        }
-
-        Object dateAdd(List<int[]> args) {
-            if (args.size() != 3) {
-                return UNKNOWN;
-            }
-            ChronoUnit unit = unit(t.get(args.get(0)[0]));
-            Object n = arg(args.get(1));
-            Object d = arg(args.get(2));
-            if (unit == null || n == UNKNOWN || d == UNKNOWN) {
-                return UNKNOWN;
-            }
-            if (n == null || d == null) {
-                return null;
-            }
-            return n instanceof Number k && d instanceof LocalDateTime x ? x.plus(k.longValue(), unit) : UNKNOWN;
-        }
-
-        Object dateDiff(List<int[]> args) {
-            if (args.size() != 3) {
-                return UNKNOWN;
-            }
-            ChronoUnit unit = unit(t.get(args.get(0)[0]));
-            Object a = arg(args.get(1));
-            Object b = arg(args.get(2));
-            if (unit == null || a == UNKNOWN || b == UNKNOWN) {
-                return UNKNOWN;
-            }
-            if (a == null || b == null) {
-                return null;
-            }
-            return a instanceof LocalDateTime x && b instanceof LocalDateTime y ? unit.between(x, y) : UNKNOWN;
-        }
-
-        Object cast(List<int[]> args) {
-            if (args.size() != 1) {
-                return UNKNOWN;
-            }
-            int[] r = args.get(0);
-            int as = -1;
-            int depth = 0;
-            for (int i = r[0]; i < r[1]; i++) {
-                depth += t.get(i).equals("(") ? 1 : t.get(i).equals(")") ? -1 : 0;
-                if (depth == 0 && t.get(i).equalsIgnoreCase("AS")) {
-                    as = i;
-                }
-            }
-            if (as < 0) {
-                return UNKNOWN;
-            }
-            Object v = value(env, t, r[0], as);
-            String type = t.get(as + 1).toLowerCase(Locale.ROOT);
-            if (v == UNKNOWN || v == null) {
-                return v;
-            }
-            return switch (type) {
-                case "int", "bigint", "smallint", "tinyint" -> v instanceof Number n ? (Object) n.longValue() : UNKNOWN;
-                case "nvarchar", "varchar" -> v instanceof String ? v : UNKNOWN;
-                case "datetime2" -> v instanceof LocalDateTime ? v : v instanceof String d ? date(d) : UNKNOWN;
-                default -> UNKNOWN;
-            };
-        }
-
-        /** A date literal: 'yyyyMMdd' or ISO 'yyyy-MM-ddTHH:mm:ss' ("CAST and CONVERT (Transact-SQL)", styles 112 and 126). */
-        private static Object date(String d) {
-            try {
-                return d.length() == 8 ? java.time.LocalDate.parse(d, java.time.format.DateTimeFormatter.BASIC_ISO_DATE).atStartOfDay()
-                        : LocalDateTime.parse(d);
-            } catch (java.time.format.DateTimeParseException e) {
-                return UNKNOWN;
-            }
-        }
-
-        Object coalesce(List<int[]> args) {
-            for (int[] a : args) {
-                Object v = arg(a);
-                if (v != null) {
-                    return v;
-                }
-            }
-            return null;
-        }
     }
 }

@@ -88,11 +88,12 @@ public final class SqlServerModel {
     private final Locks locks = new Locks();
     private final Map<String, long[]> sequences = new HashMap<>();
     final DriverCommands driver = new DriverCommands(this);
+    final LockWaits waits = new LockWaits(this, locks);
     private Integer applockRefusal;
     private PrepareMethod prepareMethod = PrepareMethod.PREPEXEC;
     private boolean readCommittedSnapshot;
     private int sessionIsolation = java.sql.Connection.TRANSACTION_READ_COMMITTED;
-    private boolean waitForLocks;
+    boolean waitForLocks;
     private LocalDateTime clock = LocalDateTime.of(2025, 1, 1, 0, 0);
     private volatile BiConsumer<Integer, String> beforeExecute = (c, sql) -> { };
 
@@ -514,89 +515,6 @@ public final class SqlServerModel {
         boolean ok = s.tx.rollbackTo(name);
         notifyAll();
         return ok;
-    }
-
-    /**
-     * Takes a lock on a kept table for the running statement ({@link TableAccess}): held to the end of the
-     * transaction ({@code held}, in a transaction) or of the statement. Returns false when READPAST skips a
-     * row locked elsewhere.
-     */
-    boolean lock(Ctx ctx, Locks.Resource r, Locks.Mode mode, boolean held, boolean readpast, boolean nowait) throws SQLException {
-        Session s = ctx.session;
-        while (true) {
-            Set<Integer> holders = locks.conflicts(s.id, r, mode);
-            if (holders.isEmpty()) {
-                break;
-            }
-            if (readpast) {
-                note(s, "  (READPAST: skipped " + r + ", locked by c" + holders.iterator().next() + ")");
-                return false;
-            }
-            blocked(ctx, r, mode, holders, nowait);
-        }
-        if (mode == Locks.Mode.RANGE_I_N) {
-            return true; // "Insert operation": only tests the range
-        }
-        boolean keep = held && s.tranCount > 0;
-        if (locks.grant(s.id, r, mode, keep)) {
-            Runnable release = () -> locks.release(s.id, r, mode);
-            ctx.statementGrants.add(r + " " + mode);
-            if (keep) {
-                s.tx.locks.add(release);
-            } else {
-                ctx.statementLocks.add(release);
-            }
-        }
-        return true;
-    }
-
-    /** Releases a lock the running statement took (a row that did not qualify). */
-    void unlock(Ctx ctx, Locks.Resource r, Locks.Mode mode) {
-        if (ctx.statementGrants.remove(r + " " + mode)) {
-            locks.release(ctx.session.id, r, mode);
-            notifyAll();
-        }
-    }
-
-    private void blocked(Ctx ctx, Locks.Resource r, Locks.Mode mode, Set<Integer> holders, boolean nowait) throws SQLException {
-        Session s = ctx.session;
-        String what = mode.label() + " on " + r + ", held by " + holders.stream().map(h -> "c" + h).collect(Collectors.joining(", "));
-        if (nowait) {
-            // "Table hints (Transact-SQL)", NOWAIT: as SET LOCK_TIMEOUT 0
-            note(s, "  (NOWAIT: " + what + ")");
-            throw lockTimeout();
-        }
-        if (waitForLocks) {
-            if (locks.waitWouldDeadlock(s.id, holders)) {
-                note(s, "  (deadlock: waiting for " + what + " closes a cycle; this session is the victim)");
-                throw new SQLException("Transaction (Process ID " + s.id + ") was deadlocked on lock resources with another process and has"
-                        + " been chosen as the deadlock victim. Rerun the transaction.", "40001", 1205);
-            }
-            note(s, "  (waits for " + what + ")");
-            try {
-                wait();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new SQLException("interrupted while waiting for a lock", "HY008", 0);
-            } finally {
-                locks.stopWaiting(s.id);
-            }
-            return;
-        }
-        if (ctx.queryTimeout > 0) {
-            note(s, "  (waits for " + what + "; query timeout " + ctx.queryTimeout + " s ran out: attention sent, the batch stopped,"
-                    + " the open transaction is left open at @@TRANCOUNT = " + s.tranCount + ")");
-            throw new java.sql.SQLTimeoutException("The query has timed out.", "HY008", 0);
-        }
-        if (s.lockTimeout >= 0) {
-            note(s, "  (waits for " + what + "; LOCK_TIMEOUT " + s.lockTimeout + " ms ran out)");
-            throw lockTimeout();
-        }
-        throw new WouldHangError(what);
-    }
-
-    private static SQLException lockTimeout() {
-        return new SQLException("Lock request time out period exceeded.", "S0051", 1222);
     }
 
     /** "sp_getapplock (Transact-SQL)": -999 for a transaction-owned lock outside a transaction. */

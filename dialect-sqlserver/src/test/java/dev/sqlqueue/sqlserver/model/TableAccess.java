@@ -107,7 +107,7 @@ final class TableAccess {
         if (table.variable) {
             return true;
         }
-        return ctx.model.lock(ctx, new Locks.Resource(table.name, key == null ? Locks.Resource.END : Tables.Table.render(key)), mode,
+        return ctx.model.waits.lock(ctx, new Locks.Resource(table.name, key == null ? Locks.Resource.END : Tables.Table.render(key)), mode,
                 held, src.hint("READPAST") && mode.ordinal() <= Locks.Mode.X.ordinal(), src.hint("NOWAIT"));
     }
 
@@ -272,7 +272,7 @@ final class TableAccess {
             }
             if (!(Boolean) scan) {
                 if (locking && !serializable()) {
-                    ctx.model.unlock(ctx, new Locks.Resource(table.name, Tables.Table.render(key)), mode);
+                    ctx.model.waits.unlock(ctx, new Locks.Resource(table.name, Tables.Table.render(key)), mode);
                 }
                 continue;
             }
@@ -345,7 +345,7 @@ final class TableAccess {
                 return null;
             }
             if (!(Boolean) above) {
-                ctx.model.unlock(ctx, new Locks.Resource(table.name, Tables.Table.render(key)), Locks.Mode.U);
+                ctx.model.waits.unlock(ctx, new Locks.Resource(table.name, Tables.Table.render(key)), Locks.Mode.U);
                 continue;
             }
             Map<String, Object> next = change.apply(values);

@@ -10,11 +10,11 @@ import java.util.List;
 import java.util.UUID;
 
 /**
- * Base of the Service Broker probes (review questions V1..V8, re-review P2..P7 as V9..V14): provisions the backend's objects under
- * the probe's prefix with the backend's own statements (one queue, {@value #QUEUE}), runs the
- * experiment, and always drops what it created: it ends the probe services' conversations WITH CLEANUP,
- * drops the queue's objects and the prefix's tables. All SQL is in {@link BrokerStatements}. Not
- * thread-safe (the runner calls one probe at a time).
+ * Base of the Service Broker probes (review questions V1..V8; re-review P2..P7 as V9..V14): provisions
+ * the backend's objects under the probe's prefix with the backend's own statements (one queue,
+ * {@value #QUEUE}), runs the experiment, and always drops what it created: it ends the probe services'
+ * conversations WITH CLEANUP, drops the queue's objects and the prefix's tables. All SQL is in the role
+ * classes of {@link BrokerStatements}. Not thread-safe (the runner calls one probe at a time).
  */
 abstract class BrokerProbe implements Probe {
     static final String QUEUE = "probe";

@@ -44,7 +44,8 @@ import org.slf4j.LoggerFactory;
  * dialogs ({@link DialogPool}, {@link BrokerSender}); consume is {@code WAITFOR (RECEIVE ...)} in a
  * transaction ({@link BrokerReceiver}, {@link BrokerClaim}); poison messages go to a dead-letter table
  * at the adapter's own attempt limit; an initiator-side sweeper ({@link BrokerSweeper}) ends dialogs
- * the target ended or that failed. Every statement is in {@link BrokerStatements}.
+ * the target ended or that failed. Every statement is in a class of its role, held by
+ * {@link BrokerStatements}.
  *
  * <p>Capabilities: transactional claim mode only (no lease mode, so no lease extension); ordering
  * {@link Ordering#PER_GROUP} (in order within one conversation; a pool spreads a queue over several);

@@ -22,7 +22,7 @@ import java.util.Map;
  *   <li>no delivery acked or dead-lettered (only nacks and releases): rollback to the savepoint, which
  *       returns the messages to the queue in place (in front of the rest of their group) and releases
  *       the locks taken after it; the nacks' attempt counts are raised in the same batch
- *       ({@link BrokerStatements#releaseClaim}) and the transaction commits. One connection, one transaction, and no transaction is rolled back, so nothing counts
+ *       ({@link ClaimStatements#releaseClaim}) and the transaction commits. One connection, one transaction, and no transaction is rolled back, so nothing counts
  *       toward Service Broker's poison-message rule (five rollbacks in a row);</li>
  *   <li>otherwise commit: acked messages are gone (with a history row when the queue keeps history);
  *       dead-lettered ones were copied to the dead-letter table; nacked ones get attempts + 1 and, like
@@ -33,7 +33,7 @@ import java.util.Map;
  * </ul>
  *
  * Every message of a group that leaves the queue deletes its pending row in the same transaction
- * ({@link BrokerStatements#groupSettled}). A crash or closed connection rolls back the whole
+ * ({@link ClaimStatements#groupSettled}). A crash or closed connection rolls back the whole
  * transaction: the messages return, attempts unchanged.
  *
  * <p>Thread-safe: settlements are serialised on the claim.
@@ -121,7 +121,7 @@ final class BrokerClaim {
         }
         if (outcome == State.DEAD) {
             try {
-                Sql.update(c, sql.insertDeadLetter(), queue.value(), messageId, it.env.payload(), it.env.rawHeaders(),
+                Sql.update(c, sql.deadLetters().insertDeadLetter(), queue.value(), messageId, it.env.payload(), it.env.rawHeaders(),
                         it.attempt, BrokerReceiver.clip(text), it.env.enqueuedMillis(), BrokerReceiver.orNull(it.env.group()));
             } catch (SQLException e) {
                 // the transaction may be gone (deadlock victim): end the claim, the messages come back
@@ -141,8 +141,9 @@ final class BrokerClaim {
         boolean done = items.values().stream().anyMatch(i -> i.state == State.ACKED || i.state == State.DEAD);
         BrokerSender.Resend resend = sender.resender(c, queue);
         boolean committed = false;
+        boolean restore = true;
         try {
-            Sql.update(c, sql.requireOpenTransaction());
+            Sql.update(c, sql.claims().requireOpenTransaction());
             if (!done && !wroteOnReceive) {
                 List<Item> nacked = items.values().stream().filter(i -> i.state == State.NACKED).toList();
                 List<Object> params = new ArrayList<>();
@@ -151,23 +152,23 @@ final class BrokerClaim {
                     params.add(i.env.messageId());
                     params.add(BrokerReceiver.clip(i.text));
                 }
-                Sql.update(c, sql.releaseClaim(nacked.size()), params.toArray());
+                Sql.update(c, sql.claims().releaseClaim(nacked.size()), params.toArray());
             } else {
                 for (Item i : items.values()) {
                     long id = i.env.messageId();
                     settledInGroup(i);
                     switch (i.state) {
                         case NACKED -> {
-                            Sql.update(c, sql.raiseAttempts(), queue.value(), id, BrokerReceiver.clip(i.text));
+                            Sql.update(c, sql.claims().raiseAttempts(), queue.value(), id, BrokerReceiver.clip(i.text));
                             resend.send(i.env);
                         }
                         case RELEASED -> resend.send(i.env);
                         case ACKED -> {
-                            Sql.update(c, sql.clearAttempts(), queue.value(), id);
+                            Sql.update(c, sql.claims().clearAttempts(), queue.value(), id);
                             record(i, "acked");
                         }
                         default -> {
-                            Sql.update(c, sql.clearAttempts(), queue.value(), id);
+                            Sql.update(c, sql.claims().clearAttempts(), queue.value(), id);
                             record(i, "dead-lettered");
                         }
                     }
@@ -176,48 +177,50 @@ final class BrokerClaim {
             c.commit();
             committed = true;
         } catch (SQLException e) {
-            BrokerSender.rollbackQuietly(c, e);
+            restore = BrokerConnections.rollback(c, e);
             throw BrokerErrors.translate(e, "ending claim " + token + " of queue '" + queue + "'");
         } catch (RuntimeException e) {
             // for example no pooled dialog for a resend: roll back before close() restores auto-commit,
             // which would otherwise commit the acks without the resend
-            BrokerSender.rollbackQuietly(c, e);
+            restore = BrokerConnections.rollback(c, e);
             throw e;
         } finally {
             resend.end(committed);
-            close();
+            close(restore);
         }
     }
 
     private void settledInGroup(Item i) throws SQLException {
         if (i.env.group() != null) {
-            Sql.update(c, sql.groupSettled(), queue.value(), i.env.messageId());
+            Sql.update(c, sql.claims().groupSettled(), queue.value(), i.env.messageId());
         }
     }
 
     private void record(Item i, String outcome) throws SQLException {
         if (history) {
-            Sql.update(c, sql.insertHistory(), queue.value(), i.env.messageId(), i.env.enqueuedMillis(), i.receivedMillis,
+            Sql.update(c, sql.deadLetters().insertHistory(), queue.value(), i.env.messageId(), i.env.enqueuedMillis(), i.receivedMillis,
                     i.attempt, outcome, BrokerReceiver.orNull(i.text == null ? null : BrokerReceiver.clip(i.text)));
         }
     }
 
-    /** Rolls back without settling (backend close, failed settlement): messages return with attempts unchanged. */
+    /**
+     * Rolls back without settling (backend close, failed settlement): messages return with attempts
+     * unchanged. If the rollback fails the connection is aborted, never given auto-commit back: mssql-jdbc's
+     * {@code setAutoCommit(true)} would commit the RECEIVE, and the message would be lost (re-review m2).
+     */
     synchronized void abandon() {
         if (!closed) {
-            try {
-                c.rollback();
-            } catch (SQLException ignored) {
-                // closing the connection below rolls back on the server
-            }
-            close();
+            close(BrokerConnections.rollback(c, null));
         }
     }
 
-    private void close() {
+    /** Ends the claim; {@code restore} false after an aborted rollback (auto-commit must not come back). */
+    private void close(boolean restore) {
         closed = true;
-        BrokerSender.restore(c, autoBefore);
-        BrokerSender.closeQuietly(c);
+        if (restore) {
+            BrokerConnections.restore(c, autoBefore);
+        }
+        BrokerConnections.close(c);
         onClose.run();
     }
 

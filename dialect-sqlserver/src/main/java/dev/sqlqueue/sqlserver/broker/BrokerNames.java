@@ -129,6 +129,11 @@ public final class BrokerNames {
         return table("history");
     }
 
+    /** Pool fills that are complete (all their dialogs begun): only their spacers are ever ended (N5). */
+    public String fillsTable() {
+        return table("fills");
+    }
+
     /** The sequence that assigns 64-bit message ids and pool fill ids. */
     public String idSequence() {
         return table("ids");

@@ -40,6 +40,7 @@ import java.util.regex.Pattern;
  *   <li>{@code broker.groupIdleMillis}: a message group's dialog with nothing pending is retired
  *       (end-of-stream) after this long without a send, 0..2147483647, default 60000; one with nothing
  *       pending is also retired once older than {@code dialogMaxAgeSeconds}.</li>
+ *   <li>{@code broker.probeUser}: probes only, see {@link #PROBE_USER}.</li>
  * </ul>
  *
  * @param dialogPoolSize pooled dialogs per queue and process
@@ -87,7 +88,32 @@ public record BrokerOptions(int dialogPoolSize, int spreadFactor, int dialogLife
     public static final Set<String> KEYS = Set.of("broker.dialogPoolSize", "broker.spreadFactor",
             "broker.dialogLifetimeSeconds", "broker.dialogMaxAgeSeconds", "broker.dialogMaxMessages", "broker.maxAttempts",
             "broker.activationProcedure", "broker.maxQueueReaders", "broker.activationExecuteAs",
-            "broker.sweepIntervalMillis", "broker.sendWaitMillis", "broker.disabledRecheckMillis", "broker.groupIdleMillis");
+            "broker.sweepIntervalMillis", "broker.sendWaitMillis", "broker.disabledRecheckMillis", "broker.groupIdleMillis",
+            "broker.probeUser");
+
+    /**
+     * Probes only ({@code sqlqueue probe --backend sqlserver-broker}): the application's database user, as
+     * which probe V8 runs its experiment ({@code EXECUTE AS USER}) while it provisions with the login it
+     * connects with. Absent: V8 is INCONCLUSIVE.
+     */
+    public static final String PROBE_USER = "broker.probeUser";
+
+    /**
+     * {@link #PROBE_USER} of {@code config}, or null.
+     *
+     * @throws InvalidInputException rule {@code broker.option} for an empty name, one longer than 128
+     *     characters (sysname) or one with a control character
+     */
+    public static String probeUser(QueueConfig config) {
+        String v = config.option(PROBE_USER, null);
+        if (v == null) {
+            return null;
+        }
+        if (v.isBlank() || v.length() > 128 || v.chars().anyMatch(Character::isISOControl)) {
+            throw bad(PROBE_USER, "must be a database user name of 1..128 characters without control characters");
+        }
+        return v;
+    }
 
     /**
      * Reads and validates the options of {@code config}.

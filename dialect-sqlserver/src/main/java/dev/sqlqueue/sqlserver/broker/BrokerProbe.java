@@ -10,11 +10,11 @@ import java.util.List;
 import java.util.UUID;
 
 /**
- * Base of the Service Broker probes (review questions V1..V8): provisions the backend's objects under
- * the probe's prefix with the backend's own statements (one queue, {@value #QUEUE}), runs the
- * experiment, and always drops what it created: it ends the probe services' conversations WITH CLEANUP,
- * drops the queue's objects and the prefix's tables. All SQL is in {@link BrokerStatements}. Not
- * thread-safe (the runner calls one probe at a time).
+ * Base of the Service Broker probes (review questions V1..V8; re-review P2..P7 as V9..V14): provisions
+ * the backend's objects under the probe's prefix with the backend's own statements (one queue,
+ * {@value #QUEUE}), runs the experiment, and always drops what it created: it ends the probe services'
+ * conversations WITH CLEANUP, drops the queue's objects and the prefix's tables. All SQL is in the role
+ * classes of {@link BrokerStatements}. Not thread-safe (the runner calls one probe at a time).
  */
 abstract class BrokerProbe implements Probe {
     static final String QUEUE = "probe";
@@ -60,11 +60,11 @@ abstract class BrokerProbe implements Probe {
 
         /** Begins a dialog to the probe queue on {@code c} (in its current mode) and returns its handle. */
         UUID begin(Connection c, int lifetimeSeconds) throws SQLException {
-            return Sql.asUuid(Sql.query(c, sql.probeBeginDialog(q, lifetimeSeconds)).get(0)[0]);
+            return Sql.asUuid(Sql.query(c, sql.probes().probeBeginDialog(q, lifetimeSeconds)).get(0)[0]);
         }
 
         void send(Connection c, UUID h, int marker) throws SQLException {
-            Sql.update(c, sql.probeSend(q), h.toString(), new byte[] {(byte) marker});
+            Sql.update(c, sql.probes().probeSend(q), h.toString(), new byte[] {(byte) marker});
         }
 
         /** Begins a dialog and sends {@code count} messages on it, committed. */
@@ -83,12 +83,19 @@ abstract class BrokerProbe implements Probe {
 
         /** Messages on the probe queue and the lowest queuing_order. */
         long[] queueCount(Connection c) throws SQLException {
-            Object[] r = Sql.query(c, sql.probeQueueCount(q)).get(0);
+            Object[] r = Sql.query(c, sql.probes().probeQueueCount(q)).get(0);
             return new long[] {Sql.asLong(r[0]), Sql.asLong(r[1])};
         }
 
+        /** Runs {@code sql} as a plain batch ({@link java.sql.Statement}): a SET in it stays on the session. */
+        void plain(Connection c, String sql) throws SQLException {
+            try (java.sql.Statement st = c.createStatement()) {
+                st.execute(sql);
+            }
+        }
+
         long tranCount(Connection c) throws SQLException {
-            return Sql.asLong(Sql.query(c, BrokerStatements.probeTranCount()).get(0)[0]);
+            return Sql.asLong(Sql.query(c, ProbeStatements.probeTranCount()).get(0)[0]);
         }
     }
 
@@ -117,9 +124,9 @@ abstract class BrokerProbe implements Probe {
 
     private static void cleanUp(Setup s, BrokerProvisioner provisioner) throws SQLException {
         try (Connection c = s.connect()) {
-            Sql.update(c, s.sql.probeCleanup(s.q));
+            Sql.update(c, s.sql.probes().probeCleanup(s.q));
             provisioner.dropQueue(c, s.q);
-            for (String drop : s.sql.dropPrefixObjects()) {
+            for (String drop : s.sql.schema().dropPrefixObjects()) {
                 Sql.update(c, drop);
             }
         }
@@ -128,10 +135,12 @@ abstract class BrokerProbe implements Probe {
     /** The experiment proper, on provisioned objects; the caller cleans up. */
     abstract ProbeResult experiment(Setup s) throws Exception;
 
-    /** The probes of the sqlserver-broker backend, V1 to V8, in order. */
+    /** The probes of the sqlserver-broker backend, V1 to V14, in order. */
     static List<Probe> all() {
         return List.of(new ProbeSavepointRollback(), new ProbeLockedTargetSend(), new ProbeImplicitTransactions(),
-                new ProbeSpacerEnd(), new ProbeEnqueueTime(), new ProbeStatistics(), new ProbeSpreadFactor(), new ProbePermissions());
+                new ProbeSpacerEnd(), new ProbeEnqueueTime(), new ProbeStatistics(), new ProbeSpreadFactor(), new ProbePermissions(),
+                new ProbeLifetimeInTransit(), new ProbeDedupRanges(), new ProbeReadpastIsolation(), new ProbeReadpastRcsi(),
+                new ProbeNocount(), new ProbeSpacerLocks());
     }
 
     static void sleep(long ms) throws InterruptedException {

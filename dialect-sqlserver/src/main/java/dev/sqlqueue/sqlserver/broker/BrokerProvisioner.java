@@ -37,20 +37,22 @@ public final class BrokerProvisioner {
      */
     public void migrate(Connection c) throws SQLException {
         inLockedTransaction(c, () -> {
-            Sql.update(c, sql.createQueuesTable());
-            Sql.update(c, sql.createDialogsTable());
-            Sql.update(c, sql.createDialogsFillIndex());
-            Sql.update(c, sql.createAttemptsTable());
-            Sql.update(c, sql.createDeadTable());
-            Sql.update(c, sql.createGroupsTable());
-            Sql.update(c, sql.createGroupsHandleIndex());
-            Sql.update(c, sql.createGroupPendingTable());
-            Sql.update(c, sql.createGroupPendingIndex());
-            Sql.update(c, sql.createHistoryTable());
-            Sql.update(c, sql.createHistoryIndex());
-            Sql.update(c, sql.createKeysTable());
-            Sql.update(c, sql.createKeysExpiryIndex());
-            Sql.update(c, sql.createIdSequence());
+            Sql.update(c, sql.schema().createQueuesTable());
+            Sql.update(c, sql.schema().createDialogsTable());
+            Sql.update(c, sql.schema().createDialogsFillIndex());
+            Sql.update(c, sql.schema().createFillsTable());
+            Sql.update(c, sql.schema().createAttemptsTable());
+            Sql.update(c, sql.schema().createDeadTable());
+            Sql.update(c, sql.schema().createGroupsTable());
+            Sql.update(c, sql.schema().createGroupsHandleIndex());
+            Sql.update(c, sql.schema().createGroupPendingTable());
+            Sql.update(c, sql.schema().createGroupPendingIndex());
+            Sql.update(c, sql.schema().createHistoryTable());
+            Sql.update(c, sql.schema().createHistoryIndex());
+            Sql.update(c, sql.schema().createHistoryFinishedIndex());
+            Sql.update(c, sql.schema().createKeysTable());
+            Sql.update(c, sql.schema().createKeysExpiryIndex());
+            Sql.update(c, sql.schema().createIdSequence());
         });
     }
 
@@ -62,41 +64,41 @@ public final class BrokerProvisioner {
      */
     public void createQueue(Connection c, QueueName q) throws SQLException {
         inLockedTransaction(c, () -> {
-            List<Object[]> clash = Sql.query(c, sql.conflictingQueueName(), q.value(), q.value());
+            List<Object[]> clash = Sql.query(c, sql.provisioning().conflictingQueueName(), q.value(), q.value());
             if (!clash.isEmpty()) {
                 throw new dev.sqlqueue.InvalidInputException("queue.name", "queue name '" + q.value() + "' equals existing queue '"
                         + clash.get(0)[0] + "' under the database's collation (Service Broker object names follow it);"
                         + " choose a name that differs by more than letter case");
             }
-            Sql.update(c, sql.createMessageType(q));
-            Sql.update(c, sql.createEndOfStreamType(q));
-            Sql.update(c, sql.createContract(q));
-            Sql.update(c, sql.createQueue(q));
-            Sql.update(c, sql.createInitiatorQueue(q));
-            Sql.update(c, sql.createService(q));
-            Sql.update(c, sql.createInitiatorService(q));
-            Sql.update(c, sql.enforceQueueSettings(q));
+            Sql.update(c, sql.provisioning().createMessageType(q));
+            Sql.update(c, sql.provisioning().createEndOfStreamType(q));
+            Sql.update(c, sql.provisioning().createContract(q));
+            Sql.update(c, sql.provisioning().createQueue(q));
+            Sql.update(c, sql.provisioning().createInitiatorQueue(q));
+            Sql.update(c, sql.provisioning().createService(q));
+            Sql.update(c, sql.provisioning().createInitiatorService(q));
+            Sql.update(c, sql.provisioning().enforceQueueSettings(q));
             if (options.activationProcedure() != null) {
-                Sql.update(c, sql.attachActivation(q, options.activationProcedure(), options.maxQueueReaders(),
+                Sql.update(c, sql.provisioning().attachActivation(q, options.activationProcedure(), options.maxQueueReaders(),
                         options.activationExecuteAs()));
             }
-            Sql.update(c, sql.registerQueue(), q.value(), q.value());
+            Sql.update(c, sql.provisioning().registerQueue(), q.value(), q.value());
         });
     }
 
     /** Drops the queue's services, queues, contract and message types, and deletes its rows. */
     public void dropQueue(Connection c, QueueName q) throws SQLException {
         inLockedTransaction(c, () -> {
-            for (String s : sql.dropQueueObjects(q)) {
+            for (String s : sql.provisioning().dropQueueObjects(q)) {
                 Sql.update(c, s);
             }
-            Sql.update(c, sql.deleteQueueRows(), q.value());
+            Sql.update(c, sql.provisioning().deleteQueueRows(), q.value());
         });
     }
 
     /** Fails unless the broker is enabled in the connection's database. */
     public void requireBrokerEnabled(Connection c) throws SQLException {
-        List<Object[]> rows = Sql.query(c, sql.brokerEnabled());
+        List<Object[]> rows = Sql.query(c, sql.provisioning().brokerEnabled());
         if (rows.isEmpty()) {
             throw new SqlQueueException("cannot read sys.databases for the current database");
         }
@@ -122,7 +124,7 @@ public final class BrokerProvisioner {
         try {
             // sp_getapplock with owner Transaction needs an open transaction (B1): open it explicitly
             Sql.begin(c);
-            List<Object[]> r = Sql.query(c, sql.provisioningLock(), LOCK_TIMEOUT_MILLIS);
+            List<Object[]> r = Sql.query(c, sql.provisioning().provisioningLock(), LOCK_TIMEOUT_MILLIS);
             long result = r.isEmpty() ? NO_TRANSACTION : Sql.asLong(r.get(0)[0]);
             if (result == NO_TRANSACTION) {
                 throw new SqlQueueException("could not take the provisioning lock '" + sql.names().provisioningLock()
@@ -135,10 +137,10 @@ public final class BrokerProvisioner {
             work.run();
             c.commit();
         } catch (SQLException | RuntimeException e) {
-            BrokerSender.rollbackQuietly(c, e); // closes the connection if the rollback failed (m2)
+            BrokerConnections.rollback(c, e); // aborts the connection if the rollback failed (m2)
             throw e;
         } finally {
-            BrokerSender.restore(c, auto);
+            BrokerConnections.restore(c, auto);
         }
     }
 }

@@ -131,7 +131,7 @@ public final class BrokerReceiver {
                 }
             }
         } catch (SQLException e) {
-            BrokerSender.rollbackQuietly(c, e);
+            BrokerConnections.rollback(c, e);
             open = false;
             if (BrokerErrors.has(e, BrokerErrors.QUEUE_DISABLED)) {
                 QueueDisabledException x = new QueueDisabledException("Service Broker queue "
@@ -148,10 +148,10 @@ public final class BrokerReceiver {
                 if (open) {
                     // a runtime failure: undo the RECEIVE before restore() turns auto-commit back on,
                     // which would commit it
-                    BrokerSender.rollbackQuietly(c);
+                    BrokerConnections.rollback(c, null);
                 }
-                BrokerSender.restore(c, auto);
-                BrokerSender.closeQuietly(c);
+                BrokerConnections.restore(c, auto);
+                BrokerConnections.close(c);
             }
         }
     }
@@ -169,14 +169,14 @@ public final class BrokerReceiver {
         // bound is the wait plus the lease
         List<Object[]> first;
         try (Sql.Scope bound = Sql.bound("receive", Sql.seconds(waitMs + leaseMs))) {
-            first = Sql.query(c, sql.receive(q), 1, (int) Math.min(waitMs, Integer.MAX_VALUE));
+            first = Sql.query(c, sql.claims().receive(q), 1, (int) Math.min(waitMs, Integer.MAX_VALUE));
         }
         if (first.isEmpty() || max == 1 || !isUngroupedData(q, first.get(0))) {
             return first;
         }
         List<Object[]> rows = new ArrayList<>(first);
         try (Sql.Scope bound = Sql.bound("receiveMore", Sql.seconds(leaseMs))) {
-            rows.addAll(Sql.query(c, sql.receiveMore(q), max - 1, String.valueOf(first.get(0)[0])));
+            rows.addAll(Sql.query(c, sql.claims().receiveMore(q), max - 1, String.valueOf(first.get(0)[0])));
         }
         return rows;
     }
@@ -214,7 +214,7 @@ public final class BrokerReceiver {
                         q, handle, error);
                 if (ended.add(handle)) {
                     deadLetterRest(c, q, handle, error);
-                    Sql.update(c, sql.endConversation(), handle.toString());
+                    Sql.update(c, sql.dialogs().endConversation(), handle.toString());
                 }
                 claim.wroteOnReceive();
             } else if (type.equals(BrokerStatements.DIALOG_TIMER)) {
@@ -227,7 +227,7 @@ public final class BrokerReceiver {
         if (data.isEmpty()) {
             return List.of();
         }
-        long receivedMillis = history ? Sql.asLong(Sql.query(c, sql.clockMillis()).get(0)[0]) : 0L;
+        long receivedMillis = history ? Sql.asLong(Sql.query(c, sql.claims().clockMillis()).get(0)[0]) : 0L;
         Map<Long, Integer> attempts = attempts(c, q, data);
         List<Delivery> out = new ArrayList<>();
         for (Envelope env : data) {
@@ -236,7 +236,7 @@ public final class BrokerReceiver {
                 String reason = "poison message: " + before + " attempts reached broker.maxAttempts = " + options.maxAttempts();
                 deadLetter(c, q, env, before, reason);
                 if (history) {
-                    Sql.update(c, sql.insertHistory(), q.value(), env.messageId(), env.enqueuedMillis(), receivedMillis, before,
+                    Sql.update(c, sql.deadLetters().insertHistory(), q.value(), env.messageId(), env.enqueuedMillis(), receivedMillis, before,
                             "dead-lettered", reason);
                 }
                 claim.wroteOnReceive();
@@ -252,11 +252,11 @@ public final class BrokerReceiver {
 
     /** Copies a decoded message to the dead-letter table and forgets its attempts and pending row. */
     private void deadLetter(Connection c, QueueName q, Envelope env, int attempts, String reason) throws SQLException {
-        Sql.update(c, sql.insertDeadLetter(), q.value(), env.messageId(), env.payload(), env.rawHeaders(), attempts,
+        Sql.update(c, sql.deadLetters().insertDeadLetter(), q.value(), env.messageId(), env.payload(), env.rawHeaders(), attempts,
                 clip(reason), env.enqueuedMillis(), orNull(env.group()));
-        Sql.update(c, sql.clearAttempts(), q.value(), env.messageId());
+        Sql.update(c, sql.claims().clearAttempts(), q.value(), env.messageId());
         if (env.group() != null) {
-            Sql.update(c, sql.groupSettled(), q.value(), env.messageId());
+            Sql.update(c, sql.claims().groupSettled(), q.value(), env.messageId());
         }
     }
 
@@ -265,7 +265,7 @@ public final class BrokerReceiver {
      * remove the messages still on it, so they are received and dead-lettered first.
      */
     private void deadLetterRest(Connection c, QueueName q, UUID handle, String error) throws SQLException {
-        for (Object[] r : Sql.query(c, sql.receiveRest(q), handle.toString())) {
+        for (Object[] r : Sql.query(c, sql.claims().receiveRest(q), handle.toString())) {
             if (!String.valueOf(r[0]).equals(sql.names().messageType(q))) {
                 continue;
             }
@@ -281,7 +281,7 @@ public final class BrokerReceiver {
 
     private void end(Connection c, UUID handle, Set<UUID> ended) throws SQLException {
         if (ended.add(handle)) {
-            Sql.update(c, sql.endConversation(), handle.toString());
+            Sql.update(c, sql.dialogs().endConversation(), handle.toString());
         }
     }
 
@@ -292,7 +292,7 @@ public final class BrokerReceiver {
             params[i + 1] = data.get(i).messageId();
         }
         Map<Long, Integer> out = new HashMap<>();
-        for (Object[] row : Sql.query(c, sql.attemptsOf(data.size()), params)) {
+        for (Object[] row : Sql.query(c, sql.claims().attemptsOf(data.size()), params)) {
             out.put(Sql.asLong(row[0]), (int) Sql.asLong(row[1]));
         }
         return out;
@@ -302,10 +302,10 @@ public final class BrokerReceiver {
     private void deadLetterRaw(Connection c, QueueName q, byte[] body, String reason) throws SQLException {
         LOG.warn("queue '{}': {}; moved to the dead-letter table", q, reason);
         long id = Envelope.idOrZero(body);
-        Sql.update(c, sql.insertDeadLetter(), q.value(), id, body == null ? new byte[0] : body, "", 1,
+        Sql.update(c, sql.deadLetters().insertDeadLetter(), q.value(), id, body == null ? new byte[0] : body, "", 1,
                 clip(reason), new Sql.Null(java.sql.Types.BIGINT), new Sql.Null(java.sql.Types.NVARCHAR));
         if (id != 0 && body[0] == Envelope.VERSION_GROUPED) {
-            Sql.update(c, sql.groupSettled(), q.value(), id);
+            Sql.update(c, sql.claims().groupSettled(), q.value(), id);
         }
     }
 

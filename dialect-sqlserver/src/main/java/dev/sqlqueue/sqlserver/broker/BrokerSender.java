@@ -21,16 +21,22 @@ import org.slf4j.LoggerFactory;
  * due (age or message count) the same transaction also sends the end-of-stream message and removes it
  * from the pool. A SEND that fails for a reason other than a transient one (deadlock, lock time-out,
  * connection loss) discards the dialog and is retried once on another; nothing is ever sent
- * fire-and-forget and no dialog is ended WITH CLEANUP.
+ * fire-and-forget and no dialog is ended WITH CLEANUP. The backend's own transaction runs at READ
+ * COMMITTED (set on the connection for the send, and put back after), whatever the pool's default.
  *
- * <p>A message with a group goes on its group's dialog instead ({@link BrokerStatements#sendGrouped}),
+ * <p>A message with a group goes on its group's dialog instead ({@link SendStatements#sendGrouped}),
  * so one conversation, hence one conversation group on the target, carries the whole group in order.
- * Within a batch the grouped messages are sent first, in group order (stable, so each group keeps its
- * own order), so that concurrent batches lock group rows in one order and cannot deadlock on them.
+ *
+ * <p>Lock order within a batch: first every deduplication key, in key order ({@link SendStatements#takeKey},
+ * which locks each key only, never a key range: re-review N1), then the group rows, in group order (stable,
+ * so each group keeps its own order), then the pooled dialog. Two batches therefore take the locks they share
+ * in the same order. A send can still be chosen as a deadlock victim by locks this order does not cover (a
+ * caller's transaction holding a key or group row, a lock escalation): error 1205 rolls it back, and the
+ * whole send is tried again up to {@value #DEADLOCK_RETRIES} times.
  *
  * <p>An enqueue in the caller's transaction ({@link #sendInTransaction}) never borrows a pooled dialog:
  * grouped messages use their group's dialog, others a dialog of their own that carries the message and
- * the end-of-stream message.
+ * the end-of-stream message. No maintenance runs there (N2): expired keys are deleted by the sweeper.
  *
  * <p>Thread-safe.
  */
@@ -41,10 +47,8 @@ public final class BrokerSender {
     private final BrokerStatements sql;
     private final Function<QueueName, DialogPool> pools;
     private final java.time.Duration window;
-    private final java.util.concurrent.atomic.AtomicLong keyedSends = new java.util.concurrent.atomic.AtomicLong();
-    /** Every this many keyed sends, the same transaction deletes a batch of expired keys. */
-    static final int CLEANUP_EVERY = 256;
-    static final int CLEANUP_BATCH = 500;
+    /** How many times a send chosen as deadlock victim (error 1205) is tried again. */
+    static final int DEADLOCK_RETRIES = 3;
 
     public BrokerSender(DataSource ds, BrokerStatements sql, Function<QueueName, DialogPool> pools) {
         this(ds, sql, pools, dev.sqlqueue.QueueConfig.DEFAULT_DEDUPLICATION_WINDOW);
@@ -65,15 +69,15 @@ public final class BrokerSender {
 
     /** The message holding the key of {@code m} on {@code q}, or null when this transaction took it. */
     private Long takeKey(Connection c, QueueName q, Message m) throws SQLException {
-        List<Object[]> r = Sql.query(c, sql.takeKey(), q.value(), storedKey(m.deduplicationKey()));
+        List<Object[]> r = Sql.query(c, sql.sending().takeKey(), q.value(), storedKey(m.deduplicationKey()),
+                (int) Math.min(Integer.MAX_VALUE, window.getSeconds()), window.toMillisPart());
         return r.isEmpty() || r.get(0)[0] == null ? null : Sql.asLong(r.get(0)[0]);
     }
 
+    /** Writes the id of the message sent into the key this transaction took. */
     private void recordKey(Connection c, QueueName q, Message m, long id) throws SQLException {
-        Sql.update(c, sql.recordKey(), q.value(), storedKey(m.deduplicationKey()), id,
-                (int) Math.min(Integer.MAX_VALUE, window.getSeconds()), window.toMillisPart());
-        if (keyedSends.incrementAndGet() % CLEANUP_EVERY == 0) {
-            Sql.update(c, sql.deleteExpiredKeys(), CLEANUP_BATCH);
+        if (m.deduplicationKey() != null) {
+            Sql.update(c, sql.sending().recordKey(), id, q.value(), storedKey(m.deduplicationKey()));
         }
     }
 
@@ -104,17 +108,13 @@ public final class BrokerSender {
      * holder's id, and is marked in {@code duplicates}. A key is taken in the SEND's transaction.
      */
     public List<Long> send(QueueName q, List<Message> messages, boolean[] duplicates) {
-        List<Integer> grouped = new ArrayList<>();
-        List<Integer> pooled = new ArrayList<>();
-        for (int i = 0; i < messages.size(); i++) {
-            (messages.get(i).group() == null ? pooled : grouped).add(i);
-        }
-        grouped.sort(Comparator.comparing(i -> messages.get(i).group()));
+        Batch batch = new Batch(messages);
         DialogPool pool = pools.apply(q);
-        SQLException last = null;
-        for (int round = 0; round < 2; round++) {
+        int dialogFailures = 0;
+        int deadlocks = 0;
+        while (true) {
             DialogPool.Dialog d = null;
-            if (!pooled.isEmpty()) {
+            if (!batch.pooled.isEmpty()) {
                 try {
                     d = pool.acquire();
                 } catch (SQLException e) {
@@ -131,46 +131,51 @@ public final class BrokerSender {
                 throw BrokerErrors.translate(e, "opening a connection to enqueue on queue '" + q + "'");
             }
             boolean auto = true;
+            int isolation = Connection.TRANSACTION_READ_COMMITTED;
             boolean onPooled = false;
+            boolean restore = true;
             try {
                 auto = c.getAutoCommit();
+                isolation = c.getTransactionIsolation();
+                if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
+                    c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED); // N2: not the pool's default
+                }
                 Sql.begin(c); // SEND opens no implicit transaction (L1)
                 Long[] ids = new Long[messages.size()];
                 java.util.Arrays.fill(duplicates, false);
-                for (int i : grouped) {
-                    Message m = messages.get(i);
-                    Long held = m.deduplicationKey() == null ? null : takeKey(c, q, m);
+                for (int i : batch.keyed) {
+                    Long held = takeKey(c, q, messages.get(i));
                     if (held != null) {
                         ids[i] = held;
                         duplicates[i] = true;
-                        continue;
                     }
-                    ids[i] = sendGrouped(c, q, m);
-                    if (m.deduplicationKey() != null) {
-                        recordKey(c, q, m, ids[i]);
+                }
+                for (int i : batch.grouped) {
+                    if (!duplicates[i] && !batch.copies.containsKey(i)) {
+                        ids[i] = sendGrouped(c, q, messages.get(i));
+                        recordKey(c, q, messages.get(i), ids[i]);
                     }
                 }
                 onPooled = true;
                 int sentPooled = 0;
-                for (int i : pooled) {
+                for (int i : batch.pooled) {
                     Message m = messages.get(i);
-                    Long held = m.deduplicationKey() == null ? null : takeKey(c, q, m);
-                    if (held != null) {
-                        ids[i] = held;
-                        duplicates[i] = true;
+                    if (duplicates[i] || batch.copies.containsKey(i)) {
                         continue;
                     }
-                    List<Object[]> r = Sql.query(c, sql.send(q), d.handle().toString(),
+                    List<Object[]> r = Sql.query(c, sql.sending().send(q), d.handle().toString(),
                             Envelope.rest(m.headers(), m.payloadUnsafe()));
                     ids[i] = Sql.asLong(r.get(0)[0]);
                     sentPooled++;
-                    if (m.deduplicationKey() != null) {
-                        recordKey(c, q, m, ids[i]);
-                    }
+                    recordKey(c, q, m, ids[i]);
                 }
+                batch.copies.forEach((copy, first) -> {
+                    ids[copy] = ids[first];
+                    duplicates[copy] = true;
+                });
                 boolean retire = d != null && pool.dueAfter(d, sentPooled);
                 if (retire) {
-                    Sql.update(c, sql.retireDialog(q), d.handle().toString());
+                    Sql.update(c, sql.dialogs().retireDialog(q), d.handle().toString());
                 }
                 c.commit();
                 if (retire) {
@@ -180,7 +185,16 @@ public final class BrokerSender {
                 }
                 return Arrays.asList(ids);
             } catch (SQLException e) {
-                rollbackQuietly(c, e);
+                restore = BrokerConnections.rollback(c, e);
+                if (BrokerErrors.has(e, BrokerErrors.DEADLOCK_VICTIM) && deadlocks < DEADLOCK_RETRIES) {
+                    if (d != null) {
+                        pool.giveBack(d, 0);
+                    }
+                    deadlocks++;
+                    LOG.debug("queue '{}': send chosen as deadlock victim; trying again ({} of {})", q, deadlocks, DEADLOCK_RETRIES);
+                    pause(deadlocks);
+                    continue;
+                }
                 if (BrokerErrors.isTransient(e) || d == null || !onPooled || !BrokerErrors.isDialogError(e)) {
                     if (d != null) {
                         pool.giveBack(d, 0);
@@ -189,24 +203,78 @@ public final class BrokerSender {
                 }
                 LOG.warn("queue '{}': send on dialog {} failed ({}); replacing the dialog", q, d.handle(), e.toString());
                 pool.discard(d);
-                last = e;
+                if (++dialogFailures == 2) {
+                    throw BrokerErrors.translate(e, "enqueue on queue '" + q + "' (two dialogs)");
+                }
             } catch (RuntimeException e) {
                 // roll back before restore() turns auto-commit back on, which would commit half a batch
-                rollbackQuietly(c, e);
+                restore = BrokerConnections.rollback(c, e);
                 if (d != null) {
                     pool.giveBack(d, 0);
                 }
                 throw e;
             } finally {
-                restore(c, auto);
-                closeQuietly(c);
+                if (restore) {
+                    BrokerConnections.restore(c, auto);
+                    restoreIsolation(c, isolation);
+                }
+                BrokerConnections.close(c);
             }
         }
-        throw BrokerErrors.translate(last, "enqueue on queue '" + q + "' (two dialogs)");
+    }
+
+    private static void restoreIsolation(Connection c, int isolation) {
+        try {
+            if (isolation != Connection.TRANSACTION_READ_COMMITTED && !c.isClosed()) {
+                c.setTransactionIsolation(isolation);
+            }
+        } catch (SQLException ignored) {
+            // the connection is closed next; a pool validates it
+        }
+    }
+
+    /** Jittered back-off before a deadlock victim tries again: up to 50 ms times the attempt. */
+    private static void pause(int attempt) {
+        try {
+            Thread.sleep(java.util.concurrent.ThreadLocalRandom.current().nextLong(5, 50L * attempt));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * The order a batch is sent in: the first message of each deduplication key, sorted by stored key (the
+     * keys are taken first, in this order); grouped messages sorted by group (stable); the others in batch
+     * order. A later message with a key an earlier one of the batch has is a copy: it is not sent, and gets
+     * the first one's id as a duplicate.
+     */
+    private static final class Batch {
+        final List<Integer> keyed = new ArrayList<>();
+        final List<Integer> grouped = new ArrayList<>();
+        final List<Integer> pooled = new ArrayList<>();
+        final Map<Integer, Integer> copies = new java.util.LinkedHashMap<>();
+
+        Batch(List<Message> messages) {
+            Map<String, Integer> firstOf = new java.util.HashMap<>();
+            for (int i = 0; i < messages.size(); i++) {
+                Message m = messages.get(i);
+                (m.group() == null ? pooled : grouped).add(i);
+                if (m.deduplicationKey() != null) {
+                    Integer first = firstOf.putIfAbsent(m.deduplicationKey(), i);
+                    if (first == null) {
+                        keyed.add(i);
+                    } else {
+                        copies.put(i, first);
+                    }
+                }
+            }
+            keyed.sort(Comparator.comparing(i -> storedKey(messages.get(i).deduplicationKey())));
+            grouped.sort(Comparator.comparing(i -> messages.get(i).group()));
+        }
     }
 
     private long sendGrouped(Connection c, QueueName q, Message m) throws SQLException {
-        List<Object[]> r = Sql.query(c, sql.sendGrouped(q), q.value(), m.group(),
+        List<Object[]> r = Sql.query(c, sql.sending().sendGrouped(q), q.value(), m.group(),
                 Envelope.rest(m.headers(), m.group(), m.payloadUnsafe()));
         return Sql.asLong(r.get(0)[0]);
     }
@@ -243,12 +311,10 @@ public final class BrokerSender {
             if (m.group() != null) {
                 id = sendGrouped(c, q, m);
             } else {
-                List<Object[]> r = Sql.query(c, sql.sendOnOwnDialog(q), Envelope.rest(m.headers(), m.payloadUnsafe()));
+                List<Object[]> r = Sql.query(c, sql.sending().sendOnOwnDialog(q), Envelope.rest(m.headers(), m.payloadUnsafe()));
                 id = Sql.asLong(r.get(0)[0]);
             }
-            if (m.deduplicationKey() != null) {
-                recordKey(c, q, m, id);
-            }
+            recordKey(c, q, m, id);
             return id;
         } catch (SQLException e) {
             throw BrokerErrors.translate(e, "enqueue on queue '" + q + "' in the caller's transaction");
@@ -281,7 +347,7 @@ public final class BrokerSender {
 
         public void send(Envelope env) throws SQLException {
             if (env.group() != null) {
-                Sql.query(c, sql.resendGrouped(q), q.value(), env.group(), env.messageId(), env.encode());
+                Sql.query(c, sql.sending().resendGrouped(q), q.value(), env.group(), env.messageId(), env.encode());
                 return;
             }
             DialogPool pool = pools.apply(q);
@@ -289,7 +355,7 @@ public final class BrokerSender {
                 d = pool.acquire();
             }
             try {
-                Sql.update(c, sql.resend(q), d.handle().toString(), env.encode());
+                Sql.update(c, sql.sending().resend(q), d.handle().toString(), env.encode());
                 sent++;
             } catch (SQLException e) {
                 if (BrokerErrors.isTransient(e)) {
@@ -317,45 +383,6 @@ public final class BrokerSender {
                 pools.apply(q).discard(broken);
                 broken = null;
             }
-        }
-    }
-
-    /**
-     * Rolls back; if that fails, closes the connection at once, because turning auto-commit back on
-     * (restore) would make mssql-jdbc send {@code IF @@TRANCOUNT > 0 COMMIT TRAN} and commit the
-     * unfinished work (m2). Closing ends the session, or makes the pool roll back and discard it.
-     */
-    static void rollbackQuietly(Connection c) {
-        try {
-            c.rollback();
-        } catch (SQLException e) {
-            closeQuietly(c);
-        }
-    }
-
-    /** As {@link #rollbackQuietly(Connection)}, adding the rollback's failure to {@code cause}. */
-    static void rollbackQuietly(Connection c, Exception cause) {
-        try {
-            c.rollback();
-        } catch (SQLException e) {
-            cause.addSuppressed(e);
-            closeQuietly(c);
-        }
-    }
-
-    static void closeQuietly(Connection c) {
-        try {
-            c.close();
-        } catch (SQLException ignored) {
-            // nothing left to do
-        }
-    }
-
-    static void restore(Connection c, boolean auto) {
-        try {
-            c.setAutoCommit(auto);
-        } catch (SQLException ignored) {
-            // the connection is closed next; a pool validates it
         }
     }
 }

@@ -13,7 +13,7 @@ import javax.sql.DataSource;
 
 /**
  * The dead-letter table: list, requeue (send again with the original id and enqueue time, attempts
- * reset, in one transaction with the delete), purge. Thread-safe.
+ * reset, in one transaction with the delete, at most {@value #PAGE} per transaction), purge. Thread-safe.
  */
 public final class DeadLetterStore {
     private final DataSource ds;
@@ -34,7 +34,7 @@ public final class DeadLetterStore {
 
     private List<DeadLetter> list(Connection c, QueueName q, int limit) throws SQLException {
         List<DeadLetter> out = new ArrayList<>();
-        for (Object[] r : Sql.query(c, sql.listDeadLetters(), limit, q.value())) {
+        for (Object[] r : Sql.query(c, sql.deadLetters().listDeadLetters(), limit, q.value())) {
             String raw = String.valueOf(r[3]);
             Map<String, String> headers;
             try {
@@ -49,44 +49,86 @@ public final class DeadLetterStore {
         return out;
     }
 
-    /** Requeues the given ids (empty = all); returns how many. */
+    /** Dead letters requeued per transaction at most. */
+    static final int PAGE = 500;
+
+    /**
+     * Requeues the given message ids (empty = all present now); returns how many. Given ids are selected by
+     * id; "all" goes page by page in dead_id order up to the highest dead_id at the start (a message that
+     * fails again meanwhile is not requeued twice). At most {@value #PAGE} messages per transaction, each
+     * sent again (same id, enqueue time and group) and deleted in it (re-review N12: the whole table with its
+     * payloads was read into memory and requeued in one transaction).
+     */
     public long requeue(QueueName q, List<Long> ids) throws SQLException {
+        long n = 0;
+        if (!ids.isEmpty()) {
+            List<Long> distinct = ids.stream().distinct().toList();
+            for (int from = 0; from < distinct.size(); from += PAGE) {
+                List<Long> page = distinct.subList(from, Math.min(distinct.size(), from + PAGE));
+                List<Object> params = new ArrayList<>();
+                params.add(q.value());
+                params.addAll(page);
+                n += requeuePage(q, sql.deadLetters().deadLettersByIds(page.size()), params.toArray()).size();
+            }
+            return n;
+        }
+        long last;
+        try (Connection c = ds.getConnection()) {
+            List<Object[]> r = Sql.query(c, sql.deadLetters().lastDeadId(), q.value());
+            if (r.isEmpty() || r.get(0)[0] == null) {
+                return 0;
+            }
+            last = Sql.asLong(r.get(0)[0]);
+        }
+        long after = 0;
+        while (true) {
+            List<Long> done = requeuePage(q, sql.deadLetters().deadLetterPage(), PAGE, q.value(), after, last);
+            n += done.size();
+            if (done.size() < PAGE) {
+                return n;
+            }
+            after = done.get(done.size() - 1);
+        }
+    }
+
+    /** One transaction: the rows the statement selects are sent again and deleted. Returns their dead_ids. */
+    private List<Long> requeuePage(QueueName q, String select, Object... params) throws SQLException {
         try (Connection c = ds.getConnection()) {
             boolean auto = c.getAutoCommit();
             Sql.begin(c);
             BrokerSender.Resend resend = sender.resender(c, q);
             boolean committed = false;
+            boolean restore = true;
             try {
-                long n = 0;
-                for (Object[] r : Sql.query(c, sql.listDeadLetters(), 100_000, q.value())) {
+                List<Long> done = new ArrayList<>();
+                for (Object[] r : Sql.query(c, select, params)) {
                     long id = Sql.asLong(r[1]);
-                    if (!ids.isEmpty() && !ids.contains(id)) {
-                        continue;
-                    }
                     long enq = r[6] == null ? Sql.asLong(r[7]) : Sql.asLong(r[6]);
                     Envelope env = new Envelope(id, enq, String.valueOf(r[3]), r[8] == null ? null : String.valueOf(r[8]),
                             (byte[]) r[2]);
                     resend.send(env);
-                    Sql.update(c, sql.deleteDeadLetter(), Sql.asLong(r[0]));
-                    Sql.update(c, sql.clearAttempts(), q.value(), id);
-                    n++;
+                    Sql.update(c, sql.deadLetters().deleteDeadLetter(), Sql.asLong(r[0]));
+                    Sql.update(c, sql.claims().clearAttempts(), q.value(), id);
+                    done.add(Sql.asLong(r[0]));
                 }
                 c.commit();
                 committed = true;
-                return n;
+                return done;
             } catch (SQLException | RuntimeException e) {
-                BrokerSender.rollbackQuietly(c, e);
+                restore = BrokerConnections.rollback(c, e);
                 throw e;
             } finally {
                 resend.end(committed);
-                BrokerSender.restore(c, auto);
+                if (restore) {
+                    BrokerConnections.restore(c, auto);
+                }
             }
         }
     }
 
     public long purge(QueueName q) throws SQLException {
         try (Connection c = ds.getConnection()) {
-            return Sql.update(c, sql.purgeDeadLetters(), q.value());
+            return Sql.update(c, sql.deadLetters().purgeDeadLetters(), q.value());
         }
     }
 }

@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * <p>The pool also lives in the prefix's {@code bk_dialogs} table, so several processes share it: each
  * process owns the rows it created or adopted ({@code owner_id}); on close it gives them back and another
  * process adopts them with their age. When the pool is short it first adopts released rows, then
- * begins new dialogs with {@link BrokerStatements#fillDialogs} using the spread factor (1 = off; 150 =
+ * begins new dialogs with {@link DialogStatements#fillDialogs} using the spread factor (1 = off; 150 =
  * the 150 trick of seed 000). A dialog due by age or message count is recycled by the sender with the
  * end-of-stream message; a dialog that failed or received an Error is discarded and replaced, never
  * lent again.
@@ -73,6 +73,7 @@ public final class DialogPool {
     private final Set<UUID> known = ConcurrentHashMap.newKeySet();
     private final Object fillLock = new Object();
     private int open;
+    private boolean everOwned;
 
     /**
      * @param owner this process's owner id (a UUID string) in the dialogs table
@@ -151,7 +152,7 @@ public final class DialogPool {
     }
 
     private void fill(int missing) throws SQLException {
-        try (Connection c = ds.getConnection()) {
+        try (Sql.Scope unbounded = Sql.unbounded(); Connection c = ds.getConnection()) {
             boolean auto = c.getAutoCommit();
             int isolation = c.getTransactionIsolation();
             c.setAutoCommit(true);
@@ -160,13 +161,13 @@ public final class DialogPool {
                 c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
             }
             try {
-                List<Object[]> adopted = Sql.query(c, sql.adoptDialogs(), missing, owner, queue.value());
+                List<Object[]> adopted = Sql.query(c, sql.dialogs().adoptDialogs(), missing, owner, queue.value());
                 for (Object[] row : adopted) {
                     add(new Dialog(Sql.asUuid(row[0]), Sql.asLong(row[1])));
                 }
                 int still = missing - adopted.size();
                 if (still > 0) {
-                    List<Object[]> made = Sql.query(c, sql.fillDialogs(queue, options.dialogLifetimeSeconds()),
+                    List<Object[]> made = Sql.query(c, sql.dialogs().fillDialogs(queue, options.dialogLifetimeSeconds()),
                             still, options.spreadFactor(), queue.value(), owner);
                     for (Object[] row : made) {
                         add(new Dialog(Sql.asUuid(row[0]), 0));
@@ -183,9 +184,15 @@ public final class DialogPool {
         }
     }
 
+    /** Whether this pool ever owned a dialog (created or adopted one): only then has it rows to give back. */
+    public synchronized boolean everOwned() {
+        return everOwned;
+    }
+
     private void add(Dialog d) {
         synchronized (this) {
             open++;
+            everOwned = true;
         }
         known.add(d.handle);
         free.offerLast(d);
@@ -226,7 +233,7 @@ public final class DialogPool {
             boolean auto = c.getAutoCommit();
             c.setAutoCommit(true);
             try {
-                Sql.update(c, sql.discardDialog(), d.handle.toString());
+                Sql.update(c, sql.dialogs().discardDialog(), d.handle.toString());
             } finally {
                 c.setAutoCommit(auto);
             }
@@ -259,6 +266,6 @@ public final class DialogPool {
 
     /** Gives this process's dialogs back to the table for other processes (on close). */
     public static void releaseOwned(Connection c, BrokerStatements sql, String owner) throws SQLException {
-        Sql.update(c, sql.releaseOwnedDialogs(), owner);
+        Sql.update(c, sql.dialogs().releaseOwnedDialogs(), owner);
     }
 }

@@ -13,7 +13,7 @@ import java.util.Map;
  * send statement), header length in bytes (4 bytes, big-endian), the headers as UTF-8 text in the
  * {@link HeaderCodec} form; in version 2 only, the group's length in bytes (2 bytes, big-endian) and
  * the group as UTF-8; then the payload bytes. The first 17 bytes are written by the server
- * ({@link BrokerStatements#send}, {@link BrokerStatements#sendGrouped}); the adapter writes the rest
+ * ({@link SendStatements#send}, {@link SendStatements#sendGrouped}); the adapter writes the rest
  * ({@link #rest}). The header length sits at bytes 18..21 in both versions. Decoding happens in Java,
  * never inside RECEIVE.
  *

@@ -23,9 +23,9 @@ final class ProbeLockedTargetSend extends BrokerProbe {
         UUID h = s.sendCommitted(1);
         try (Connection a = s.connect(); Connection b = s.connect()) {
             Sql.begin(a);
-            int held = Sql.query(a, s.sql.probeReceive(s.q), 1, 5000).size();
+            int held = Sql.query(a, s.sql.probes().probeReceive(s.q), 1, 5000).size();
             try (Statement st = b.createStatement()) {
-                st.execute(BrokerStatements.probeLockTimeout());
+                st.execute(ProbeStatements.probeLockTimeout());
             }
             long t0 = System.nanoTime();
             String sendOutcome;
@@ -39,7 +39,7 @@ final class ProbeLockedTargetSend extends BrokerProbe {
                 b.rollback();
             }
             b.setAutoCommit(true);
-            long inTransit = Sql.asLong(Sql.query(b, s.sql.probeInTransit(s.q)).get(0)[0]);
+            long inTransit = Sql.asLong(Sql.query(b, s.sql.probes().probeInTransit(s.q)).get(0)[0]);
             a.commit();
             a.setAutoCommit(true);
             long t1 = System.nanoTime();

@@ -18,10 +18,10 @@ final class ProbeSpacerEnd extends BrokerProbe {
     ProbeResult experiment(Setup s) throws Exception {
         try (Connection c = s.connect()) {
             UUID h = s.begin(c, BrokerStatements.LONGEST_LIFETIME_SECONDS);
-            Sql.update(c, s.sql.probeEnd(), h.toString());
+            Sql.update(c, s.sql.probes().probeEnd(), h.toString());
             sleep(2000);
             long onQueue = s.queueCount(c)[0];
-            long endpoints = Sql.asLong(Sql.query(c, s.sql.probeTargetEndpoints(s.q)).get(0)[0]);
+            long endpoints = Sql.asLong(Sql.query(c, s.sql.probes().probeTargetEndpoints(s.q)).get(0)[0]);
             String observed = "2 s after END CONVERSATION of an unused dialog: messages on the target queue " + onQueue
                     + ", target endpoints " + endpoints;
             return onQueue == 0 && endpoints == 0 ? ProbeResult.asDocumented(observed) : ProbeResult.differs(observed);

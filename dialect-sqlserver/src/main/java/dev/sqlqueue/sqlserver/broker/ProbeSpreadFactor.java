@@ -23,7 +23,7 @@ final class ProbeSpreadFactor extends BrokerProbe {
             for (int spread : new int[] {1, 150}) {
                 String before = latches(c);
                 long t0 = System.nanoTime();
-                int kept = Sql.query(c, s.sql.fillDialogs(s.q, 600), 2, spread, s.q.value(), UUID.randomUUID().toString()).size();
+                int kept = Sql.query(c, s.sql.dialogs().fillDialogs(s.q, 600), 2, spread, s.q.value(), UUID.randomUUID().toString()).size();
                 long ms = (System.nanoTime() - t0) / 1_000_000;
                 observed.append(observed.length() == 0 ? "" : "\n").append("spread ").append(spread).append(": ").append(kept)
                         .append(" kept of ").append(2 * spread).append(" begun in ").append(ms).append(" ms; PAGELATCH before [")
@@ -36,10 +36,10 @@ final class ProbeSpreadFactor extends BrokerProbe {
     private static String latches(Connection c) {
         try {
             StringBuilder b = new StringBuilder();
-            for (Object[] r : Sql.query(c, BrokerStatements.pageLatchWaits())) {
+            for (Object[] r : Sql.query(c, AdminStatements.pageLatchWaits())) {
                 b.append(b.length() == 0 ? "" : ", ").append(r[0]).append(' ').append(r[1]).append(" waits ").append(r[2]).append(" ms");
             }
-            return b.toString();
+            return b.length() == 0 ? "no PAGELATCH_EX/SH row in sys.dm_os_wait_stats" : b.toString();
         } catch (java.sql.SQLException e) {
             return "not readable (error " + e.getErrorCode() + ": VIEW SERVER STATE needed)";
         }

@@ -5,7 +5,7 @@ import java.sql.Connection;
 import java.util.UUID;
 
 /**
- * V6: the statistics batch ({@link BrokerStatements#stats}: NOLOCK reads of the queue in subqueries,
+ * V6: the statistics batch ({@link AdminStatements#stats}: NOLOCK reads of the queue in subqueries,
  * the sys.internal_tables/sys.partitions depth) after three sends; then a dialog with a 2 s LIFETIME
  * that carries one message: in what order do its data message and the expiry Error reach the target?
  */
@@ -22,18 +22,18 @@ final class ProbeStatistics extends BrokerProbe {
         StringBuilder observed = new StringBuilder();
         boolean ok;
         try (Connection c = s.connect()) {
-            Object[] r = Sql.query(c, s.sql.stats(s.q), s.q.value(), s.q.value()).get(0);
+            Object[] r = Sql.query(c, s.sql.admin().stats(s.q), s.q.value(), s.q.value()).get(0);
             long queueRows = Sql.asLong(r[0]);
             long oldest = Sql.asLong(r[2]);
             long ready = Sql.asLong(r[5]);
             observed.append("stats: queue_rows ").append(queueRows).append(", oldest_ms ").append(oldest).append(", ready ").append(ready);
             ok = ready == 3 && queueRows >= 3 && oldest >= 0 && oldest < 60_000;
-            Sql.query(c, s.sql.probeReceiveAll(s.q));
+            Sql.query(c, s.sql.probes().probeReceiveAll(s.q));
             UUID h = s.begin(c, 2);
             s.send(c, h, 9);
             sleep(3000);
             StringBuilder types = new StringBuilder();
-            for (Object[] m : Sql.query(c, s.sql.probeReceiveAll(s.q))) {
+            for (Object[] m : Sql.query(c, s.sql.probes().probeReceiveAll(s.q))) {
                 String t = String.valueOf(m[1]);
                 types.append(types.length() == 0 ? "" : ", ").append(t.substring(t.lastIndexOf('/') + 1));
             }

@@ -44,7 +44,8 @@ import org.slf4j.LoggerFactory;
  * dialogs ({@link DialogPool}, {@link BrokerSender}); consume is {@code WAITFOR (RECEIVE ...)} in a
  * transaction ({@link BrokerReceiver}, {@link BrokerClaim}); poison messages go to a dead-letter table
  * at the adapter's own attempt limit; an initiator-side sweeper ({@link BrokerSweeper}) ends dialogs
- * the target ended or that failed. Every statement is in {@link BrokerStatements}.
+ * the target ended or that failed. Every statement is in a class of its role, held by
+ * {@link BrokerStatements}.
  *
  * <p>Capabilities: transactional claim mode only (no lease mode, so no lease extension); ordering
  * {@link Ordering#PER_GROUP} (in order within one conversation; a pool spreads a queue over several);
@@ -89,6 +90,7 @@ public final class ServiceBrokerBackend implements QueueBackend {
      */
     public ServiceBrokerBackend(DataSource ds, AutoCloseable ownedPool, QueueConfig config, BrokerOptions options,
                                 boolean startSweeper) {
+        ds = BrokerPrepareMethods.rpcOnly(ds); // no SET of a Broker statement stays on a pooled session (N7)
         this.ds = ds;
         this.ownedPool = ownedPool;
         this.options = options;
@@ -118,8 +120,16 @@ public final class ServiceBrokerBackend implements QueueBackend {
         return sql;
     }
 
-    /** Runs the sweeper once over every queue of the prefix. Errors are logged, never thrown. */
+    /**
+     * Runs the sweeper once over every queue of the prefix, then deletes expired deduplication keys. Errors
+     * are logged, never thrown.
+     */
     public void sweepAll() {
+        try {
+            sweeper.deleteExpiredKeys();
+        } catch (SQLException e) {
+            LOG.warn("deleting expired deduplication keys failed: {}", e.toString());
+        }
         try {
             for (QueueName q : queues()) {
                 try {
@@ -152,7 +162,7 @@ public final class ServiceBrokerBackend implements QueueBackend {
     @Override
     public String serverVersion() {
         try (Connection c = ds.getConnection()) {
-            Object[] r = Sql.query(c, sql.serverVersion()).get(0);
+            Object[] r = Sql.query(c, sql.provisioning().serverVersion()).get(0);
             return "Microsoft SQL Server " + r[0] + " (" + r[1] + ")";
         } catch (SQLException e) {
             throw BrokerErrors.translate(e, "reading the server version");
@@ -302,7 +312,7 @@ public final class ServiceBrokerBackend implements QueueBackend {
     public void dropQueue(QueueName queue) {
         withConnection("dropping queue '" + queue + "'", c -> {
             provisioner.dropQueue(c, queue);
-            Sql.update(c, sql.purgeKeys(), queue.value());
+            Sql.update(c, sql.admin().purgeKeys(), queue.value());
             return null;
         });
         pools.remove(queue);
@@ -326,7 +336,7 @@ public final class ServiceBrokerBackend implements QueueBackend {
                 while (!drained) {
                     Sql.begin(c); // RECEIVE opens no implicit transaction (L1)
                     for (int k = 0; k < PURGE_RECEIVES_PER_TRANSACTION; k++) {
-                        List<Object[]> rows = Sql.query(c, sql.receiveForPurge(queue), PURGE_BATCH);
+                        List<Object[]> rows = Sql.query(c, sql.admin().receiveForPurge(queue), PURGE_BATCH);
                         if (rows.isEmpty()) {
                             drained = true;
                             break;
@@ -339,13 +349,13 @@ public final class ServiceBrokerBackend implements QueueBackend {
                                 byte[] body = (byte[]) r[2];
                                 long id = Envelope.idOrZero(body);
                                 if (body != null && body.length >= 9 && body[0] == Envelope.VERSION_GROUPED) {
-                                    Sql.update(c, sql.groupSettled(), queue.value(), id);
+                                    Sql.update(c, sql.claims().groupSettled(), queue.value(), id);
                                 }
                                 if (id != 0) {
-                                    Sql.update(c, sql.clearAttempts(), queue.value(), id);
+                                    Sql.update(c, sql.claims().clearAttempts(), queue.value(), id);
                                 }
                             } else if (!type.equals(BrokerStatements.DIALOG_TIMER) && ended.add(String.valueOf(r[0]))) {
-                                Sql.update(c, sql.endConversation(), String.valueOf(r[0]));
+                                Sql.update(c, sql.dialogs().endConversation(), String.valueOf(r[0]));
                             }
                         }
                     }
@@ -353,10 +363,12 @@ public final class ServiceBrokerBackend implements QueueBackend {
                 }
                 return n;
             } catch (SQLException e) {
-                BrokerSender.rollbackQuietly(c, e);
+                BrokerConnections.rollback(c, e);
                 throw e;
             } finally {
-                c.setAutoCommit(auto);
+                // never a plain setAutoCommit: on a connection aborted after a failed rollback it would throw
+                // "The connection is closed." and hide the purge's own error (N13)
+                BrokerConnections.restore(c, auto);
             }
         });
     }
@@ -369,14 +381,14 @@ public final class ServiceBrokerBackend implements QueueBackend {
     @Override
     public void dropSchema() {
         boolean tables = withConnection("checking the queue registry",
-                c -> Sql.asLong(Sql.query(c, sql.registryExists()).get(0)[0]) == 1);
+                c -> Sql.asLong(Sql.query(c, sql.provisioning().registryExists()).get(0)[0]) == 1);
         if (tables) {
             for (QueueName q : queues()) {
                 dropQueue(q);
             }
         }
         withConnection("dropping the prefix's tables", c -> {
-            for (String s : sql.dropPrefixObjects()) {
+            for (String s : sql.schema().dropPrefixObjects()) {
                 Sql.update(c, s);
             }
             return null;
@@ -389,7 +401,7 @@ public final class ServiceBrokerBackend implements QueueBackend {
     public List<QueueName> queues() {
         return withConnection("listing queues", c -> {
             List<QueueName> names = new java.util.ArrayList<>();
-            for (Object[] r : Sql.query(c, sql.listQueues())) {
+            for (Object[] r : Sql.query(c, sql.provisioning().listQueues())) {
                 try {
                     names.add(QueueName.of(String.valueOf(r[0])));
                 } catch (InvalidInputException e) {
@@ -417,12 +429,12 @@ public final class ServiceBrokerBackend implements QueueBackend {
     /** The Service Broker figures of a queue: depth, dead letters, oldest age, transmission queue, conversations by state. */
     public BrokerStatistics statistics(QueueName queue) {
         return withConnection("reading statistics of '" + queue + "'", c -> {
-            Object[] r = Sql.query(c, sql.stats(queue), queue.value(), queue.value()).get(0);
+            Object[] r = Sql.query(c, sql.admin().stats(queue), queue.value(), queue.value()).get(0);
             Map<String, Long> states = new LinkedHashMap<>();
-            for (Object[] row : Sql.query(c, sql.conversationsByState(queue))) {
+            for (Object[] row : Sql.query(c, sql.admin().conversationsByState(queue))) {
                 states.put(String.valueOf(row[0]), Sql.asLong(row[1]));
             }
-            List<Object[]> status = Sql.query(c, sql.queueStatus(queue));
+            List<Object[]> status = Sql.query(c, sql.admin().queueStatus(queue));
             boolean receiving = !status.isEmpty() && truthy(status.get(0)[0]);
             return new BrokerStatistics(queue, Sql.asLong(r[0]), Sql.asLong(r[1]), Sql.asLong(r[2]), Sql.asLong(r[3]), states,
                     receiving, Sql.asLong(r[4]), Sql.asLong(r[5]));
@@ -475,27 +487,66 @@ public final class ServiceBrokerBackend implements QueueBackend {
     /** Newest first; empty unless the queue config keeps history. */
     @Override
     public List<HistoryEntry> history(QueueName queue, int limit) {
-        return withConnection("reading the history of '" + queue + "'", c -> Sql.query(c, sql.listHistory(), limit, queue.value())
+        return withConnection("reading the history of '" + queue + "'", c -> Sql.query(c, sql.deadLetters().listHistory(), limit, queue.value())
                 .stream().map(r -> new HistoryEntry(Sql.asLong(r[0]), queue, r[1] == null ? null : Instant.ofEpochMilli(Sql.asLong(r[1])),
                         Instant.ofEpochMilli(Sql.asLong(r[2])), Instant.ofEpochMilli(Sql.asLong(r[3])), Sql.asLong(r[4]),
                         (int) Sql.asLong(r[5]), String.valueOf(r[6]), r[7] == null ? null : String.valueOf(r[7])))
                 .toList());
     }
 
-    /** Age first, then rows; each one statement in auto-commit. */
+    /** Rows deleted per statement (and per transaction) by {@link #pruneHistory}. */
+    static final int PRUNE_BATCH = 500;
+
+    /**
+     * Age first, then rows. Each reads its cutoff once, then deletes at most {@value #PRUNE_BATCH} rows per
+     * statement, each statement its own transaction (auto-commit), until a batch deletes fewer: a prune runs
+     * beside consumers that insert history rows in their claims' transactions, and one large DELETE could
+     * escalate to a table lock that blocks them past their lease (re-review N3).
+     */
     @Override
     public long pruneHistory(QueueName queue, HistoryRetention retention) {
         return withConnection("pruning the history of '" + queue + "'", c -> {
-            long n = 0;
-            if (retention.maxAge() != null) {
-                int seconds = (int) Math.min(Integer.MAX_VALUE, retention.maxAge().getSeconds());
-                n += Sql.update(c, sql.pruneHistoryAge(), queue.value(), -seconds, -(retention.maxAge().getNano() / 1_000_000));
+            boolean auto = c.getAutoCommit();
+            if (!auto) {
+                c.setAutoCommit(true);
             }
-            if (retention.maxRows() != null) {
-                n += Sql.update(c, sql.pruneHistoryRows(), queue.value(), retention.maxRows(), queue.value());
+            try {
+                long n = 0;
+                if (retention.maxAge() != null) {
+                    int seconds = (int) Math.min(Integer.MAX_VALUE, retention.maxAge().getSeconds());
+                    long cutoff = Sql.asLong(Sql.query(c, sql.deadLetters().historyAgeCutoff(), -seconds,
+                            -(retention.maxAge().getNano() / 1_000_000)).get(0)[0]);
+                    n += pruneInBatches(c, sql.deadLetters().pruneHistoryBefore(), queue, cutoff);
+                }
+                if (retention.maxRows() != null) {
+                    Long keepFrom;
+                    if (retention.maxRows() == 0) {
+                        keepFrom = Long.MAX_VALUE;
+                    } else {
+                        List<Object[]> r = Sql.query(c, sql.deadLetters().historyRowsCutoff(), (int) Math.min(Integer.MAX_VALUE, retention.maxRows()),
+                                queue.value());
+                        keepFrom = r.isEmpty() || r.get(0)[0] == null ? null : Sql.asLong(r.get(0)[0]);
+                    }
+                    if (keepFrom != null) {
+                        n += pruneInBatches(c, sql.deadLetters().pruneHistoryRowsBelow(), queue, keepFrom);
+                    }
+                }
+                return n;
+            } finally {
+                BrokerConnections.restore(c, auto);
             }
-            return n;
         });
+    }
+
+    private static long pruneInBatches(Connection c, String statement, QueueName queue, long cutoff) throws SQLException {
+        long total = 0;
+        while (true) {
+            int deleted = Sql.update(c, statement, PRUNE_BATCH, queue.value(), cutoff);
+            total += Math.max(0, deleted);
+            if (deleted < PRUNE_BATCH) {
+                return total;
+            }
+        }
     }
 
     /** Rolls back open claims, gives this process's pooled dialogs back to the table, closes its own pool. */
@@ -505,7 +556,9 @@ public final class ServiceBrokerBackend implements QueueBackend {
             scheduler.shutdownNow();
         }
         receiver.abandonAll();
-        if (!schemaDropped) {
+        // only a pool that owned a dialog has rows to give back: after a failed open there is none, and the
+        // tables may not even exist (a close after a failed open warned about a missing dialogs table)
+        if (!schemaDropped && pools.values().stream().anyMatch(DialogPool::everOwned)) {
             try (Connection c = ds.getConnection()) {
                 DialogPool.releaseOwned(c, sql, owner);
             } catch (SQLException e) {

@@ -46,6 +46,21 @@ final class Sql {
         };
     }
 
+    /**
+     * Statements of this thread get no query timeout until the scope is closed: for work a bounded statement
+     * triggers on another connection (a settlement's resend filling the dialog pool), which is not that
+     * statement and must not be cancelled by its lease (re-review N6).
+     */
+    static Scope unbounded() {
+        Bound before = BOUND.get();
+        BOUND.remove();
+        return () -> {
+            if (before != null) {
+                BOUND.set(before);
+            }
+        };
+    }
+
     /** Whole seconds, rounded up, at least 1. */
     static int seconds(long millis) {
         return (int) Math.min(Integer.MAX_VALUE, Math.max(1, (millis + 999) / 1000));

@@ -25,31 +25,31 @@ class BrokerAdminTest {
     void sweeperEndsDialogsTheTargetEndedOrThatFailedAndThePoolDropsThem() throws Exception {
         Fixture f = new Fixture("broker.dialogPoolSize", "2");
         DialogPool pool = new DialogPool(Q, f.jdbc.dataSource(), f.sql, f.options, "me");
-        f.jdbc.rows(f.sql.fillDialogs(Q, f.options.dialogLifetimeSeconds()), new Object[] {H1}, new Object[] {H2});
+        f.broker.nextDialogs(H1, H2);
         pool.acquire(); // fills both; the first handed out is H1 (round robin), H2 stays idle
         // two conversations, so two conversation groups: two RECEIVEs, then an empty one
         f.arriveInitiator(new Object[] {H2, BrokerStatements.ERROR, null}, new Object[] {H3, BrokerStatements.END_DIALOG, null});
         BrokerSweeper sweeper = new BrokerSweeper(f.jdbc.dataSource(), f.sql, f.options, q -> pool);
         assertEquals(2, sweeper.sweep(Q));
         List<String> c2 = f.jdbc.logContaining("c2 ");
-        String receive = "c2 exec " + f.sql.receiveInitiator(Q) + " <-- [100]";
+        String receive = "c2 exec " + f.sql.dialogs().receiveInitiator(Q) + " <-- [100]";
         assertEquals(List.of("c2 autoCommit=false", "c2 isolation=2", "c2 savepoint sqlq_begin (opened the transaction)", receive,
-                "c2 exec " + f.sql.inTransitOf(Q) + " <-- [" + H2 + "]",
-                "c2 exec DECLARE @h uniqueidentifier = ?; END CONVERSATION @h; <-- [" + H2 + "]", "c2 exec " + f.sql.forgetDialog() + " <-- [" + H2 + "]",
+                "c2 exec " + f.sql.dialogs().inTransitOf(Q) + " <-- [" + H2 + "]",
+                "c2 exec DECLARE @h uniqueidentifier = ?; END CONVERSATION @h; <-- [" + H2 + "]", "c2 exec " + f.sql.dialogs().forgetDialog() + " <-- [" + H2 + "]",
                 receive,
-                "c2 exec DECLARE @h uniqueidentifier = ?; END CONVERSATION @h; <-- [" + H3 + "]", "c2 exec " + f.sql.forgetDialog() + " <-- [" + H3 + "]",
+                "c2 exec DECLARE @h uniqueidentifier = ?; END CONVERSATION @h; <-- [" + H3 + "]", "c2 exec " + f.sql.dialogs().forgetDialog() + " <-- [" + H3 + "]",
                 receive,
                 "c2 commit",
                 "c2 savepoint sqlq_begin (opened the transaction)",
-                "c2 exec " + f.sql.endSpacers() + " <-- [100, jobs]", "c2 commit",
+                "c2 exec " + f.sql.dialogs().deadFills() + " <-- [100, jobs]", "c2 commit",
                 "c2 savepoint sqlq_begin (opened the transaction)",
-                "c2 exec " + f.sql.retireIdleGroups(Q) + " <-- [jobs, 60000, 3600, 100]", "c2 commit",
+                "c2 exec " + f.sql.dialogs().retireIdleGroups(Q) + " <-- [jobs, 60000, 3600, 100]", "c2 commit",
                 "c2 autoCommit=true", "c2 isolation=2", "c2 close"), c2);
         assertTrue(f.broker.messages(f.initiatorQueue()).isEmpty(), "drained");
         assertTrue(f.jdbc.effects("RECEIVE", "iqueue").stream().allMatch(e -> e.inTransaction()
                 && e.state() == dev.sqlqueue.sqlserver.model.Effect.State.COMMITTED), "every RECEIVE committed with its handling");
         assertEquals(1, pool.open(), "the errored idle dialog left the pool");
-        f.jdbc.rows(f.sql.fillDialogs(Q, f.options.dialogLifetimeSeconds()), new Object[] {H3});
+        f.broker.nextDialogs(H3);
         assertNotEquals(UUID.fromString(H2), pool.acquire().handle(), "an errored dialog is never lent again");
     }
 
@@ -58,16 +58,16 @@ class BrokerAdminTest {
         // L2: END CONVERSATION drops the conversation's messages in sys.transmission_queue
         Fixture f = new Fixture();
         byte[] stuck = new Envelope(42L, 1_000L, "k=v", "g", new byte[] {7}).encode();
-        f.jdbc.rows(f.sql.inTransitOf(Q), new Object[] {stuck});
+        f.jdbc.rows(f.sql.dialogs().inTransitOf(Q), new Object[] {stuck});
         f.arriveInitiator(new Object[] {H1, BrokerStatements.ERROR, null});
         new BrokerSweeper(f.jdbc.dataSource(), f.sql, f.options, q -> new DialogPool(Q, f.jdbc.dataSource(), f.sql, f.options, "me"))
                 .sweep(Q);
         List<String> ran = f.jdbc.executedSql();
-        int read = ran.indexOf(f.sql.inTransitOf(Q));
-        int dead = ran.indexOf(f.sql.insertDeadLetter());
-        int end = ran.indexOf(f.sql.endConversation());
+        int read = ran.indexOf(f.sql.dialogs().inTransitOf(Q));
+        int dead = ran.indexOf(f.sql.deadLetters().insertDeadLetter());
+        int end = ran.indexOf(f.sql.dialogs().endConversation());
         assertTrue(read > 0 && dead > read && end > dead, ran.toString());
-        assertTrue(f.jdbc.logContaining(f.sql.insertDeadLetter()).get(0).contains("<-- [jobs, 42, bytes[7], k=v, 0, its dialog failed"));
+        assertTrue(f.jdbc.logContaining(f.sql.deadLetters().insertDeadLetter()).get(0).contains("<-- [jobs, 42, bytes[7], k=v, 0, its dialog failed"));
         assertEquals(dev.sqlqueue.sqlserver.model.Effect.State.COMMITTED, f.jdbc.effects("INSERT", "sqlq_bk_dead").get(0).state());
         assertTrue(f.jdbc.effects("INSERT", "sqlq_bk_dead").get(0).inTransaction(), "in the END CONVERSATION's transaction");
     }
@@ -89,16 +89,16 @@ class BrokerAdminTest {
     @Test
     void statsComeFromTheCatalogQuery() {
         Fixture f = new Fixture();
-        f.jdbc.rows(f.sql.stats(Q), new Object[] {12L, 3L, 4500L, 2L, 7L, 10L});
-        f.jdbc.rows(f.sql.conversationsByState(Q), new Object[] {"CONVERSING", 20L}, new Object[] {"DISCONNECTED_INBOUND", 1L});
+        f.jdbc.rows(f.sql.admin().stats(Q), new Object[] {12L, 3L, 4500L, 2L, 7L, 10L});
+        f.jdbc.rows(f.sql.admin().conversationsByState(Q), new Object[] {"CONVERSING", 20L}, new Object[] {"DISCONNECTED_INBOUND", 1L});
         QueueStats s = f.backend().stats(Q);
         assertEquals(new QueueStats(Q, 10, 0, 0, 3, 4500, 7), s);
-        f.jdbc.rows(f.sql.queueStatus(Q), new Object[] {false, true});
+        f.jdbc.rows(f.sql.admin().queueStatus(Q), new Object[] {false, true});
         BrokerStatistics b = f.backend().statistics(Q);
         assertEquals(false, b.receiveEnabled(), "a disabled queue shows in the statistics");
         assertEquals(2L, b.transmissionQueue());
         assertEquals(Map.of("CONVERSING", 20L, "DISCONNECTED_INBOUND", 1L), b.conversationsByState());
-        assertEquals(List.of("c1 exec " + f.sql.stats(Q) + " <-- [jobs, jobs]"), f.jdbc.logContaining("c1 exec " + f.sql.stats(Q)));
+        assertEquals(List.of("c1 exec " + f.sql.admin().stats(Q) + " <-- [jobs, jobs]"), f.jdbc.logContaining("c1 exec " + f.sql.admin().stats(Q)));
     }
 
     @Test
@@ -114,13 +114,13 @@ class BrokerAdminTest {
         f.broker.arrive(f.targetQueue(), UUID.fromString(H3), "sqlq_bk:jobs:msg", other);
         assertEquals(3, f.backend().purge(Q));
         assertTrue(f.broker.messages(f.targetQueue()).isEmpty(), "the queue is empty");
-        assertEquals(List.of(f.sql.receiveForPurge(Q), f.sql.clearAttempts(), f.sql.endConversation(),
-                f.sql.receiveForPurge(Q), f.sql.groupSettled(), f.sql.clearAttempts(),
-                f.sql.receiveForPurge(Q), f.sql.clearAttempts(), f.sql.receiveForPurge(Q)), f.jdbc.executedSql());
-        assertEquals(List.of("c1 exec " + f.sql.groupSettled() + " <-- [jobs, 77]"), f.jdbc.logContaining(f.sql.groupSettled()),
+        assertEquals(List.of(f.sql.admin().receiveForPurge(Q), f.sql.claims().clearAttempts(), f.sql.dialogs().endConversation(),
+                f.sql.admin().receiveForPurge(Q), f.sql.claims().groupSettled(), f.sql.claims().clearAttempts(),
+                f.sql.admin().receiveForPurge(Q), f.sql.claims().clearAttempts(), f.sql.admin().receiveForPurge(Q)), f.jdbc.executedSql());
+        assertEquals(List.of("c1 exec " + f.sql.claims().groupSettled() + " <-- [jobs, 77]"), f.jdbc.logContaining(f.sql.claims().groupSettled()),
                 "a purged message of a group is no longer pending");
-        assertEquals(List.of("c1 exec " + f.sql.clearAttempts() + " <-- [jobs, 78]", "c1 exec " + f.sql.clearAttempts() + " <-- [jobs, 77]",
-                "c1 exec " + f.sql.clearAttempts() + " <-- [jobs, 79]"), f.jdbc.logContaining(f.sql.clearAttempts()),
+        assertEquals(List.of("c1 exec " + f.sql.claims().clearAttempts() + " <-- [jobs, 78]", "c1 exec " + f.sql.claims().clearAttempts() + " <-- [jobs, 77]",
+                "c1 exec " + f.sql.claims().clearAttempts() + " <-- [jobs, 79]"), f.jdbc.logContaining(f.sql.claims().clearAttempts()),
                 "only the purged messages' attempt counts are cleared");
         assertEquals(List.of("c1 commit"), f.jdbc.logContaining("commit"));
     }
@@ -133,7 +133,7 @@ class BrokerAdminTest {
         try (java.sql.Connection claim = f.jdbc.dataSource().getConnection()) {
             claim.setAutoCommit(false);
             claim.setSavepoint("x");
-            Sql.query(claim, f.sql.receiveForPurge(Q), 10); // holds H1's group
+            Sql.query(claim, f.sql.admin().receiveForPurge(Q), 10); // holds H1's group
             assertEquals(1, f.backend().purge(Q));
             assertEquals(0, f.broker.messages(f.targetQueue()).size());
             claim.rollback();
@@ -144,12 +144,12 @@ class BrokerAdminTest {
     @Test
     void deadLettersAreListedWithRawHeadersAndTimes() {
         Fixture f = new Fixture();
-        f.jdbc.rows(f.sql.listDeadLetters(), new Object[] {1L, 5L, new byte[] {1, 2}, "k=v", 3, "boom", 1000L, 2000L, "order-1"},
+        f.jdbc.rows(f.sql.deadLetters().listDeadLetters(), new Object[] {1L, 5L, new byte[] {1, 2}, "k=v", 3, "boom", 1000L, 2000L, "order-1"},
                 new Object[] {2L, 0L, new byte[] {9}, "broken", 1, "undecodable", null, 3000L, null});
         List<DeadLetter> dl = f.backend().deadLetters(Q, 50);
         assertEquals("order-1", dl.get(0).group());
         assertEquals(null, dl.get(1).group());
-        assertEquals(List.of("c1 exec " + f.sql.listDeadLetters() + " <-- [50, jobs]"), f.jdbc.logContaining("exec"));
+        assertEquals(List.of("c1 exec " + f.sql.deadLetters().listDeadLetters() + " <-- [50, jobs]"), f.jdbc.logContaining("exec"));
         assertEquals(Map.of("k", "v"), dl.get(0).headers());
         assertEquals(Instant.ofEpochMilli(1000), dl.get(0).enqueuedAt());
         assertEquals(Map.of(), dl.get(1).headers(), "malformed headers are kept raw only");
@@ -158,82 +158,51 @@ class BrokerAdminTest {
     }
 
     @Test
-    void requeueSendsAgainAndDeletesInOneTransaction() {
-        Fixture f = new Fixture("broker.dialogPoolSize", "1");
-        f.jdbc.rows(f.sql.listDeadLetters(), new Object[] {1L, 5L, new byte[] {1, 2}, "k=v", 3, "boom", 1000L, 2000L, null},
-                new Object[] {2L, 6L, new byte[] {3}, "", 1, "x", 1500L, 2500L, null});
-        f.jdbc.rows(f.sql.fillDialogs(Q, f.options.dialogLifetimeSeconds()), new Object[] {H1});
-        assertEquals(1, f.backend().requeueDeadLetters(Q, List.of(6L)));
-        List<String> c1 = f.jdbc.logContaining("c1 ");
-        byte[] body = new Envelope(6L, 1500L, "", new byte[] {3}).encode();
-        assertTrue(c1.contains("c1 exec " + f.sql.resend(Q) + " <-- [" + H1 + ", bytes" + java.util.Arrays.toString(body) + "]"), c1.toString());
-        assertTrue(c1.contains("c1 exec " + f.sql.deleteDeadLetter() + " <-- [2]"));
-        assertTrue(c1.contains("c1 exec " + f.sql.clearAttempts() + " <-- [jobs, 6]"), "attempts reset");
-        assertEquals("c1 commit", c1.get(c1.size() - 3));
-        assertEquals(1, f.jdbc.logContaining(f.sql.resend(Q)).size(), "only the id asked for");
-    }
-
-    @Test
-    void requeueOfManySharesOnePooledDialogAndSendsAGroupsMessageOnItsGroupsDialog() {
-        Fixture f = new Fixture("broker.dialogPoolSize", "1", "broker.sendWaitMillis", "50");
-        f.jdbc.rows(f.sql.listDeadLetters(), new Object[] {1L, 5L, new byte[] {1}, "", 1, "a", 1000L, 2000L, null},
-                new Object[] {2L, 6L, new byte[] {2}, "", 1, "b", 1000L, 2000L, null},
-                new Object[] {3L, 7L, new byte[] {3}, "", 1, "c", 1000L, 2000L, "order-9"},
-                new Object[] {4L, 8L, new byte[] {4}, "", 1, "d", 1000L, 2000L, null});
-        f.jdbc.rows(f.sql.fillDialogs(Q, f.options.dialogLifetimeSeconds()), new Object[] {H1});
-        assertEquals(4, f.backend().requeueDeadLetters(Q, List.of()));
-        assertEquals(3, f.jdbc.logContaining("c1 exec " + f.sql.resend(Q) + " <-- [" + H1 + ", ").size(),
-                "three messages on one borrowed dialog (a pool of 1 would otherwise run dry)");
-        byte[] grouped = new Envelope(7L, 1000L, "", "order-9", new byte[] {3}).encode();
-        assertEquals(List.of("c1 exec " + f.sql.resendGrouped(Q) + " <-- [jobs, order-9, 7, bytes"
-                + java.util.Arrays.toString(grouped) + "]"), f.jdbc.logContaining(f.sql.resendGrouped(Q)));
-        assertEquals(List.of("c1 commit"), f.jdbc.logContaining("commit"));
-    }
-
-    @Test
     void dropSchemaDropsEveryQueueThenThePrefixTables() {
         Fixture f = new Fixture();
-        f.jdbc.rows(f.sql.registryExists(), new Object[] {1});
-        f.jdbc.rows(f.sql.listQueues(), new Object[] {"jobs"});
-        f.jdbc.rows(f.sql.brokerEnabled(), new Object[] {"appdb", true});
+        f.jdbc.rows(f.sql.provisioning().registryExists(), new Object[] {1});
+        f.jdbc.rows(f.sql.provisioning().listQueues(), new Object[] {"jobs"});
+        f.jdbc.rows(f.sql.provisioning().brokerEnabled(), new Object[] {"appdb", true});
         f.backend().dropSchema();
         List<String> ran = f.jdbc.executedSql();
-        assertEquals(f.sql.dropQueueObjects(Q), ran.subList(4, 11));
-        assertEquals(f.sql.dropPrefixObjects(), ran.subList(ran.size() - 9, ran.size()));
+        assertEquals(f.sql.provisioning().dropQueueObjects(Q), ran.subList(4, 11));
+        assertEquals(f.sql.schema().dropPrefixObjects(), ran.subList(ran.size() - f.sql.schema().dropPrefixObjects().size(), ran.size()));
         f.backend().close();
-        assertTrue(f.jdbc.logContaining(f.sql.releaseOwnedDialogs()).isEmpty(), "no statement on dropped tables");
+        assertTrue(f.jdbc.logContaining(f.sql.dialogs().releaseOwnedDialogs()).isEmpty(), "no statement on dropped tables");
     }
 
     @Test
     void purgeDeadLettersDeletesTheQueuesRows() {
         Fixture f = new Fixture();
-        f.jdbc.rows(f.sql.purgeDeadLetters(), new Object[] {1}, new Object[] {1});
+        f.jdbc.track(f.sql.names().deadTable(), "dead_id").row("dead_id", 1L, "queue_name", "jobs").row("dead_id", 2L, "queue_name", "other")
+                .row("dead_id", 3L, "queue_name", "jobs");
         assertEquals(2, f.backend().purgeDeadLetters(Q));
-        assertEquals(List.of("c1 exec " + f.sql.purgeDeadLetters() + " <-- [jobs]"), f.jdbc.logContaining("exec"));
+        assertEquals(List.of("c1 exec " + f.sql.deadLetters().purgeDeadLetters() + " <-- [jobs]"), f.jdbc.logContaining("exec"));
+        assertEquals(List.of(2L), f.jdbc.committedRows(f.sql.names().deadTable()).stream().map(r -> r.get("dead_id")).toList());
     }
 
     @Test
     void serverVersionIsReadFromServerProperties() {
         Fixture f = new Fixture();
-        f.jdbc.rows(f.sql.serverVersion(), new Object[] {"16.0.4135.4", "Developer Edition (64-bit)"});
+        f.jdbc.rows(f.sql.provisioning().serverVersion(), new Object[] {"16.0.4135.4", "Developer Edition (64-bit)"});
         assertEquals("Microsoft SQL Server 16.0.4135.4 (Developer Edition (64-bit))", f.backend().serverVersion());
     }
 
     @Test
     void requireBrokerEnabledReadsSysDatabases() {
         Fixture f = new Fixture();
-        f.jdbc.rows(f.sql.brokerEnabled(), new Object[] {"appdb", 0});
+        f.jdbc.rows(f.sql.provisioning().brokerEnabled(), new Object[] {"appdb", 0});
         assertThrows(dev.sqlqueue.SqlQueueException.class, () -> f.backend().requireBrokerEnabled());
-        assertEquals(List.of(f.sql.brokerEnabled()), f.jdbc.executedSql());
+        assertEquals(List.of(f.sql.provisioning().brokerEnabled()), f.jdbc.executedSql());
     }
 
     @Test
     void sweeperRetiresIdleGroupDialogsUntilABatchComesBackShort() throws Exception {
         Fixture f = new Fixture("broker.groupIdleMillis", "1500", "broker.dialogMaxAgeSeconds", "600");
-        f.jdbc.rows(f.sql.retireIdleGroups(Q), new Object[] {100}).rows(f.sql.retireIdleGroups(Q), new Object[] {3});
+        f.jdbc.rows(f.sql.dialogs().retireIdleGroups(Q), new Object[] {100}).rows(f.sql.dialogs().retireIdleGroups(Q), new Object[] {3});
         BrokerSweeper sweeper = new BrokerSweeper(f.jdbc.dataSource(), f.sql, f.options, q -> null);
         sweeper.sweep(Q);
-        List<String> retire = f.jdbc.logContaining(f.sql.retireIdleGroups(Q));
+        List<String> retire = f.jdbc.logContaining(f.sql.dialogs().retireIdleGroups(Q));
         assertEquals(2, retire.size(), "a full batch of 100 is followed by another");
         assertTrue(retire.get(0).endsWith("<-- [jobs, 1500, 600, 100]"), retire.get(0));
         assertEquals(4, f.jdbc.logContaining("c1 commit").size(), "initiator batch, spacer batch, then each retire batch commits");
@@ -242,7 +211,17 @@ class BrokerAdminTest {
     @Test
     void queuesAreReadFromTheRegistry() {
         Fixture f = new Fixture();
-        f.jdbc.rows(f.sql.listQueues(), new Object[] {"a"}, new Object[] {"jobs"});
+        f.jdbc.rows(f.sql.provisioning().listQueues(), new Object[] {"a"}, new Object[] {"jobs"});
         assertEquals(List.of(QueueName.of("a"), Q), f.backend().queues());
+    }
+
+    @Test
+    void aPurgeWhoseReceiveAndRollbackFailReportsTheReceivesErrorNotTheClosedConnection() {
+        Fixture f = new Fixture();
+        f.jdbc.fail(f.sql.admin().receiveForPurge(Q), 1105, "S0001");
+        f.jdbc.failNextRollback(0);
+        dev.sqlqueue.SqlQueueException e = assertThrows(dev.sqlqueue.SqlQueueException.class, () -> f.backend().purge(Q));
+        assertTrue(e.getMessage().contains("error 1105"), e.getMessage());
+        assertTrue(f.jdbc.log().contains("c1 abort"), f.jdbc.log().toString());
     }
 }

@@ -31,12 +31,12 @@ class BrokerBoundsTest {
     void aBlockedReceiveEndsAfterTheWaitPlusTheLease() {
         Fixture f = new Fixture();
         f.arrive(data(H1, 1, 5L, "hello", Map.of()));
-        f.jdbc.blocks(f.sql.receive(Q));
+        f.jdbc.blocks(f.sql.claims().receive(Q));
         TransientBackendException e = assertThrows(TransientBackendException.class,
                 () -> f.backend().consume(Q, TX.withWait(Duration.ofMillis(1500))));
         assertTrue(e.getMessage().contains("statement receive timed out after 32 s (its query timeout, derived from the lease)"),
                 e.getMessage());
-        assertEquals(32, f.jdbc.queryTimeoutOf(f.sql.receive(Q)));
+        assertEquals(32, f.jdbc.queryTimeoutOf(f.sql.claims().receive(Q)));
         assertEquals(0, f.jdbc.session(1).tranCount(), "rolled back, not left open by the attention");
         assertTrue(f.jdbc.session(1).closed());
     }
@@ -46,10 +46,10 @@ class BrokerBoundsTest {
         Fixture f = new Fixture();
         f.arrive(data(H1, 1, 5L, "hello", Map.of()));
         Delivery d = f.backend().consume(Q, TX.withLease(Duration.ofSeconds(20)).withWait(Duration.ofMillis(100))).get(0);
-        f.jdbc.blocks(f.sql.clearAttempts());
+        f.jdbc.blocks(f.sql.claims().clearAttempts());
         TransientBackendException e = assertThrows(TransientBackendException.class, () -> f.backend().ack(d.receipt()));
         assertTrue(e.getMessage().contains("timed out after 20 s (its query timeout, derived from the lease)"), e.getMessage());
-        assertEquals(20, f.jdbc.queryTimeoutOf(f.sql.clearAttempts()));
+        assertEquals(20, f.jdbc.queryTimeoutOf(f.sql.claims().clearAttempts()));
         assertEquals(0, f.jdbc.session(1).tranCount(), "the claim's transaction is rolled back");
         assertTrue(f.jdbc.session(1).closed(), "the claim has ended");
     }

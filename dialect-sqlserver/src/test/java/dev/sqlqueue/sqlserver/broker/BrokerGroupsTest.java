@@ -27,7 +27,8 @@ import org.junit.jupiter.api.Test;
  */
 class BrokerGroupsTest {
     private static final ConsumeRequest TX = new ConsumeRequest(10, Duration.ofSeconds(30), Duration.ZERO, ClaimMode.TRANSACTIONAL);
-    private static final long NOW_MS = 1_700_000_100_000L;
+    /** The model's clock at start (2025-01-01T00:00Z) in ms since 1970: what clockMillis computes. */
+    private static final long NOW_MS = 1_735_689_600_000L;
 
     private static byte[] utf8(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
@@ -40,7 +41,7 @@ class BrokerGroupsTest {
     @Test
     void groupedMessageGoesOnItsGroupsDialogWithoutBorrowingFromThePool() {
         Fixture f = new Fixture();
-        String send = f.sql.sendGrouped(Q);
+        String send = f.sql.sending().sendGrouped(Q);
         f.jdbc.rows(send, new Object[] {41L});
         long id = f.backend().enqueue(Q, Message.builder(utf8("a")).header("k", "v").group("order-7").build());
         assertEquals(41L, id);
@@ -53,10 +54,10 @@ class BrokerGroupsTest {
     @Test
     void batchSendsGroupsFirstInGroupOrderKeepingEachGroupsOwnOrderAndReturnsIdsInInputOrder() {
         Fixture f = new Fixture("broker.dialogPoolSize", "1");
-        String send = f.sql.sendGrouped(Q);
+        String send = f.sql.sending().sendGrouped(Q);
         f.jdbc.rows(send, new Object[] {10L}).rows(send, new Object[] {11L}).rows(send, new Object[] {12L});
-        f.jdbc.rows(f.sql.fillDialogs(Q, f.options.dialogLifetimeSeconds()), new Object[] {H3});
-        f.jdbc.rows(f.sql.send(Q), new Object[] {13L});
+        f.broker.nextDialogs(H3);
+        f.jdbc.rows(f.sql.sending().send(Q), new Object[] {13L});
         List<Long> ids = f.backend().enqueueAll(Q, List.of(Message.ofText("plain"), Message.builder(utf8("b1")).group("b").build(),
                 Message.builder(utf8("a1")).group("a").build(), Message.builder(utf8("b2")).group("b").build()));
         List<String> sends = f.jdbc.logContaining(" exec " + send);
@@ -67,7 +68,7 @@ class BrokerGroupsTest {
         assertTrue(sends.get(2).endsWith(bytes(Envelope.rest(Map.of(), "b", "b2".getBytes(StandardCharsets.UTF_8))) + "]"));
         assertEquals(List.of(13L, 11L, 10L, 12L), ids, "ids in the caller's order");
         List<String> c = f.jdbc.logContaining("c2 ");
-        assertTrue(c.indexOf(c.stream().filter(x -> x.contains(f.sql.send(Q))).findFirst().orElseThrow()) > c.indexOf(sends.get(2)),
+        assertTrue(c.indexOf(c.stream().filter(x -> x.contains(f.sql.sending().send(Q))).findFirst().orElseThrow()) > c.indexOf(sends.get(2)),
                 "the pooled send comes after the group sends, in the same transaction");
         assertEquals(List.of("c2 commit"), f.jdbc.logContaining("commit"));
     }
@@ -75,15 +76,15 @@ class BrokerGroupsTest {
     @Test
     void enqueueInTheCallersTransactionRunsOnItsConnectionAndNeitherCommitsNorChangesItsMode() throws Exception {
         Fixture f = new Fixture();
-        f.jdbc.rows(f.sql.sendOnOwnDialog(Q), new Object[] {5L});
-        f.jdbc.rows(f.sql.sendGrouped(Q), new Object[] {6L});
+        f.jdbc.rows(f.sql.sending().sendOnOwnDialog(Q), new Object[] {5L});
+        f.jdbc.rows(f.sql.sending().sendGrouped(Q), new Object[] {6L});
         Connection caller = f.jdbc.dataSource().getConnection();
         caller.setAutoCommit(false);
         assertEquals(5L, f.backend().enqueue(caller, Q, Message.ofText("x")));
         assertEquals(6L, f.backend().enqueue(caller, Q, Message.builder(utf8("y")).group("g").build()));
         assertEquals(List.of("c1 autoCommit=false",
-                "c1 exec " + f.sql.sendOnOwnDialog(Q) + " <-- [" + bytes(Envelope.rest(Map.of(), "x".getBytes(StandardCharsets.UTF_8))) + "]",
-                "c1 exec " + f.sql.sendGrouped(Q) + " <-- [jobs, g, "
+                "c1 exec " + f.sql.sending().sendOnOwnDialog(Q) + " <-- [" + bytes(Envelope.rest(Map.of(), "x".getBytes(StandardCharsets.UTF_8))) + "]",
+                "c1 exec " + f.sql.sending().sendGrouped(Q) + " <-- [jobs, g, "
                         + bytes(Envelope.rest(Map.of(), "g", "y".getBytes(StandardCharsets.UTF_8))) + "]"), f.jdbc.log());
         // L1: the first batch's SELECT from the registry opened the caller's transaction before any SEND
         assertEquals(1, f.jdbc.session(1).tranCount(), "the caller's transaction is open and not ours to end");
@@ -93,14 +94,14 @@ class BrokerGroupsTest {
         assertTrue(f.jdbc.effects("SEND", "").stream().allMatch(e -> e.state() == dev.sqlqueue.sqlserver.model.Effect.State.ROLLED_BACK),
                 "the caller's rollback takes the messages back (C14)");
         assertEquals(1, f.jdbc.sessionsOpened(), "no connection of its own, no pooled dialog");
-        assertTrue(f.sql.sendOnOwnDialog(Q).contains("MESSAGE TYPE [sqlq_bk:jobs:eos]"),
+        assertTrue(f.sql.sending().sendOnOwnDialog(Q).contains("MESSAGE TYPE [sqlq_bk:jobs:eos]"),
                 "its own dialog carries end-of-stream, so the target ends it");
     }
 
     @Test
     void enqueueWithAnAutoCommitConnectionHasNoTransactionToJoinAndIsSentByTheBackend() throws Exception {
         Fixture f = new Fixture();
-        f.jdbc.rows(f.sql.sendGrouped(Q), new Object[] {9L});
+        f.jdbc.rows(f.sql.sending().sendGrouped(Q), new Object[] {9L});
         Connection caller = f.jdbc.dataSource().getConnection();
         assertEquals(9L, f.backend().enqueue(caller, Q, Message.builder(utf8("z")).group("g").build()));
         assertTrue(f.jdbc.logContaining("c1 exec").isEmpty(), "nothing on the caller's auto-commit connection");
@@ -115,7 +116,7 @@ class BrokerGroupsTest {
         assertEquals("order-7", d.group());
         f.backend().ack(d.receipt());
         List<String> c1 = f.jdbc.logContaining("c1 ");
-        int settled = c1.indexOf("c1 exec " + f.sql.groupSettled() + " <-- [jobs, 5]");
+        int settled = c1.indexOf("c1 exec " + f.sql.claims().groupSettled() + " <-- [jobs, 5]");
         assertTrue(settled > 0 && c1.indexOf("c1 commit") > settled, c1.toString());
     }
 
@@ -124,23 +125,23 @@ class BrokerGroupsTest {
         for (String group : new String[] {null, "g"}) {
             Fixture f = new Fixture();
             f.arrive(grouped(H1, 1, 5L, group, "x", Map.of()));
-            f.jdbc.rows(f.sql.attemptsOf(1), new Object[] {5L, 2});
+            f.jdbc.rows(f.sql.claims().attemptsOf(1), new Object[] {5L, 2});
             Delivery d = f.backend().consume(Q, TX).get(0);
             assertEquals(3, d.attempt());
             f.backend().nack(d.receipt(), Duration.ZERO, "boom");
             List<String> c1 = f.jdbc.logContaining("c1 ");
             int savepoint = c1.indexOf("c1 savepoint sqlq_receive (opened the transaction)");
-            int receive = c1.indexOf(c1.stream().filter(x -> x.contains(f.sql.receive(Q))).findFirst().orElseThrow());
-            int check = c1.indexOf("c1 exec " + f.sql.requireOpenTransaction() + " <-- []");
-            int release = c1.indexOf("c1 exec " + f.sql.releaseClaim(1) + " <-- [jobs, 5, boom]");
+            int receive = c1.indexOf(c1.stream().filter(x -> x.contains(f.sql.claims().receive(Q))).findFirst().orElseThrow());
+            int check = c1.indexOf("c1 exec " + f.sql.claims().requireOpenTransaction() + " <-- []");
+            int release = c1.indexOf("c1 exec " + f.sql.claims().releaseClaim(1) + " <-- [jobs, 5, boom]");
             int commit = c1.indexOf("c1 commit");
             assertTrue(savepoint >= 0 && receive > savepoint && check > receive && release > check && commit > release,
                     "group " + group + ": " + c1);
-            assertTrue(f.sql.releaseClaim(1).contains("ROLLBACK TRANSACTION [sqlq_receive];"), "the savepoint the consume took");
+            assertTrue(f.sql.claims().releaseClaim(1).contains("ROLLBACK TRANSACTION [sqlq_receive];"), "the savepoint the consume took");
             assertEquals(1, f.jdbc.sessionsOpened(), "no second connection");
             assertTrue(f.jdbc.logContaining("rollback").isEmpty(),
                     "the transaction itself is never rolled back, so poison handling never counts it");
-            assertTrue(f.jdbc.logContaining("resend").isEmpty() && f.jdbc.logContaining(f.sql.groupSettled()).isEmpty(),
+            assertTrue(f.jdbc.logContaining("resend").isEmpty() && f.jdbc.logContaining(f.sql.claims().groupSettled()).isEmpty(),
                     "returned in place and still pending");
         }
     }
@@ -151,7 +152,7 @@ class BrokerGroupsTest {
         // claim; acking a and c and nacking b then re-sent b behind c
         Fixture f = new Fixture();
         f.arrive(grouped(H1, 1, 5L, "g", "a", Map.of()), grouped(H1, 2, 6L, "g", "b", Map.of()), grouped(H1, 3, 7L, "g", "c", Map.of()));
-        f.jdbc.rows(f.sql.attemptsOf(1));
+        f.jdbc.rows(f.sql.claims().attemptsOf(1));
         List<String> order = new java.util.ArrayList<>();
         for (String outcome : List.of("ack", "nack", "ack", "ack")) {
             List<Delivery> got = f.backend().consume(Q, TX);
@@ -165,7 +166,7 @@ class BrokerGroupsTest {
         }
         assertEquals(List.of("a", "b", "b", "c"), order, "b is retried before c runs");
         assertTrue(f.broker.messages(f.targetQueue()).isEmpty());
-        assertTrue(f.jdbc.logContaining(f.sql.resendGrouped(Q)).isEmpty(), "nothing is re-sent to the group's tail");
+        assertTrue(f.jdbc.logContaining(f.sql.sending().resendGrouped(Q)).isEmpty(), "nothing is re-sent to the group's tail");
     }
 
     @Test
@@ -174,7 +175,7 @@ class BrokerGroupsTest {
         f.arrive(Fixture.data(Fixture.H2, 1, 5L, "a", Map.of()), Fixture.data(Fixture.H2, 2, 6L, "b", Map.of()), Fixture.data(Fixture.H2, 3, 7L, "c", Map.of()));
         List<Delivery> got = f.backend().consume(Q, TX);
         assertEquals(3, got.size());
-        assertEquals(List.of("c1 exec " + f.sql.receive(Q) + " <-- [1, 0]", "c1 exec " + f.sql.receiveMore(Q) + " <-- [9, " + Fixture.H2 + "]"),
+        assertEquals(List.of("c1 exec " + f.sql.claims().receive(Q) + " <-- [1, 0]", "c1 exec " + f.sql.claims().receiveMore(Q) + " <-- [9, " + Fixture.H2 + "]"),
                 f.jdbc.logContaining("RECEIVE"));
     }
 
@@ -185,14 +186,13 @@ class BrokerGroupsTest {
                 dev.sqlqueue.QueueConfig.builder().url("jdbc:sqlserver://nowhere").backend("sqlserver-broker").history(true).build(),
                 f.options, false);
         f.arrive(data(H1, 1, 5L, "x", Map.of()));
-        f.jdbc.rows(f.sql.clockMillis(), new Object[] {NOW_MS});
         Delivery d = b.consume(Q, TX).get(0);
         b.ack(d.receipt(), "exit 0");
         List<String> c1 = f.jdbc.logContaining("c1 ");
-        int clock = c1.indexOf("c1 exec " + f.sql.clockMillis() + " <-- []");
-        int h = c1.indexOf("c1 exec " + f.sql.insertHistory() + " <-- [jobs, 5, 1700000000005, " + NOW_MS + ", 1, acked, exit 0]");
+        int clock = c1.indexOf("c1 exec " + f.sql.claims().clockMillis() + " <-- []");
+        int h = c1.indexOf("c1 exec " + f.sql.deadLetters().insertHistory() + " <-- [jobs, 5, 1700000000005, " + NOW_MS + ", 1, acked, exit 0]");
         assertTrue(clock > 0 && h > clock && c1.indexOf("c1 commit") > h, c1.toString());
-        f.jdbc.rows(f.sql.listHistory(), new Object[] {5L, 1_700_000_000_005L, NOW_MS, NOW_MS + 250, 250L, 1, "acked", "exit 0"});
+        f.jdbc.rows(f.sql.deadLetters().listHistory(), new Object[] {5L, 1_700_000_000_005L, NOW_MS, NOW_MS + 250, 250L, 1, "acked", "exit 0"});
         var e = b.history(Q, 10).get(0);
         assertEquals(5L, e.messageId());
         assertEquals(250L, e.durationMillis());
@@ -207,7 +207,7 @@ class BrokerGroupsTest {
         f.arrive(data(H1, 1, 5L, "x", Map.of()));
         Delivery d = f.backend().consume(Q, TX).get(0);
         f.backend().ack(d.receipt(), "exit 0");
-        assertTrue(f.jdbc.logContaining(f.sql.insertHistory()).isEmpty() && f.jdbc.logContaining(f.sql.clockMillis()).isEmpty());
+        assertTrue(f.jdbc.logContaining(f.sql.deadLetters().insertHistory()).isEmpty() && f.jdbc.logContaining(f.sql.claims().clockMillis()).isEmpty());
         assertEquals(List.of("c1 commit"), f.jdbc.logContaining("commit"));
     }
 
@@ -215,11 +215,11 @@ class BrokerGroupsTest {
     void poisonMessageAtAGroupsHeadIsDeadLetteredAndCommittedBeforeTheNextOfItsGroupIsClaimed() {
         Fixture f = new Fixture("broker.maxAttempts", "2");
         f.arrive(grouped(H1, 1, 5L, "g", "p", Map.of()), grouped(H1, 2, 6L, "g", "q", Map.of()));
-        f.jdbc.rows(f.sql.attemptsOf(1), new Object[] {5L, 2});
+        f.jdbc.rows(f.sql.claims().attemptsOf(1), new Object[] {5L, 2});
         assertTrue(f.backend().consume(Q, TX).isEmpty(), "the claim of p only dead-letters it");
-        String dead = f.jdbc.logContaining(f.sql.insertDeadLetter()).get(0);
+        String dead = f.jdbc.logContaining(f.sql.deadLetters().insertDeadLetter()).get(0);
         assertTrue(dead.endsWith(", 1700000000005, g]"), "the dead letter keeps its group: " + dead);
-        assertTrue(f.jdbc.log().contains("c1 exec " + f.sql.groupSettled() + " <-- [jobs, 5]"));
+        assertTrue(f.jdbc.log().contains("c1 exec " + f.sql.claims().groupSettled() + " <-- [jobs, 5]"));
         assertEquals(List.of("c1 commit"), f.jdbc.logContaining("commit"));
         List<Delivery> got = f.backend().consume(Q, TX);
         assertEquals(List.of(6L), got.stream().map(Delivery::id).toList());
@@ -228,7 +228,7 @@ class BrokerGroupsTest {
                 f.jdbc.effects("INSERT", "sqlq_bk_dead").get(0).state(), "the dead letter stays");
         assertEquals(List.of(6L), f.broker.messages(f.targetQueue()).stream().map(m -> Envelope.idOrZero(m.body())).toList(),
                 "q is back in place, at the head of its group");
-        assertTrue(f.jdbc.logContaining(f.sql.resendGrouped(Q)).isEmpty());
+        assertTrue(f.jdbc.logContaining(f.sql.sending().resendGrouped(Q)).isEmpty());
     }
 
     @Test
@@ -241,27 +241,27 @@ class BrokerGroupsTest {
         assertTrue(f.backend().consume(Q, new ConsumeRequest(1, Duration.ofSeconds(30), Duration.ZERO, ClaimMode.TRANSACTIONAL)).isEmpty());
         assertTrue(f.broker.messages(f.targetQueue()).isEmpty(), "nothing of the conversation is left");
         List<String> c1 = f.jdbc.logContaining("c1 ");
-        int rest = c1.indexOf("c1 exec " + f.sql.receiveRest(Q) + " <-- [" + H1 + "]");
-        int dead = c1.indexOf(f.jdbc.logContaining(f.sql.insertDeadLetter()).get(0));
-        int settled = c1.indexOf("c1 exec " + f.sql.groupSettled() + " <-- [jobs, 8]");
-        int end = c1.indexOf("c1 exec " + f.sql.endConversation() + " <-- [" + H1 + "]");
+        int rest = c1.indexOf("c1 exec " + f.sql.claims().receiveRest(Q) + " <-- [" + H1 + "]");
+        int dead = c1.indexOf(f.jdbc.logContaining(f.sql.deadLetters().insertDeadLetter()).get(0));
+        int settled = c1.indexOf("c1 exec " + f.sql.claims().groupSettled() + " <-- [jobs, 8]");
+        int end = c1.indexOf("c1 exec " + f.sql.dialogs().endConversation() + " <-- [" + H1 + "]");
         assertTrue(rest > 0 && dead > rest && settled > dead && end > settled, c1.toString());
         assertTrue(c1.get(dead).contains("its conversation ended with an error before it was received"), c1.get(dead));
-        assertEquals(1, f.jdbc.logContaining(f.sql.insertDeadLetter()).size(), "only data messages are dead-lettered");
+        assertEquals(1, f.jdbc.logContaining(f.sql.deadLetters().insertDeadLetter()).size(), "only data messages are dead-lettered");
     }
 
     @Test
     void aPooledDialogWhoseResendFailedIsEndedOnlyAfterTheClaimRolledBack() {
         Fixture f = new Fixture("broker.dialogPoolSize", "1");
         f.arrive(data(H1, 1, 5L, "a", Map.of()), data(H1, 2, 6L, "b", Map.of()));
-        f.jdbc.rows(f.sql.fillDialogs(Q, f.options.dialogLifetimeSeconds()), new Object[] {H3});
-        f.jdbc.fail(f.sql.resend(Q), 8429, "S0001");
+        f.broker.nextDialogs(H3);
+        f.jdbc.fail(f.sql.sending().resend(Q), 8429, "S0001");
         List<Delivery> got = f.backend().consume(Q, TX);
         f.backend().ack(got.get(0).receipt());
         assertThrows(dev.sqlqueue.SqlQueueException.class, () -> f.backend().nack(got.get(1).receipt(), Duration.ZERO, "x"));
         List<String> calls = f.jdbc.log();
         int rollback = calls.indexOf("c1 rollback");
-        int discard = calls.indexOf(calls.stream().filter(x -> x.contains(f.sql.discardDialog())).findFirst().orElseThrow());
+        int discard = calls.indexOf(calls.stream().filter(x -> x.contains(f.sql.dialogs().discardDialog())).findFirst().orElseThrow());
         assertTrue(rollback > 0 && discard > rollback, "END CONVERSATION on another connection would wait for this claim's lock: "
                 + calls);
     }

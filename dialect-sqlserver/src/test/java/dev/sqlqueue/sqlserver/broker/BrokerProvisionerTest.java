@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 class BrokerProvisionerTest {
     private static Fixture enabled(String... options) {
         Fixture f = new Fixture(options);
-        f.jdbc.rows(f.sql.brokerEnabled(), new Object[] {"appdb", true});
+        f.jdbc.rows(f.sql.provisioning().brokerEnabled(), new Object[] {"appdb", true});
         return f;
     }
 
@@ -24,24 +24,26 @@ class BrokerProvisionerTest {
         f.backend().migrate();
         BrokerStatements s = f.sql;
         assertEquals(List.of(
-                "c1 exec " + s.brokerEnabled() + " <-- []",
+                "c1 exec " + s.provisioning().brokerEnabled() + " <-- []",
                 "c1 autoCommit=false",
                 "c1 savepoint sqlq_begin (opened the transaction)",
-                "c1 exec " + s.provisioningLock() + " <-- [60000]",
-                "c1 exec " + s.createQueuesTable() + " <-- []",
-                "c1 exec " + s.createDialogsTable() + " <-- []",
-                "c1 exec " + s.createDialogsFillIndex() + " <-- []",
-                "c1 exec " + s.createAttemptsTable() + " <-- []",
-                "c1 exec " + s.createDeadTable() + " <-- []",
-                "c1 exec " + s.createGroupsTable() + " <-- []",
-                "c1 exec " + s.createGroupsHandleIndex() + " <-- []",
-                "c1 exec " + s.createGroupPendingTable() + " <-- []",
-                "c1 exec " + s.createGroupPendingIndex() + " <-- []",
-                "c1 exec " + s.createHistoryTable() + " <-- []",
-                "c1 exec " + s.createHistoryIndex() + " <-- []",
-                "c1 exec " + s.createKeysTable() + " <-- []",
-                "c1 exec " + s.createKeysExpiryIndex() + " <-- []",
-                "c1 exec " + s.createIdSequence() + " <-- []",
+                "c1 exec " + s.provisioning().provisioningLock() + " <-- [60000]",
+                "c1 exec " + s.schema().createQueuesTable() + " <-- []",
+                "c1 exec " + s.schema().createDialogsTable() + " <-- []",
+                "c1 exec " + s.schema().createDialogsFillIndex() + " <-- []",
+                "c1 exec " + s.schema().createFillsTable() + " <-- []",
+                "c1 exec " + s.schema().createAttemptsTable() + " <-- []",
+                "c1 exec " + s.schema().createDeadTable() + " <-- []",
+                "c1 exec " + s.schema().createGroupsTable() + " <-- []",
+                "c1 exec " + s.schema().createGroupsHandleIndex() + " <-- []",
+                "c1 exec " + s.schema().createGroupPendingTable() + " <-- []",
+                "c1 exec " + s.schema().createGroupPendingIndex() + " <-- []",
+                "c1 exec " + s.schema().createHistoryTable() + " <-- []",
+                "c1 exec " + s.schema().createHistoryIndex() + " <-- []",
+                "c1 exec " + s.schema().createHistoryFinishedIndex() + " <-- []",
+                "c1 exec " + s.schema().createKeysTable() + " <-- []",
+                "c1 exec " + s.schema().createKeysExpiryIndex() + " <-- []",
+                "c1 exec " + s.schema().createIdSequence() + " <-- []",
                 "c1 commit",
                 "c1 autoCommit=true",
                 "c1 close"), f.jdbc.log());
@@ -67,7 +69,7 @@ class BrokerProvisionerTest {
         java.sql.SQLException e = assertThrows(java.sql.SQLException.class, () -> {
             try (java.sql.Connection c = f.jdbc.dataSource().getConnection()) {
                 c.setAutoCommit(false);
-                Sql.query(c, f.sql.provisioningLock(), 1000);
+                Sql.query(c, f.sql.provisioning().provisioningLock(), 1000);
             }
         });
         assertEquals(51000, e.getErrorCode());
@@ -88,35 +90,35 @@ class BrokerProvisionerTest {
     void aQueueNameThatDiffersOnlyByCaseFromARegisteredOneIsRefused() {
         // m3: object names follow the database collation, so 'jobs' would bind to 'Jobs'' objects
         Fixture f = enabled();
-        f.jdbc.rows(f.sql.conflictingQueueName(), new Object[] {"Jobs"});
+        f.jdbc.rows(f.sql.provisioning().conflictingQueueName(), new Object[] {"Jobs"});
         dev.sqlqueue.InvalidInputException e = assertThrows(dev.sqlqueue.InvalidInputException.class, () -> f.backend().createQueue(Q));
         assertEquals("queue.name", e.rule());
         assertTrue(e.getMessage().contains("existing queue 'Jobs'"), e.getMessage());
-        assertFalse(f.jdbc.executedSql().contains(f.sql.createMessageType(Q)), "nothing is created");
-        assertEquals(List.of("c1 exec " + f.sql.conflictingQueueName() + " <-- [jobs, jobs]"), f.jdbc.logContaining("Latin1_General_100_BIN2"));
+        assertFalse(f.jdbc.executedSql().contains(f.sql.provisioning().createMessageType(Q)), "nothing is created");
+        assertEquals(List.of("c1 exec " + f.sql.provisioning().conflictingQueueName() + " <-- [jobs, jobs]"), f.jdbc.logContaining("Latin1_General_100_BIN2"));
     }
 
     @Test
     void disabledBrokerFailsClearlyAndCreatesNothing() {
         Fixture f = new Fixture();
-        f.jdbc.rows(f.sql.brokerEnabled(), new Object[] {"appdb", false});
+        f.jdbc.rows(f.sql.provisioning().brokerEnabled(), new Object[] {"appdb", false});
         SqlQueueException e = assertThrows(SqlQueueException.class, () -> f.backend().createQueue(Q));
         assertTrue(e.getMessage().contains("Service Broker is disabled in database 'appdb'"), e.getMessage());
         assertTrue(e.getMessage().contains("is_broker_enabled = 0"), e.getMessage());
         assertTrue(e.getMessage().contains("ALTER DATABASE [appdb] SET ENABLE_BROKER"), e.getMessage());
         assertTrue(e.getMessage().contains("NEW_BROKER on a restored copy (which ends every existing conversation and drops its"
                 + " messages)"), e.getMessage());
-        assertEquals(List.of(f.sql.brokerEnabled()), f.jdbc.executedSql());
+        assertEquals(List.of(f.sql.provisioning().brokerEnabled()), f.jdbc.executedSql());
     }
 
     @Test
     void refusedLockRollsBackWithoutCreating() {
         Fixture f = new Fixture();
-        f.jdbc.rows(f.sql.brokerEnabled(), new Object[] {"appdb", 1});
+        f.jdbc.rows(f.sql.provisioning().brokerEnabled(), new Object[] {"appdb", 1});
         f.jdbc.refuseApplocks(-1);
         SqlQueueException e = assertThrows(SqlQueueException.class, () -> f.backend().migrate());
         assertTrue(e.getMessage().contains("sp_getapplock returned -1"), e.getMessage());
-        assertEquals(List.of(f.sql.brokerEnabled(), f.sql.provisioningLock()), f.jdbc.executedSql());
+        assertEquals(List.of(f.sql.provisioning().brokerEnabled(), f.sql.provisioning().provisioningLock()), f.jdbc.executedSql());
         assertEquals(List.of("c1 rollback"), f.jdbc.logContaining("rollback"), "a real rollback of the open transaction");
         assertTrue(f.jdbc.logContaining("commit").isEmpty());
     }
@@ -126,12 +128,12 @@ class BrokerProvisionerTest {
         Fixture f = enabled("broker.activationProcedure", "ops.run_task", "broker.maxQueueReaders", "5");
         f.backend().createQueue(Q);
         BrokerStatements s = f.sql;
-        assertEquals(List.of(s.brokerEnabled(), s.provisioningLock(), s.conflictingQueueName(), s.createMessageType(Q), s.createEndOfStreamType(Q),
-                s.createContract(Q), s.createQueue(Q), s.createInitiatorQueue(Q), s.createService(Q),
-                s.createInitiatorService(Q), s.enforceQueueSettings(Q), s.attachActivation(Q, "ops.run_task", 5, "OWNER"),
-                s.registerQueue()),
+        assertEquals(List.of(s.provisioning().brokerEnabled(), s.provisioning().provisioningLock(), s.provisioning().conflictingQueueName(), s.provisioning().createMessageType(Q), s.provisioning().createEndOfStreamType(Q),
+                s.provisioning().createContract(Q), s.provisioning().createQueue(Q), s.provisioning().createInitiatorQueue(Q), s.provisioning().createService(Q),
+                s.provisioning().createInitiatorService(Q), s.provisioning().enforceQueueSettings(Q), s.provisioning().attachActivation(Q, "ops.run_task", 5, "OWNER"),
+                s.provisioning().registerQueue()),
                 f.jdbc.executedSql());
-        assertEquals(List.of("c1 exec " + s.registerQueue() + " <-- [jobs, jobs]"), f.jdbc.logContaining(s.registerQueue()));
+        assertEquals(List.of("c1 exec " + s.provisioning().registerQueue() + " <-- [jobs, jobs]"), f.jdbc.logContaining(s.provisioning().registerQueue()));
         assertEquals(List.of("c1 commit"), f.jdbc.logContaining("commit"));
     }
 
@@ -145,11 +147,11 @@ class BrokerProvisionerTest {
     @Test
     void failingStatementRollsBackEverything() {
         Fixture f = enabled();
-        f.jdbc.fail(f.sql.createContract(Q), 15151, "S0001");
+        f.jdbc.fail(f.sql.provisioning().createContract(Q), 15151, "S0001");
         assertThrows(SqlQueueException.class, () -> f.backend().createQueue(Q));
         assertTrue(f.jdbc.logContaining("commit").isEmpty());
         assertEquals(List.of("c1 rollback"), f.jdbc.logContaining("rollback"));
-        assertFalse(f.jdbc.executedSql().contains(f.sql.createQueue(Q)), "nothing after the failure runs");
+        assertFalse(f.jdbc.executedSql().contains(f.sql.provisioning().createQueue(Q)), "nothing after the failure runs");
     }
 
     @Test
@@ -157,8 +159,8 @@ class BrokerProvisionerTest {
         Fixture f = enabled();
         f.backend().dropQueue(Q);
         List<String> ran = f.jdbc.executedSql();
-        assertEquals(f.sql.dropQueueObjects(Q), ran.subList(2, 9));
-        assertEquals(f.sql.deleteQueueRows(), ran.get(9));
+        assertEquals(f.sql.provisioning().dropQueueObjects(Q), ran.subList(2, 9));
+        assertEquals(f.sql.provisioning().deleteQueueRows(), ran.get(9));
         assertEquals(List.of("c1 commit"), f.jdbc.logContaining("commit"));
     }
 }

@@ -29,7 +29,7 @@ class BrokerReceiverTest {
     private static final ConsumeRequest TX = new ConsumeRequest(10, Duration.ofSeconds(30), Duration.ZERO, ClaimMode.TRANSACTIONAL);
 
     private static String fill(Fixture f) {
-        return f.sql.fillDialogs(Q, f.options.dialogLifetimeSeconds());
+        return f.sql.dialogs().fillDialogs(Q, f.options.dialogLifetimeSeconds());
     }
 
     @Test
@@ -45,14 +45,14 @@ class BrokerReceiverTest {
         assertEquals(1, d.attempt());
         assertEquals(Instant.ofEpochMilli(1_700_000_000_005L), d.enqueuedAt());
         assertEquals(ClaimMode.TRANSACTIONAL, d.receipt().mode());
-        String receive = f.jdbc.logContaining("exec " + f.sql.receive(Q)).get(0);
-        assertTrue(receive.startsWith("c1 exec " + f.sql.receive(Q) + " <-- [1, 1"), "TOP 1 first, timeout about 1500 ms: " + receive);
-        assertEquals(List.of("c1 exec " + f.sql.attemptsOf(1) + " <-- [jobs, 5]"), f.jdbc.logContaining(f.sql.attemptsOf(1)));
+        String receive = f.jdbc.logContaining("exec " + f.sql.claims().receive(Q)).get(0);
+        assertTrue(receive.startsWith("c1 exec " + f.sql.claims().receive(Q) + " <-- [1, 1"), "TOP 1 first, timeout about 1500 ms: " + receive);
+        assertEquals(List.of("c1 exec " + f.sql.claims().attemptsOf(1) + " <-- [jobs, 5]"), f.jdbc.logContaining(f.sql.claims().attemptsOf(1)));
         assertTrue(f.jdbc.logContaining("commit").isEmpty(), "open until settled");
         assertTrue(f.jdbc.logContaining("close").isEmpty());
         f.backend().ack(d.receipt());
         List<String> c1 = f.jdbc.logContaining("c1 ");
-        assertEquals(List.of("c1 exec " + f.sql.clearAttempts() + " <-- [jobs, 5]", "c1 commit", "c1 autoCommit=true", "c1 close"),
+        assertEquals(List.of("c1 exec " + f.sql.claims().clearAttempts() + " <-- [jobs, 5]", "c1 commit", "c1 autoCommit=true", "c1 close"),
                 c1.subList(c1.size() - 4, c1.size()));
     }
 
@@ -62,10 +62,10 @@ class BrokerReceiverTest {
         f.arrive(data(H1, 1, 5L, "x", Map.of()));
         Delivery d = f.backend().consume(Q, TX).get(0);
         f.backend().release(d.receipt());
-        assertEquals(List.of("c1 exec " + f.sql.releaseClaim(0) + " <-- [jobs]"), f.jdbc.logContaining(f.sql.releaseClaim(0)));
+        assertEquals(List.of("c1 exec " + f.sql.claims().releaseClaim(0) + " <-- [jobs]"), f.jdbc.logContaining(f.sql.claims().releaseClaim(0)));
         assertTrue(f.jdbc.logContaining("rollback").isEmpty());
         assertEquals(List.of("c1 commit"), f.jdbc.logContaining("commit"), "no transaction is rolled back as a whole");
-        assertTrue(f.jdbc.logContaining(f.sql.raiseAttempts()).isEmpty());
+        assertTrue(f.jdbc.logContaining(f.sql.claims().raiseAttempts()).isEmpty());
         assertEquals(1, f.jdbc.sessionsOpened());
     }
 
@@ -73,21 +73,36 @@ class BrokerReceiverTest {
     void mixedClaimCommitsAndSendsTheNackedMessageAgainWithItsId() throws Exception {
         Fixture f = new Fixture("broker.dialogPoolSize", "1");
         f.arrive(data(H1, 1, 5L, "a", Map.of()), data(H1, 2, 6L, "b", Map.of("h", "1")));
-        f.jdbc.rows(fill(f), new Object[] {H3});
+        f.broker.nextDialogs(H3);
         List<Delivery> got = f.backend().consume(Q, TX);
         assertEquals(2, got.size());
         f.backend().ack(got.get(0).receipt());
         assertTrue(f.jdbc.logContaining("commit").isEmpty(), "still one delivery pending");
         f.backend().nack(got.get(1).receipt(), Duration.ZERO, "later");
         List<String> c1 = f.jdbc.logContaining("c1 ");
-        String resend = f.jdbc.logContaining("c1 exec " + f.sql.resend(Q)).get(0);
-        assertTrue(resend.startsWith("c1 exec " + f.sql.resend(Q) + " <-- [" + H3 + ", bytes["), resend);
+        String resend = f.jdbc.logContaining("c1 exec " + f.sql.sending().resend(Q)).get(0);
+        assertTrue(resend.startsWith("c1 exec " + f.sql.sending().resend(Q) + " <-- [" + H3 + ", bytes["), resend);
         byte[] expected = new Envelope(6L, 1_700_000_000_006L, "h=1", "b".getBytes(StandardCharsets.UTF_8)).encode();
         assertTrue(resend.endsWith("bytes" + java.util.Arrays.toString(expected) + "]"), "same id, enqueue time, headers, payload");
-        assertTrue(c1.contains("c1 exec " + f.sql.raiseAttempts() + " <-- [jobs, 6, later]"));
-        assertTrue(c1.contains("c1 exec " + f.sql.clearAttempts() + " <-- [jobs, 5]"));
+        assertTrue(c1.contains("c1 exec " + f.sql.claims().raiseAttempts() + " <-- [jobs, 6, later]"));
+        assertTrue(c1.contains("c1 exec " + f.sql.claims().clearAttempts() + " <-- [jobs, 5]"));
         assertTrue(c1.indexOf("c1 commit") > c1.indexOf(resend));
         assertTrue(f.jdbc.logContaining("rollback").isEmpty());
+    }
+
+    /** N6: the settle's statement bound (its lease) is not the bound of the pool fill its resend triggers. */
+    @Test
+    void aPoolFillTriggeredByASettlementRunsWithoutTheClaimsQueryTimeout() {
+        Fixture f = new Fixture("broker.dialogPoolSize", "1");
+        f.arrive(data(H1, 1, 5L, "a", Map.of()), data(H1, 2, 6L, "b", Map.of()));
+        f.broker.nextDialogs(H3);
+        List<Delivery> got = f.backend().consume(Q, TX.withLease(Duration.ofSeconds(20)));
+        f.backend().ack(got.get(0).receipt());
+        f.backend().release(got.get(1).receipt());
+        assertEquals(20, f.jdbc.queryTimeoutOf(f.sql.sending().resend(Q)), "the claim's own statements keep the lease bound");
+        assertEquals(0, f.jdbc.queryTimeoutOf(fill(f)), "the fill, on another connection, is not the claim's statement");
+        assertEquals(0, f.jdbc.queryTimeoutOf(f.sql.dialogs().adoptDialogs()));
+        assertTrue(f.jdbc.logContaining("c1 commit").size() == 1, f.jdbc.log().toString());
     }
 
     @Test
@@ -97,7 +112,7 @@ class BrokerReceiverTest {
         Delivery d = f.backend().consume(Q, TX).get(0);
         f.backend().deadLetter(d.receipt(), "handler gave up");
         List<String> c1 = f.jdbc.logContaining("c1 ");
-        String dl = "c1 exec " + f.sql.insertDeadLetter() + " <-- [jobs, 5, bytes[98, 97, 100], k=v, 1, handler gave up, 1700000000005, null]";
+        String dl = "c1 exec " + f.sql.deadLetters().insertDeadLetter() + " <-- [jobs, 5, bytes[98, 97, 100], k=v, 1, handler gave up, 1700000000005, null]";
         assertTrue(c1.indexOf(dl) >= 0, c1.toString());
         assertTrue(c1.indexOf("c1 commit") > c1.indexOf(dl));
     }
@@ -106,14 +121,14 @@ class BrokerReceiverTest {
     void messageAtTheAttemptLimitIsDeadLetteredOnReceiptAndNeverReturned() {
         Fixture f = new Fixture("broker.maxAttempts", "3");
         f.arrive(data(H1, 1, 5L, "poison", Map.of()));
-        f.jdbc.rows(f.sql.attemptsOf(1), new Object[] {5L, 3});
+        f.jdbc.rows(f.sql.claims().attemptsOf(1), new Object[] {5L, 3});
         List<Delivery> got = f.backend().consume(Q, TX);
         assertTrue(got.isEmpty());
         List<String> c1 = f.jdbc.logContaining("c1 ");
-        int dl = c1.indexOf("c1 exec " + f.sql.insertDeadLetter()
+        int dl = c1.indexOf("c1 exec " + f.sql.deadLetters().insertDeadLetter()
                 + " <-- [jobs, 5, bytes[112, 111, 105, 115, 111, 110], , 3, poison message: 3 attempts reached broker.maxAttempts = 3, 1700000000005, null]");
         assertTrue(dl > 0, c1.toString());
-        assertEquals("c1 exec " + f.sql.clearAttempts() + " <-- [jobs, 5]", c1.get(dl + 1));
+        assertEquals("c1 exec " + f.sql.claims().clearAttempts() + " <-- [jobs, 5]", c1.get(dl + 1));
         assertEquals("c1 commit", c1.get(dl + 2), "the transaction commits: no rollback can count against the queue");
         assertTrue(f.jdbc.logContaining("rollback").isEmpty());
     }
@@ -124,7 +139,7 @@ class BrokerReceiverTest {
         byte[] garbage = {9, 8, 7};
         f.arrive(other(H1, "sqlq_bk:jobs:msg", garbage));
         assertTrue(f.backend().consume(Q, TX).isEmpty());
-        String dl = f.jdbc.logContaining(f.sql.insertDeadLetter()).get(0);
+        String dl = f.jdbc.logContaining(f.sql.deadLetters().insertDeadLetter()).get(0);
         assertTrue(dl.endsWith(" <-- [jobs, 0, bytes[9, 8, 7], , 1, undecodable message: message body of 3 bytes is shorter than the 21-byte envelope header, null, null]"), dl);
         assertEquals(List.of("c1 commit"), f.jdbc.logContaining("commit"));
     }
@@ -135,7 +150,7 @@ class BrokerReceiverTest {
         byte[] body = new Envelope(8L, 1L, "no equals sign", new byte[] {1}).encode();
         f.arrive(other(H1, "sqlq_bk:jobs:msg", body));
         assertTrue(f.backend().consume(Q, TX).isEmpty());
-        String dl = f.jdbc.logContaining(f.sql.insertDeadLetter()).get(0);
+        String dl = f.jdbc.logContaining(f.sql.deadLetters().insertDeadLetter()).get(0);
         assertTrue(dl.contains(" <-- [jobs, 8, bytes" + java.util.Arrays.toString(body) + ", , 1, undecodable message: header line without '='"), dl);
     }
 
@@ -175,7 +190,7 @@ class BrokerReceiverTest {
     @Test
     void disabledQueueIsReportedAndNotAskedAgainDuringTheQuietPeriod() {
         Fixture f = new Fixture();
-        f.jdbc.fail(f.sql.receive(Q), 9617, "S0001");
+        f.jdbc.fail(f.sql.claims().receive(Q), 9617, "S0001");
         QueueDisabledException e = assertThrows(QueueDisabledException.class, () -> f.backend().consume(Q, TX));
         assertTrue(e.getMessage().contains("is disabled (error 9617)"), e.getMessage());
         assertTrue(e.getMessage().contains("ALTER QUEUE [dbo].[sqlq_bk:jobs:queue] WITH STATUS = ON"), e.getMessage());
@@ -224,7 +239,7 @@ class BrokerReceiverTest {
     void emptyWaitCommitsAndReturnsTheConnection() {
         Fixture f = new Fixture();
         assertTrue(f.backend().consume(Q, TX).isEmpty());
-        assertEquals(List.of("c1 autoCommit=false", "c1 savepoint sqlq_receive (opened the transaction)", "c1 exec " + f.sql.receive(Q) + " <-- [1, 0]", "c1 commit",
+        assertEquals(List.of("c1 autoCommit=false", "c1 savepoint sqlq_receive (opened the transaction)", "c1 exec " + f.sql.claims().receive(Q) + " <-- [1, 0]", "c1 commit",
                 "c1 autoCommit=true", "c1 close"), f.jdbc.log());
     }
 
@@ -241,12 +256,27 @@ class BrokerReceiverTest {
     }
 
     @Test
-    void aResendThatGetsNoPooledDialogRollsTheClaimBackInsteadOfCommittingTheAcksAlone() {
+    void aResendThatGetsNoPooledDialogRollsTheClaimBackInsteadOfCommittingTheAcksAlone() throws Exception {
         Fixture f = new Fixture("broker.dialogPoolSize", "1", "broker.sendWaitMillis", "20");
         f.arrive(data(H1, 1, 5L, "a", Map.of()), data(H1, 2, 6L, "b", Map.of()));
         List<Delivery> got = f.backend().consume(Q, TX);
         f.backend().ack(got.get(0).receipt());
+        // a producer holds the pool's only dialog in its open transaction while the claim ends
+        java.util.concurrent.CountDownLatch holding = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
+        f.jdbc.rows(f.sql.sending().send(Q), new Object[] {9L});
+        f.jdbc.beforeExecute((c, sql) -> {
+            if (sql.equals(f.sql.sending().send(Q))) {
+                holding.countDown();
+                await(done);
+            }
+        });
+        Thread producer = new Thread(() -> f.backend().enqueue(Q, dev.sqlqueue.Message.ofText("p")));
+        producer.start();
+        await(holding);
         assertThrows(dev.sqlqueue.TransientBackendException.class, () -> f.backend().release(got.get(1).receipt()));
+        done.countDown();
+        producer.join();
         List<String> c1 = f.jdbc.logContaining("c1 ");
         assertTrue(f.jdbc.logContaining("c1 commit").isEmpty(), "nothing committed: " + c1);
         assertTrue(c1.indexOf("c1 rollback") >= 0 && c1.indexOf("c1 autoCommit=true") > c1.indexOf("c1 rollback"),
@@ -254,11 +284,21 @@ class BrokerReceiverTest {
         assertThrows(LeaseLostException.class, () -> f.backend().ack(got.get(1).receipt()), "the claim is over");
     }
 
+    private static void await(java.util.concurrent.CountDownLatch latch) {
+        try {
+            if (!latch.await(30, java.util.concurrent.TimeUnit.SECONDS)) {
+                throw new AssertionError("the other thread never got there");
+            }
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+    }
+
     @Test
     void aFailedDeadLetterInsertEndsTheClaimSoNothingCommitsInAFreshTransactionLater() {
         Fixture f = new Fixture();
         f.arrive(data(H1, 1, 5L, "a", Map.of()), data(H1, 2, 6L, "b", Map.of()));
-        f.jdbc.fail(f.sql.insertDeadLetter(), 1205, "40001");
+        f.jdbc.fail(f.sql.deadLetters().insertDeadLetter(), 1205, "40001");
         List<Delivery> got = f.backend().consume(Q, TX);
         assertThrows(dev.sqlqueue.TransientBackendException.class, () -> f.backend().deadLetter(got.get(0).receipt(), "bad"));
         // 1205 ends the victim's transaction on the server; the driver's rollback then finds nothing open

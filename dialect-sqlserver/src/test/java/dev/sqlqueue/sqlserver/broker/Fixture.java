@@ -42,6 +42,21 @@ final class Fixture {
         return backend;
     }
 
+    private dev.sqlqueue.sqlserver.model.TableSpec keys;
+
+    /** The deduplication keys table, kept by the model (rows and locks computed). */
+    dev.sqlqueue.sqlserver.model.TableSpec keys() {
+        if (keys == null) {
+            keys = jdbc.track(sql.names().keysTable(), "queue_name", "dedupe_key");
+        }
+        return keys;
+    }
+
+    /** An expiry five minutes after the model's clock (the default deduplication window). */
+    java.time.LocalDateTime later() {
+        return jdbc.clock().plusMinutes(5);
+    }
+
     /** A RECEIVE row of a data message. */
     static Object[] data(String handle, long seq, long id, String payload, Map<String, String> headers) {
         return grouped(handle, seq, id, null, payload, headers);

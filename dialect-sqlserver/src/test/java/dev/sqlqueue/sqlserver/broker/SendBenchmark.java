@@ -96,7 +96,7 @@ public final class SendBenchmark {
     private static Map<String, long[]> waits(String url, String user, String password) throws SQLException {
         Map<String, long[]> out = new HashMap<>();
         try (Connection c = DriverManager.getConnection(url, user, password); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery(BrokerStatements.pageLatchWaits())) {
+             ResultSet rs = s.executeQuery(AdminStatements.pageLatchWaits())) {
             while (rs.next()) {
                 out.put(rs.getString(1), new long[] {rs.getLong(2), rs.getLong(3)});
             }

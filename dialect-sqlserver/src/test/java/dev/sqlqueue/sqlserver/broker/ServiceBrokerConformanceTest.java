@@ -35,7 +35,7 @@ class ServiceBrokerConformanceTest extends ConformanceSuite {
             try (Connection c = DriverManager.getConnection(SERVER.getJdbcUrl(), SERVER.getUsername(), SERVER.getPassword());
                  Statement s = c.createStatement()) {
                 s.execute("IF DB_ID(N'" + DATABASE + "') IS NULL CREATE DATABASE " + BrokerNames.quote(DATABASE));
-                s.execute(BrokerStatements.enableBroker(DATABASE));
+                s.execute(ProvisioningStatements.enableBroker(DATABASE));
             } catch (SQLException e) {
                 throw new IllegalStateException("cannot prepare the test database", e);
             }

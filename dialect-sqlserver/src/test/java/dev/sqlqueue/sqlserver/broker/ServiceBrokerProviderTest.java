@@ -77,6 +77,22 @@ class ServiceBrokerProviderTest {
         assertEquals(model.sessionsOpened(), borrowed.get(), "every connection was borrowed through the wrapper");
     }
 
+    /**
+     * Seen on Babelfish: close() after a failed open warned about a missing dialogs table. A backend that
+     * never held a pooled dialog has nothing to give back, and runs no statement on close.
+     */
+    @Test
+    void closeAfterAFailedOpenRunsNothing() {
+        dev.sqlqueue.sqlserver.model.SqlServerModel model = new dev.sqlqueue.sqlserver.model.SqlServerModel();
+        BrokerStatements sql = new BrokerStatements(new BrokerNames("sqlq_"));
+        model.rows(sql.provisioning().brokerEnabled(), new Object[] {"appdb", false});
+        QueueConfig c = QueueConfig.builder().backend("sqlserver-broker").dataSource(model.dataSource()).migrate(false).build();
+        dev.sqlqueue.SqlQueueException e = org.junit.jupiter.api.Assertions.assertThrows(dev.sqlqueue.SqlQueueException.class,
+                () -> provider.open(c));
+        assertTrue(e.getMessage().contains("Service Broker is disabled"), e.getMessage());
+        assertEquals(java.util.List.of(sql.provisioning().brokerEnabled()), model.executedSql(), "nothing but the check ran");
+    }
+
     /** A wrapper, as the kit installs one, that counts the connections borrowed through it. */
     private static java.util.function.UnaryOperator<javax.sql.DataSource> counting(java.util.concurrent.atomic.AtomicInteger n) {
         return ds -> (javax.sql.DataSource) java.lang.reflect.Proxy.newProxyInstance(ds.getClass().getClassLoader() == null

@@ -76,6 +76,22 @@ public final class BrokerModel implements Extension {
         return queues.computeIfAbsent(key(name), k -> new Queue());
     }
 
+    private final List<UUID> nextDialogs = new ArrayList<>();
+
+    /**
+     * The next BEGIN DIALOGs return these handles, in order (then random ones). Which handle a BEGIN DIALOG
+     * returns is the server's choice ("BEGIN DIALOG CONVERSATION (Transact-SQL)": a new uniqueidentifier), so
+     * a test may name them.
+     */
+    public BrokerModel nextDialogs(String... handles) {
+        synchronized (model) {
+            for (String h : handles) {
+                nextDialogs.add(UUID.fromString(h));
+            }
+        }
+        return this;
+    }
+
     /** Sets the queue's POISON_MESSAGE_HANDLING status (ON by default, as CREATE QUEUE's default). */
     public BrokerModel poisonHandling(String queue, boolean on) {
         synchronized (model) {
@@ -144,14 +160,14 @@ public final class BrokerModel implements Extension {
     }
 
     @Override
-    public List<Object[]> execute(SqlServerModel.Ctx ctx, Tsql.Stmt st) throws SQLException {
+    public List<Object[]> execute(Ctx ctx, Tsql.Stmt st) throws SQLException {
         return switch (st.kind()) {
             case RECEIVE -> receive(ctx, st);
             case END_CONVERSATION -> endConversation(ctx, st);
             case SEND -> send(ctx, st);
-            case ALTER_OTHER -> alterQueue(st);
+            case ALTER_OTHER -> alterQueue(ctx, st);
             case BEGIN_DIALOG -> {
-                UUID h = UUID.randomUUID();
+                UUID h = nextDialogs.isEmpty() ? UUID.randomUUID() : nextDialogs.remove(0);
                 st.tokens().stream().filter(x -> x.startsWith("@")).findFirst()
                         .ifPresent(v -> ctx.vars.put(v.toLowerCase(Locale.ROOT), h.toString()));
                 int to = st.tokens().indexOf("TO");
@@ -166,7 +182,7 @@ public final class BrokerModel implements Extension {
         };
     }
 
-    private List<Object[]> receive(SqlServerModel.Ctx ctx, Tsql.Stmt st) throws SQLException {
+    private List<Object[]> receive(Ctx ctx, Tsql.Stmt st) throws SQLException {
         List<String> t = st.tokens();
         int from = indexOf(t, "FROM", 0);
         String queueName = t.get(from + 1);
@@ -198,7 +214,11 @@ public final class BrokerModel implements Extension {
         int where = indexOf(t, "WHERE", from);
         if (where > 0) {
             String v = t.get(where + 3);
-            UUID value = UUID.fromString(String.valueOf(v.equals("?") ? ctx.param(paramAt(st, where + 3)) : ctx.value(v)));
+            Object known = v.equals("?") ? ctx.param(paramAt(st, where + 3)) : ctx.value(v);
+            if (known == null) {
+                throw new ImpossibleResultException("the broker model cannot RECEIVE from a conversation it does not know: " + st.text());
+            }
+            UUID value = UUID.fromString(String.valueOf(known));
             if (t.get(where + 1).equalsIgnoreCase("conversation_handle")) {
                 onlyHandle = value;
             } else if (t.get(where + 1).equalsIgnoreCase("conversation_group_id")) {
@@ -297,7 +317,7 @@ public final class BrokerModel implements Extension {
 
     private final Map<UUID, Route> routes = new HashMap<>();
 
-    private List<Object[]> send(SqlServerModel.Ctx ctx, Tsql.Stmt st) {
+    private List<Object[]> send(Ctx ctx, Tsql.Stmt st) {
         List<String> t = st.tokens();
         int open = t.indexOf("(");
         String arg = open >= 0 ? t.get(open + 1) : "";
@@ -314,9 +334,14 @@ public final class BrokerModel implements Extension {
         return NO_RESULT;
     }
 
-    private List<Object[]> endConversation(SqlServerModel.Ctx ctx, Tsql.Stmt st) {
+    private List<Object[]> endConversation(Ctx ctx, Tsql.Stmt st) {
         String arg = st.tokens().get(2);
         Object v = arg.equals("?") ? ctx.param(st.params().get(0)) : ctx.value(arg);
+        if (v == null) {
+            // a handle the model does not know (read from a table it does not keep): it cannot say which ends
+            ctx.change("END CONVERSATION", st.text() + " (a conversation the model does not know)", null, null);
+            return NO_RESULT;
+        }
         UUID h = UUID.fromString(String.valueOf(v));
         List<Message> removed = new ArrayList<>();
         for (Queue q : queues.values()) {
@@ -363,13 +388,16 @@ public final class BrokerModel implements Extension {
 
     /**
      * "ALTER QUEUE (Transact-SQL)": POISON_MESSAGE_HANDLING (STATUS = ON | OFF) and STATUS = ON | OFF
-     * change the queue's settings (not transactional in the model).
+     * change the queue's settings. DDL is transactional in SQL Server ("Transaction statements": DDL in an
+     * explicit transaction is rolled back with it), so a rollback puts the old settings back.
      */
-    private List<Object[]> alterQueue(Tsql.Stmt st) {
+    private List<Object[]> alterQueue(Ctx ctx, Tsql.Stmt st) {
         if (!st.upper(1).equals("QUEUE")) {
             return null;
         }
         Queue q = queue(st.tokens().get(2));
+        boolean poisonBefore = q.poisonHandling;
+        boolean enabledBefore = q.enabled;
         List<String> t = st.tokens();
         for (int i = 3; i + 2 < t.size(); i++) {
             String u = t.get(i).toUpperCase(Locale.ROOT);
@@ -380,6 +408,10 @@ public final class BrokerModel implements Extension {
                 q.enabled = t.get(i + 2).equalsIgnoreCase("ON");
             }
         }
+        ctx.change("ALTER QUEUE", st.text(), () -> {
+            q.poisonHandling = poisonBefore;
+            q.enabled = enabledBefore;
+        }, null);
         return NO_RESULT;
     }
 

@@ -141,4 +141,17 @@ class BrokerModelTest {
         c.rollback();
         assertEquals(1, broker.messages(Q).size());
     }
+
+    @Test
+    void anAlterQueueRolledBackWithItsTransactionPutsTheOldSettingsBack() throws SQLException {
+        Connection c = model.dataSource().getConnection();
+        c.setAutoCommit(false);
+        c.setSavepoint("s");
+        try (PreparedStatement ps = c.prepareStatement("ALTER QUEUE " + Q + " WITH POISON_MESSAGE_HANDLING (STATUS = OFF)")) {
+            ps.execute();
+        }
+        assertFalse(broker.poisonHandling(Q));
+        c.rollback();
+        assertTrue(broker.poisonHandling(Q), "DDL is undone with its transaction");
+    }
 }

@@ -15,7 +15,7 @@ interface Extension {
      * Runs one statement. Returns the rows it produces (an empty list for none), or null if this
      * extension does not handle the statement.
      */
-    List<Object[]> execute(SqlServerModel.Ctx ctx, Tsql.Stmt stmt) throws SQLException;
+    List<Object[]> execute(Ctx ctx, Tsql.Stmt stmt) throws SQLException;
 
     /** A transaction is about to end: commit, or roll back as a whole (its changes are still pending). */
     default void ending(Session s, Transaction tx, boolean committed) {

@@ -49,31 +49,31 @@ final class ModelJdbc {
                 yield driverConnection(model, s);
             }
             case "abort" -> {
-                model.abort(s);
+                model.driver.abort(s);
                 yield null;
             }
             case "createStatement" -> statement(model, s, null, false);
             case "getAutoCommit" -> s.driverAutoCommit;
             case "setAutoCommit" -> {
-                model.setAutoCommit(s, (Boolean) a[0]);
+                model.driver.setAutoCommit(s, (Boolean) a[0]);
                 yield null;
             }
             case "commit" -> {
-                model.commit(s);
+                model.driver.commit(s);
                 yield null;
             }
             case "rollback" -> {
                 if (a == null || a.length == 0) {
-                    model.rollback(s);
+                    model.driver.rollback(s);
                 } else {
-                    model.rollbackTo(s, ((Savepoint) a[0]).getSavepointName());
+                    model.driver.rollbackTo(s, ((Savepoint) a[0]).getSavepointName());
                 }
                 yield null;
             }
             case "setSavepoint" -> {
                 // mssql-jdbc labels an unnamed savepoint itself; the model uses a fixed label
                 String name = a == null || a.length == 0 ? "unnamed" : (String) a[0];
-                model.setSavepoint(s, name);
+                model.driver.setSavepoint(s, name);
                 yield proxy(Savepoint.class, (sp, sm, sa) -> switch (sm.getName()) {
                     case "getSavepointName" -> name;
                     case "toString" -> "savepoint " + name;
@@ -83,10 +83,15 @@ final class ModelJdbc {
                 });
             }
             case "releaseSavepoint" -> null; // mssql-jdbc: a no-op (SQL Server has no RELEASE SAVEPOINT)
-            case "getNetworkTimeout" -> s.networkTimeoutMs;
+            case "getNetworkTimeout" -> {
+                closedCheck(s);
+                yield s.networkTimeoutMs;
+            }
             case "setNetworkTimeout" -> {
                 // mssql-jdbc 13.2.1 SQLServerConnection.setNetworkTimeout: a negative value is refused
-                // (R_invalidSocketTimeout), the executor is not used, nothing goes to the server
+                // (R_invalidSocketTimeout), a closed connection too (checkClosed), the executor is not used,
+                // nothing goes to the server
+                closedCheck(s);
                 if ((Integer) a[1] < 0) {
                     throw new SQLException("The socket timeout value " + a[1] + " is not valid.");
                 }
@@ -95,11 +100,11 @@ final class ModelJdbc {
             }
             case "getTransactionIsolation" -> s.isolation;
             case "setTransactionIsolation" -> {
-                model.setIsolation(s, (Integer) a[0]);
+                model.driver.setIsolation(s, (Integer) a[0]);
                 yield null;
             }
             case "close" -> {
-                model.close(s);
+                model.driver.close(s);
                 yield null;
             }
             case "isClosed" -> s.closed;
@@ -113,13 +118,20 @@ final class ModelJdbc {
         });
     }
 
+    /** mssql-jdbc {@code SQLServerConnection.checkClosed}: "The connection is closed." on a closed connection. */
+    private static void closedCheck(Session s) throws SQLException {
+        if (s.closed) {
+            throw new SQLException("The connection is closed.", "08S01", 0);
+        }
+    }
+
     /** The mssql-jdbc interface of a connection: only its prepareMethod property. */
     private static ISQLServerConnection driverConnection(SqlServerModel model, Session s) {
         return proxy(ISQLServerConnection.class, (p, m, a) -> switch (m.getName()) {
             case "getPrepareMethod" -> s.prepareMethod.name().toLowerCase(java.util.Locale.ROOT);
             case "setPrepareMethod" -> {
                 // mssql-jdbc accepts the names case-insensitively (PrepareMethod.valueOfString)
-                model.setPrepareMethod(s, SqlServerModel.PrepareMethod.valueOf(((String) a[0]).toUpperCase(java.util.Locale.ROOT)));
+                model.driver.setPrepareMethod(s, SqlServerModel.PrepareMethod.valueOf(((String) a[0]).toUpperCase(java.util.Locale.ROOT)));
                 yield null;
             }
             case "setEnablePrepareOnFirstPreparedStatementCall" -> {
@@ -136,8 +148,7 @@ final class ModelJdbc {
 
     private static PreparedStatement statement(SqlServerModel model, Session s, String preparedSql, boolean rpc) {
         Map<Integer, Object> params = new HashMap<>();
-        Object[] result = {null};
-        int[] updateReads = {0};
+        Results[] results = {null};
         int[] queryTimeout = {0}; // JDBC: 0 means no limit
         return proxy(PreparedStatement.class, (p, m, a) -> {
             String name = m.getName();
@@ -153,27 +164,33 @@ final class ModelJdbc {
                     for (int i = 1; i <= params.size(); i++) {
                         bound.add(params.get(i));
                     }
-                    SqlServerModel.Outcome o = model.execute(s, sql, bound, rpc && preparedSql != null, queryTimeout[0]);
-                    result[0] = o;
-                    updateReads[0] = 0;
-                    List<Object[]> rows = o.rows() == null ? List.of() : o.rows();
-                    return switch (name) {
-                        case "executeUpdate" -> rows.size();
-                        case "executeLargeUpdate" -> (long) rows.size();
-                        case "executeQuery" -> resultSet(rows, o.labels());
-                        default -> o.rows() != null;
-                    };
+                    model.beforeExecute(s, sql);
+                    Results r = model.execute(s, sql, bound, rpc && preparedSql != null, queryTimeout[0]);
+                    results[0] = r;
+                    if (name.equals("executeQuery")) {
+                        Results.Rows rows = r.nextRows();
+                        return resultSet(rows.rows(), rows.labels());
+                    }
+                    boolean isResult = r.next();
+                    if (name.startsWith("executeUpdate") || name.equals("executeLargeUpdate")) {
+                        if (isResult) {
+                            // mssql-jdbc SQLServerStatement.doExecuteStatement: R_resultsetGeneratedForUpdate
+                            throw new SQLException("A result set was generated for update.", "S0001", 0);
+                        }
+                        long n = r.updateCount();
+                        return name.equals("executeLargeUpdate") ? (Object) n : (Object) (int) n;
+                    }
+                    return isResult;
                 }
                 case "getResultSet" -> {
-                    SqlServerModel.Outcome o = (SqlServerModel.Outcome) result[0];
-                    return o == null || o.rows() == null ? null : resultSet(o.rows(), o.labels());
+                    Results.Rows rows = results[0] == null ? null : results[0].rows();
+                    return rows == null ? null : resultSet(rows.rows(), rows.labels());
                 }
                 case "getUpdateCount" -> {
-                    SqlServerModel.Outcome o = (SqlServerModel.Outcome) result[0];
-                    return o != null && o.rows() == null && updateReads[0]++ == 0 ? 0 : -1;
+                    return results[0] == null ? -1 : (int) results[0].updateCount();
                 }
                 case "getMoreResults" -> {
-                    return false;
+                    return results[0] != null && results[0].next();
                 }
                 case "clearParameters" -> {
                     params.clear();
@@ -190,7 +207,7 @@ final class ModelJdbc {
                     return queryTimeout[0];
                 }
                 case "setFetchSize", "setMaxRows", "setEscapeProcessing", "setPoolable", "close" -> {
-                    return null;
+                    return null; // close: mssql-jdbc TDSCommand.close reads the rest and ignores its errors
                 }
                 case "getWarnings" -> {
                     return null;

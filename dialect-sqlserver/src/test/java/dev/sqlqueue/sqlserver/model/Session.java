@@ -33,6 +33,10 @@ public final class Session {
     int networkTimeoutMs;
     Transaction tx;
     boolean closed;
+    /** "SET LOCK_TIMEOUT (Transact-SQL)": milliseconds a statement waits for a lock; -1 (the default) for ever. */
+    int lockTimeout = -1;
+    /** The open transaction is uncommittable ("XACT_STATE (Transact-SQL)": -1): only a full rollback ends it. */
+    boolean doomed;
 
     Session(int id) {
         this.id = id;
@@ -71,6 +75,16 @@ public final class Session {
 
     public boolean closed() {
         return closed;
+    }
+
+    /** The session's isolation level (a JDBC constant; {@link SqlServerModel#TRANSACTION_SNAPSHOT} for SNAPSHOT). */
+    public int isolation() {
+        return isolation;
+    }
+
+    /** {@code XACT_STATE() = -1}: the open transaction can only be rolled back. */
+    public boolean doomed() {
+        return doomed;
     }
 
     /** The connection's current {@code prepareMethod}. */

@@ -15,12 +15,16 @@ final class Transaction {
 
     final int id = ++counter;
     final List<Effect> effects = new ArrayList<>();
+    /** Releases of the locks taken in this transaction, in order (a rollback to a savepoint runs those after it). */
+    final List<Runnable> locks = new ArrayList<>();
     private final List<String> savepointNames = new ArrayList<>();
     private final List<Integer> savepointMarks = new ArrayList<>();
+    private final List<Integer> lockMarks = new ArrayList<>();
 
     void save(String name) {
         savepointNames.add(name.toLowerCase(java.util.Locale.ROOT));
         savepointMarks.add(effects.size());
+        lockMarks.add(locks.size());
     }
 
     /** Rolls back to the latest savepoint of that name; false if there is none. */
@@ -33,10 +37,15 @@ final class Transaction {
         for (int e = effects.size() - 1; e >= mark; e--) {
             effects.get(e).rollBack();
         }
+        int lockMark = lockMarks.get(i);
+        while (locks.size() > lockMark) {
+            locks.remove(locks.size() - 1).run();
+        }
         // savepoints taken after this one are gone; this one stays usable
         while (savepointNames.size() > i + 1) {
             savepointNames.remove(savepointNames.size() - 1);
             savepointMarks.remove(savepointMarks.size() - 1);
+            lockMarks.remove(lockMarks.size() - 1);
         }
         return true;
     }

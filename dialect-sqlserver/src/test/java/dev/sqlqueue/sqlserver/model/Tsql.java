@@ -53,21 +53,56 @@ final class Tsql {
     }
 
     /** A node of the batch tree. */
-    sealed interface Node permits Simple, If, While, Block {
+    sealed interface Node permits Simple, If, While, Block, TryCatch {
     }
 
     record Simple(Stmt stmt) implements Node {
     }
 
-    /** IF condition; the condition's text is kept for the few conditions the model evaluates. */
-    record If(String condition, List<Node> then, List<Node> otherwise) implements Node {
+    /** The condition of an IF or WHILE: its text, its tokens and the 1-based parameter markers among them. */
+    record Cond(String text, List<String> tokens, List<Integer> params) {
     }
 
-    record While(String condition, List<Node> body) implements Node {
+    /** IF condition; the condition is evaluated by {@link Expressions} where the model can decide it. */
+    record If(Cond cond, List<Node> then, List<Node> otherwise) implements Node {
+        String condition() {
+            return cond.text();
+        }
     }
 
-    /** BEGIN ... END, BEGIN TRY ... END TRY, or (never run by the model: nothing raised is caught) BEGIN CATCH ... END CATCH. */
-    record Block(List<Node> body, boolean isCatch) implements Node {
+    record While(Cond cond, List<Node> body) implements Node {
+        String condition() {
+            return cond.text();
+        }
+    }
+
+    /** BEGIN ... END. */
+    record Block(List<Node> body) implements Node {
+    }
+
+    /** BEGIN TRY ... END TRY BEGIN CATCH ... END CATCH ("TRY...CATCH (Transact-SQL)"). */
+    record TryCatch(List<Node> body, List<Node> handler) implements Node {
+    }
+
+    /** Every statement of a batch tree, in order, whatever the branch or block it stands in. */
+    static List<Stmt> statements(List<Node> nodes) {
+        List<Stmt> out = new ArrayList<>();
+        for (Node n : nodes) {
+            if (n instanceof Simple s) {
+                out.add(s.stmt());
+            } else if (n instanceof If f) {
+                out.addAll(statements(f.then()));
+                out.addAll(statements(f.otherwise()));
+            } else if (n instanceof While w) {
+                out.addAll(statements(w.body()));
+            } else if (n instanceof Block b) {
+                out.addAll(statements(b.body()));
+            } else if (n instanceof TryCatch tc) {
+                out.addAll(statements(tc.body()));
+                out.addAll(statements(tc.handler()));
+            }
+        }
+        return out;
     }
 
     // ---- tokens ---------------------------------------------------------------------------------
@@ -146,7 +181,7 @@ final class Tsql {
     private static final Set<String> STARTS = Set.of("IF", "ELSE", "WHILE", "BEGIN", "END", "DECLARE", "EXEC", "EXECUTE",
             "SEND", "RECEIVE", "COMMIT", "ROLLBACK", "SAVE", "THROW", "BREAK", "CONTINUE", "RETURN", "WAITFOR", "CREATE",
             "DROP", "ALTER", "INSERT", "DELETE", "UPDATE", "MERGE", "TRUNCATE", "GRANT", "REVOKE", "PRINT", "SET", "SELECT",
-            "WITH", "OPEN", "FETCH", "CLOSE", "DEALLOCATE", "RAISERROR");
+            "WITH", "OPEN", "FETCH", "CLOSE", "DEALLOCATE", "RAISERROR", "REVERT");
 
     /** Parses a batch. */
     static List<Node> parse(String sql) {
@@ -189,7 +224,7 @@ final class Tsql {
             switch (k) {
                 case "IF" -> {
                     at++;
-                    String cond = condition();
+                    Cond cond = condition();
                     List<Node> then = one();
                     List<Node> otherwise = List.of();
                     while (at < t.size() && t.get(at).equals(";")) {
@@ -203,7 +238,7 @@ final class Tsql {
                 }
                 case "WHILE" -> {
                     at++;
-                    String cond = condition();
+                    Cond cond = condition();
                     return new While(cond, one());
                 }
                 case "BEGIN" -> {
@@ -212,25 +247,38 @@ final class Tsql {
                             || next.equals("CONVERSATION") || next.equals("DISTRIBUTED")) {
                         return new Simple(simple());
                     }
-                    boolean tryCatch = next.equals("TRY") || next.equals("CATCH");
-                    at += tryCatch ? 2 : 1;
-                    List<Node> body = new ArrayList<>();
-                    while (more() && !(up(at).equals("END") && !up(at + 1).equals("CONVERSATION"))) {
-                        Node node = statement();
-                        if (node != null) {
-                            body.add(node);
+                    if (next.equals("TRY")) {
+                        List<Node> body = block(2);
+                        while (at < t.size() && t.get(at).equals(";")) {
+                            at++;
                         }
+                        List<Node> handler = up(at).equals("BEGIN") && up(at + 1).equals("CATCH") ? block(2) : List.of();
+                        return new TryCatch(body, handler);
                     }
-                    at++; // END
-                    if (tryCatch && (up(at).equals("TRY") || up(at).equals("CATCH"))) {
-                        at++;
-                    }
-                    return new Block(body, next.equals("CATCH"));
+                    return new Block(block(1));
                 }
                 default -> {
                     return new Simple(simple());
                 }
             }
+        }
+
+        /** The statements of a block that begins with {@code skip} tokens (BEGIN, BEGIN TRY, BEGIN CATCH) up to its END. */
+        List<Node> block(int skip) {
+            boolean tryCatch = skip == 2;
+            at += skip;
+            List<Node> body = new ArrayList<>();
+            while (more() && !(up(at).equals("END") && !up(at + 1).equals("CONVERSATION"))) {
+                Node node = statement();
+                if (node != null) {
+                    body.add(node);
+                }
+            }
+            at++; // END
+            if (tryCatch && (up(at).equals("TRY") || up(at).equals("CATCH"))) {
+                at++;
+            }
+            return body;
         }
 
         /** The statement (or block) an IF, ELSE or WHILE controls. */
@@ -240,8 +288,9 @@ final class Tsql {
         }
 
         /** Condition tokens up to the first statement keyword at depth 0. */
-        String condition() {
-            StringBuilder b = new StringBuilder();
+        Cond condition() {
+            int start = at;
+            List<Integer> params = new ArrayList<>();
             int depth = 0;
             while (at < t.size()) {
                 String tok = t.get(at);
@@ -250,13 +299,13 @@ final class Tsql {
                     break;
                 }
                 if (tok.equals("?")) {
-                    param++;
+                    params.add(++param);
                 }
                 depth += tok.equals("(") ? 1 : tok.equals(")") ? -1 : 0;
-                b.append(b.length() == 0 ? "" : " ").append(tok);
                 at++;
             }
-            return b.toString();
+            List<String> toks = List.copyOf(t.subList(start, at));
+            return new Cond(String.join(" ", toks), toks, params);
         }
 
         Stmt simple() {
@@ -336,7 +385,7 @@ final class Tsql {
         String second = toks.size() > 1 ? toks.get(1).toUpperCase(Locale.ROOT) : "";
         return switch (k) {
             case "SET" -> second.startsWith("@") ? Kind.NO_DATA : Kind.SET_OPTION;
-            case "DECLARE", "THROW", "BREAK", "CONTINUE", "RETURN", "PRINT", "RAISERROR", "DEALLOCATE", "CLOSE" -> k.equals("THROW")
+            case "DECLARE", "THROW", "BREAK", "CONTINUE", "RETURN", "PRINT", "RAISERROR", "DEALLOCATE", "CLOSE", "REVERT" -> k.equals("THROW")
                     ? Kind.THROW : Kind.NO_DATA;
             case "WAITFOR" -> Kind.NO_DATA;
             case "SELECT" -> hasFrom(toks) ? Kind.SELECT_FROM : Kind.NO_DATA;

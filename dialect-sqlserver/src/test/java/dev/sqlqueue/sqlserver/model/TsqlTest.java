@@ -15,18 +15,7 @@ import org.junit.jupiter.api.Test;
 /** The model's reader on the statements the backends really send: every statement gets a known kind. */
 class TsqlTest {
     private static void collect(List<Tsql.Node> nodes, List<Tsql.Stmt> out) {
-        for (Tsql.Node n : nodes) {
-            if (n instanceof Tsql.Simple s) {
-                out.add(s.stmt());
-            } else if (n instanceof Tsql.If f) {
-                collect(f.then(), out);
-                collect(f.otherwise(), out);
-            } else if (n instanceof Tsql.While w) {
-                collect(w.body(), out);
-            } else if (n instanceof Tsql.Block b) {
-                collect(b.body(), out);
-            }
-        }
+        out.addAll(Tsql.statements(nodes));
     }
 
     @Test
@@ -35,20 +24,39 @@ class TsqlTest {
         QueueName q = QueueName.of("jobs");
         List<String> unknown = new ArrayList<>();
         int read = 0;
-        for (Method m : BrokerStatements.class.getMethods()) {
-            if (m.getReturnType() != String.class || m.getDeclaringClass() != BrokerStatements.class) {
+        List<Object> roles = new ArrayList<>();
+        for (Method accessor : BrokerStatements.class.getDeclaredMethods()) {
+            if (Modifier.isPublic(accessor.getModifiers()) && accessor.getParameterCount() == 0
+                    && accessor.getReturnType().getSimpleName().endsWith("Statements")) {
+                roles.add(accessor.invoke(sql));
+            }
+        }
+        assertEquals(8, roles.size(), "one object per role");
+        for (Object role : roles) {
+            read += read(role, q, unknown);
+        }
+        assertTrue(read > 100, "read " + read);
+        assertEquals(List.of(), unknown);
+    }
+
+    /** Reads every statement of one role's class; returns how many statements it read. */
+    private static int read(Object role, QueueName q, List<String> unknown) throws Exception {
+        int read = 0;
+        for (Method m : role.getClass().getMethods()) {
+            if (m.getReturnType() != String.class || m.getDeclaringClass() != role.getClass()) {
                 continue;
             }
             Object[] args = new Object[m.getParameterCount()];
             Class<?>[] types = m.getParameterTypes();
             for (int i = 0; i < args.length; i++) {
-                args[i] = types[i] == QueueName.class ? q : types[i] == int.class ? 2 : types[i] == String.class
+                args[i] = types[i] == QueueName.class ? q : types[i] == int.class ? 2 : types[i] == boolean.class ? false
+                        : types[i] == String.class
                         ? (i == 1 ? "dbo.p" : "OWNER") : null;
             }
             if (m.getName().equals("attachActivation")) {
                 args = new Object[] {q, "dbo.p", 2, "OWNER"};
             }
-            String text = (String) m.invoke(Modifier.isStatic(m.getModifiers()) ? null : sql, args);
+            String text = (String) m.invoke(Modifier.isStatic(m.getModifiers()) ? null : role, args);
             List<Tsql.Stmt> stmts = new ArrayList<>();
             collect(Tsql.parse(text), stmts);
             for (Tsql.Stmt st : stmts) {
@@ -58,8 +66,7 @@ class TsqlTest {
                 }
             }
         }
-        assertTrue(read > 100, "read " + read);
-        assertEquals(List.of(), unknown);
+        return read;
     }
 
     @Test

@@ -52,8 +52,12 @@ final class BrokerConnections {
         }
     }
 
-    /** Puts auto-commit back as found; nothing on a closed (aborted) connection. Never throws. */
+    /**
+     * Puts auto-commit back as found, and the network timeout a bounded statement raised ({@link Sql#restoreNetwork});
+     * nothing on a closed (aborted) connection. Never throws.
+     */
     static void restore(Connection c, boolean auto) {
+        Sql.restoreNetwork(c);
         try {
             if (!c.isClosed()) {
                 c.setAutoCommit(auto);

@@ -81,6 +81,55 @@ final class Sql {
         }
     }
 
+    /**
+     * Milliseconds a connection's network timeout adds to a bounded statement's query timeout (review N4). The
+     * query timeout alone does not end a wait on a server that stopped answering without closing the connection
+     * (a partition, a dropped NAT entry, a frozen host): mssql-jdbc's {@code TDSTimeoutTask} says so ("If TCP
+     * Connection to server is silently dropped, exceeding the query timeout on the same connection does not throw
+     * SQLTimeoutException"). A read that waits longer than the network timeout fails, the driver closes the
+     * connection ({@code TDSChannel.read}, {@code SQLServerConnection.terminate}: SQLState 08S01 "Read timed out"),
+     * and the server rolls the session's transaction back, so a claim's messages come back.
+     */
+    static final int NETWORK_GRACE_MS = 10_000;
+
+    /** The network timeout each connection had before a bounded statement raised it; put back by {@link #restoreNetwork}. */
+    private static final java.util.Map<Connection, Integer> NETWORK_BEFORE =
+            java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
+
+    /**
+     * Inside a {@link #bound} scope: the connection's network timeout is raised to the bound plus
+     * {@link #NETWORK_GRACE_MS} before the statement (mssql-jdbc {@code SQLServerConnection.setNetworkTimeout} sets
+     * the socket's read timeout and sends nothing); never lowered. The value it had is kept for
+     * {@link #restoreNetwork}.
+     */
+    private static void limitNetwork(Connection c) throws SQLException {
+        Bound b = BOUND.get();
+        if (b == null) {
+            return;
+        }
+        int ms = (int) Math.min(Integer.MAX_VALUE, b.seconds() * 1000L + NETWORK_GRACE_MS);
+        int now = c.getNetworkTimeout();
+        if (now == 0 || now < ms) {
+            NETWORK_BEFORE.putIfAbsent(c, now);
+            c.setNetworkTimeout(Runnable::run, ms);
+        }
+    }
+
+    /** Puts back the network timeout a bounded statement raised; nothing on a closed connection. Never throws. */
+    static void restoreNetwork(Connection c) {
+        Integer before = NETWORK_BEFORE.remove(c);
+        if (before == null) {
+            return;
+        }
+        try {
+            if (!c.isClosed()) {
+                c.setNetworkTimeout(Runnable::run, before);
+            }
+        } catch (SQLException ignored) {
+            // the connection is closed next; a pool validates it
+        }
+    }
+
     private static SQLException timedOut(SQLException e, String sql) {
         Bound b = BOUND.get();
         return b != null && e instanceof java.sql.SQLTimeoutException && !(e instanceof StatementTimeout)
@@ -112,6 +161,7 @@ final class Sql {
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             bind(ps, params);
             limit(ps);
+            limitNetwork(c);
             int first = ps.executeUpdate();
             while (ps.getMoreResults() || ps.getUpdateCount() != -1) {
                 // drain: errors of later statements surface while reading their results
@@ -127,6 +177,7 @@ final class Sql {
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             bind(ps, params);
             limit(ps);
+            limitNetwork(c);
             boolean isResult;
             try {
                 isResult = ps.execute();

@@ -109,6 +109,7 @@ final class DriverCommands {
     void setIsolation(Session s, int level) {
         synchronized (m) {
             s.isolation = level;
+            s.driverIsolation = level;
             m.note(s, "isolation=" + level);
         }
     }

@@ -98,7 +98,7 @@ final class ModelJdbc {
                 s.networkTimeoutMs = (Integer) a[1];
                 yield null;
             }
-            case "getTransactionIsolation" -> s.isolation;
+            case "getTransactionIsolation" -> s.driverIsolation; // the driver's cached level, not the server's
             case "setTransactionIsolation" -> {
                 model.driver.setIsolation(s, (Integer) a[0]);
                 yield null;

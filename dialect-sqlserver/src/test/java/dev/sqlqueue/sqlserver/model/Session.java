@@ -19,6 +19,13 @@ public final class Session {
     boolean xactAbort;
     int isolation = Connection.TRANSACTION_READ_COMMITTED;
     /**
+     * The isolation level the driver believes the session has: mssql-jdbc's {@code getTransactionIsolation}
+     * returns its field {@code transactionIsolationLevel}, which only {@code setTransactionIsolation} changes
+     * (13.2.1, read with javap); a {@code SET TRANSACTION ISOLATION LEVEL} sent as SQL changes {@link #isolation}
+     * and not this.
+     */
+    int driverIsolation = Connection.TRANSACTION_READ_COMMITTED;
+    /**
      * mssql-jdbc's connection property {@code prepareMethod} for this connection, from the model's at open;
      * changed by {@code ISQLServerConnection.setPrepareMethod} (a public method of the 13.2.1 jar's
      * interface). A PreparedStatement reads it when it is created ({@code isDirectSqlExecution} is a final

@@ -354,6 +354,7 @@ public final class SqlServerModel {
         Session s = new Session(sessions.size() + 1);
         s.prepareMethod = prepareMethod;
         s.isolation = sessionIsolation;
+        s.driverIsolation = sessionIsolation;
         sessions.add(s);
         return s;
     }

@@ -210,7 +210,8 @@ public final class SqlServerStatements {
                 + " FROM sys.dm_db_index_physical_stats(DB_ID(), OBJECT_ID(?), NULL, NULL, 'DETAILED') AS [s]"
                 + " JOIN sys.indexes AS [i] ON [i].[object_id] = [s].[object_id] AND [i].[index_id] = [s].[index_id]"
                 + " GROUP BY [i].[name] ORDER BY [index_name];");
-        probes.put("probeSnapshotAllowed", "SELECT [snapshot_isolation_state] FROM sys.databases WHERE [database_id] = DB_ID();");
+        probes.put("probeDatabaseVersioning", "SELECT [is_read_committed_snapshot_on], [snapshot_isolation_state]"
+                + " FROM sys.databases WHERE [database_id] = DB_ID();");
         // Starts a SNAPSHOT transaction's snapshot (it begins at the first data read).
         probes.put("probeTouchQueues", "SELECT COUNT_BIG(*) AS [n] FROM " + queues + ";");
     }

@@ -19,13 +19,14 @@ import org.junit.jupiter.api.Test;
  * nothing here ran against SQL Server, so no verdict here says anything about a server.
  */
 class ProbeCallSequenceTest {
-    private static final List<String> LOCK_COLUMNS = List.of("resource_type", "request_mode", "index_name", "n");
+    static final List<String> LOCK_COLUMNS = List.of("resource_type", "request_mode", "index_name", "n");
     private static final List<String> PLAN_COLUMNS = List.of("plan_generation_num", "execution_count", "last_rows",
             "last_logical_reads", "plan");
-    private static final List<String> CLAIM_COLUMNS = List.of("id", "lease_token", "attempts", "priority", "enqueued_at",
+    static final List<String> VERSIONING_COLUMNS = List.of("is_read_committed_snapshot_on", "snapshot_isolation_state");
+    static final List<String> CLAIM_COLUMNS = List.of("id", "lease_token", "attempts", "priority", "enqueued_at",
             "prior_visible_at", "payload", "headers");
 
-    private static Object[] claimed(long id) {
+    static Object[] claimed(long id) {
         return new Object[] {id, 1L, 1, 0, Fixture.T0, Fixture.T0, new byte[] {1}, ""};
     }
 
@@ -46,7 +47,7 @@ class ProbeCallSequenceTest {
         scriptClaimRun(p, sql, Layout.CLUSTERED, 4);
         ClaimRun r = ClaimRun.run(p.context, ClaimOrder.FIFO, Layout.CLUSTERED, 10, p.migration);
         assertEquals(List.of("sqlqprobe_ab12_fc_schema_history clustered"), p.migrated);
-        assertEquals(List.of("createQueue", "probeAutostatsOff", "claim", "probeFill", "claim", "probeLocks",
+        assertEquals(List.of("DETECT_ENGINE", "createQueue", "probeAutostatsOff", "claim", "probeFill", "claim", "probeLocks",
                 "probeCachedClaimPlan", "dropSchema"), p.names(sql));
         List<Effect> claims = p.model.effects("WITH", sql.messages);
         assertEquals(List.of(Effect.State.ROLLED_BACK, Effect.State.ROLLED_BACK), claims.stream().map(Effect::state).toList(),
@@ -83,7 +84,7 @@ class ProbeCallSequenceTest {
         ProbeResult r = new ResidualLockProbe(p.migration).run(p.context);
         assertEquals(ProbeResult.Verdict.DIFFERS, r.verdict(), r.observed());
         assertTrue(r.observed().contains("row/key locks held by the open claim: 1002"), r.observed());
-        assertEquals(List.of("createQueue", "probeFill", "claim", "probeLocks", "dropSchema"), p.names(sql));
+        assertEquals(List.of("DETECT_ENGINE", "createQueue", "probeFill", "claim", "probeLocks", "dropSchema"), p.names(sql));
         assertEquals(Effect.State.ROLLED_BACK, p.model.effects("WITH", sql.messages).get(0).state());
     }
 
@@ -113,10 +114,10 @@ class ProbeCallSequenceTest {
     void snapshotProbeRollsTheCallerBackAndIsInconclusiveWithoutSnapshotIsolation() throws SQLException {
         ProbeModel p = new ProbeModel();
         SqlServerStatements sql = ProbeModel.sql("sj_", ClaimOrder.FIFO);
-        p.model.labelled(sql.probe("probeSnapshotAllowed"), List.of("snapshot_isolation_state"), new Object[] {0});
+        p.model.labelled(sql.probe("probeDatabaseVersioning"), VERSIONING_COLUMNS, new Object[] {1, 0});
         ProbeResult r = new SnapshotJoinedEnqueueProbe(p.migration).run(p.context);
         assertEquals(ProbeResult.Verdict.INCONCLUSIVE, r.verdict());
-        assertEquals(List.of("createQueue", "probeSnapshotAllowed", "dropSchema"), p.names(sql));
+        assertEquals(List.of("DETECT_ENGINE", "createQueue", "probeDatabaseVersioning", "dropSchema"), p.names(sql));
         assertTrue(p.allClosed());
     }
 
@@ -124,7 +125,7 @@ class ProbeCallSequenceTest {
     void snapshotProbeReportsAFailedJoinedEnqueueAsDiffering() throws SQLException {
         ProbeModel p = new ProbeModel();
         SqlServerStatements sql = ProbeModel.sql("sj_", ClaimOrder.FIFO);
-        p.model.labelled(sql.probe("probeSnapshotAllowed"), List.of("snapshot_isolation_state"), new Object[] {1});
+        p.model.labelled(sql.probe("probeDatabaseVersioning"), VERSIONING_COLUMNS, new Object[] {0, 1});
         p.model.labelled(sql.get("readSettings"), List.of("name", "value"));
         p.model.labelled(sql.get("enqueueJoined"), List.of("id")); // no row: neither before nor after the create
         ProbeResult r = new SnapshotJoinedEnqueueProbe(p.migration).run(p.context);

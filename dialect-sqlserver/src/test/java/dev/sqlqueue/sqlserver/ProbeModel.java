@@ -12,20 +12,22 @@ import java.util.stream.Collectors;
 
 /**
  * Runs a probe on the {@link SqlServerModel}: a {@link ProbeContext} whose connections are model
- * sessions, and a migration that records what it would create instead of running Flyway (which the
- * model does not speak). Measurements the model cannot compute (plans, locks, latches, @@OPTIONS) are
- * scripted by the test; what the probe does with the sessions (transactions, rollbacks, the final drop)
- * is the model's. Not thread-safe.
+ * sessions (through {@link ProbeJdbc}: every parameter must be bound), and a migration that records what it would create instead of running
+ * Flyway (which the model does not speak). Measurements the model cannot compute (plans, locks, latches,
+ * @@OPTIONS) are scripted by the test; what the probe does with the sessions (transactions, rollbacks, the final
+ * drop) is the model's. The backend a probe opens on {@link ProbeContext#config()} gets the same connections.
+ * Not thread-safe.
  */
 final class ProbeModel {
     static final String PREFIX = "sqlqprobe_ab12_";
     final SqlServerModel model = new SqlServerModel();
+    final ProbeJdbc jdbc = new ProbeJdbc();
     final List<String> migrated = new ArrayList<>();
     final ProbeTables.Migration migration = (ds, sql, layout) -> migrated.add(sql.flywayTable() + " " + layout.key());
     final ProbeContext context = new ProbeContext() {
         @Override
         public Connection connect() throws SQLException {
-            return model.dataSource().getConnection();
+            return jdbc.connection(model.dataSource().getConnection());
         }
 
         @Override
@@ -35,7 +37,7 @@ final class ProbeModel {
 
         @Override
         public QueueConfig config() {
-            return QueueConfig.builder().url("jdbc:sqlserver://model").dataSource(model.dataSource()).build();
+            return QueueConfig.builder().url("jdbc:sqlserver://model").dataSource(jdbc.wrap(model.dataSource())).build();
         }
     };
 
@@ -44,11 +46,11 @@ final class ProbeModel {
         return new SqlServerStatements(PREFIX + code, "dbo", order);
     }
 
-    /** The executed SQL texts, each replaced by its statement name where it has one. */
+    /** The executed SQL texts, each replaced by its statement name where it has one ({@code DETECT_ENGINE} too). */
     List<String> names(SqlServerStatements sql) {
         return model.executedSql().stream().map(t -> {
             String n = sql.nameOf(t);
-            return n != null ? n : t;
+            return n != null ? n : t.equals(SqlServerStatements.DETECT_ENGINE) ? "DETECT_ENGINE" : t;
         }).collect(Collectors.toList());
     }
 

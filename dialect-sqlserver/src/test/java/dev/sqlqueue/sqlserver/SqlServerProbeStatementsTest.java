@@ -52,7 +52,8 @@ class SqlServerProbeStatementsTest {
                 + "sys.dm_db_index_physical_stats(DB_ID(), OBJECT_ID(?), NULL, NULL, 'DETAILED') AS [s] JOIN sys.indexes AS "
                 + "[i] ON [i].[object_id] = [s].[object_id] AND [i].[index_id] = [s].[index_id] GROUP BY [i].[name] ORDER BY "
                 + "[index_name];");
-        expected.put("probeSnapshotAllowed", "SELECT [snapshot_isolation_state] FROM sys.databases WHERE [database_id] = DB_ID();");
+        expected.put("probeDatabaseVersioning", "SELECT [is_read_committed_snapshot_on], [snapshot_isolation_state] FROM "
+                + "sys.databases WHERE [database_id] = DB_ID();");
         expected.put("probeTouchQueues", "SELECT COUNT_BIG(*) AS [n] FROM [dbo].[sqlq_queues];");
         assertEquals(expected.keySet(), sql.allProbes().keySet(), "every probe statement is pinned, none unpinned");
         expected.forEach((name, text) -> assertEquals(text, sql.probe(name), "probe statement " + name));

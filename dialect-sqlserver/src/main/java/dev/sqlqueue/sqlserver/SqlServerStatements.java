@@ -197,6 +197,10 @@ public final class SqlServerStatements {
                 + " WHERE [st].[text] LIKE ? ESCAPE N'\\' ORDER BY [qs].[total_worker_time] DESC;");
         probes.put("probeOptions", "SELECT @@OPTIONS AS [options], [transaction_isolation_level] AS [isolation]"
                 + " FROM sys.dm_exec_sessions WHERE [session_id] = @@SPID;");
+        // Plain batches (review P1): a session level other than the claim's READ COMMITTED, which stays on the
+        // session; READ UNCOMMITTED where the server refuses SERIALIZABLE.
+        probes.put("probeSerializable", "SET TRANSACTION ISOLATION LEVEL SERIALIZABLE;");
+        probes.put("probeReadUncommitted", "SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED;");
         // Page latch waits per index of a table since its metadata was cached. Binds: 1 table.
         probes.put("probeLatches", "SELECT COALESCE([i].[name], N'(heap)') AS [index_name],"
                 + " SUM([s].[page_latch_wait_count]) AS [waits], SUM([s].[page_latch_wait_in_ms]) AS [wait_ms]"

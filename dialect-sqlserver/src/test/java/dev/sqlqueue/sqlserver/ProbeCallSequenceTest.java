@@ -142,12 +142,13 @@ class ProbeCallSequenceTest {
     void setScopingProbeGivesTheConnectionBackWithItsPrepareMethodAndDropsItsTables() throws SQLException {
         ProbeModel p = new ProbeModel();
         SqlServerStatements sql = ProbeModel.sql("so_", ClaimOrder.FIFO);
-        p.model.labelled(sql.probe("probeOptions"), List.of("options", "isolation"), new Object[] {0, 2});
+        p.model.labelled(sql.probe("probeOptions"), List.of("options", "isolation"), new Object[] {0, 4});
         p.model.labelled(sql.get("claim"), CLAIM_COLUMNS);
         ProbeResult r = new SetScopingProbe(p.migration).run(p.context);
         assertTrue(r.observed().contains("backend Sessions on a prepareMethod=none connection:"), r.observed());
-        assertTrue(r.observed().contains("prepareMethod given back as none"), r.observed());
-        assertTrue(r.observed().contains("isolation level 2->2"), r.observed());
+        assertTrue(r.observed().contains("prepareMethod given back as none -> as documented"), r.observed());
+        assertTrue(r.observed().contains("backend Sessions on a prepareMethod=none connection: session isolation level 4 before"
+                + " the claim, 4 after"), r.observed());
         int last = p.model.sessionsOpened() - 1; // the backend-path connection; the last one drops the tables
         assertTrue(!p.model.session(last).nocount() && !p.model.session(last).xactAbort(),
                 "Sessions ran the claim as an RPC although the connection said none: " + p.model.session(last));

@@ -42,6 +42,8 @@ class SqlServerProbeStatementsTest {
                 + "[qs].[total_worker_time] DESC;");
         expected.put("probeOptions", "SELECT @@OPTIONS AS [options], [transaction_isolation_level] AS [isolation] FROM "
                 + "sys.dm_exec_sessions WHERE [session_id] = @@SPID;");
+        expected.put("probeSerializable", "SET TRANSACTION ISOLATION LEVEL SERIALIZABLE;");
+        expected.put("probeReadUncommitted", "SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED;");
         expected.put("probeLatches", "SELECT COALESCE([i].[name], N'(heap)') AS [index_name], SUM([s].[page_latch_wait_count]) "
                 + "AS [waits], SUM([s].[page_latch_wait_in_ms]) AS [wait_ms] FROM "
                 + "sys.dm_db_index_operational_stats(DB_ID(), OBJECT_ID(?), NULL, NULL) AS [s] JOIN sys.indexes AS [i] ON "

@@ -164,10 +164,15 @@ public final class SqlServerStatements {
     }
 
     /**
-     * The probes' statements. Sources: manual "sys.dm_tran_locks", "sys.dm_exec_query_stats",
-     * "sys.dm_exec_query_plan", "sys.dm_db_index_operational_stats" (page_latch_wait_count/_in_ms),
-     * "sys.dm_db_index_physical_stats" (ghost_record_count in SAMPLED/DETAILED mode), "@@OPTIONS"
-     * (512 NOCOUNT, 16384 XACT_ABORT), "sp_autostats", "sys.databases" (snapshot_isolation_state).
+     * The probes' statements. Sources: manual "sys.dm_tran_locks", "SET STATISTICS XML (Transact-SQL)" (an
+     * actual plan after each statement's own results), "sys.dm_db_index_operational_stats"
+     * (page_latch_wait_count/_in_ms, row_lock_wait_count/_in_ms, index_lock_promotion_attempt_count,
+     * index_lock_promotion_count), "sys.dm_db_index_physical_stats" (ghost_record_count in SAMPLED/DETAILED mode),
+     * "sys.dm_os_performance_counters" (per-second counters are cumulative: two samples, the difference),
+     * "@@OPTIONS" (512 NOCOUNT, 16384 XACT_ABORT), "sys.dm_exec_sessions" (transaction_isolation_level),
+     * "SET TRANSACTION ISOLATION LEVEL" (stays for the connection until changed), "SET LOCK_TIMEOUT",
+     * "WAITFOR", "sp_autostats", "sys.databases" (is_read_committed_snapshot_on, snapshot_isolation_state).
+     * Statements a probe runs as plain batches on purpose (so that their SET stays on the session) say so.
      */
     private void buildProbes() {
         // 100,000-row fill: even n priority 5 delayed one hour, odd n priority 0 ready. Binds: 1 queue, 2 rows.
@@ -189,12 +194,10 @@ public final class SqlServerStatements {
                 + " WHERE [l].[request_session_id] = @@SPID AND [l].[resource_database_id] = DB_ID()"
                 + " GROUP BY [l].[resource_type], [l].[request_mode], [i].[name]"
                 + " ORDER BY [l].[resource_type], [l].[request_mode], [index_name];");
-        // The cached plan of the claim on this prefix's table and how its last run went. Binds: 1 LIKE pattern.
-        probes.put("probeCachedClaimPlan", "SELECT TOP (1) [qs].[plan_generation_num], [qs].[execution_count], [qs].[last_rows],"
-                + " [qs].[last_logical_reads], CAST([qp].[query_plan] AS nvarchar(max)) AS [plan]"
-                + " FROM sys.dm_exec_query_stats AS [qs] CROSS APPLY sys.dm_exec_sql_text([qs].[sql_handle]) AS [st]"
-                + " CROSS APPLY sys.dm_exec_query_plan([qs].[plan_handle]) AS [qp]"
-                + " WHERE [st].[text] LIKE ? ESCAPE N'\\' ORDER BY [qs].[total_worker_time] DESC;");
+        // Plain batches (review P6): every later statement of the session returns its actual plan after its own
+        // results, until switched off.
+        probes.put("probeStatisticsXmlOn", "SET STATISTICS XML ON;");
+        probes.put("probeStatisticsXmlOff", "SET STATISTICS XML OFF;");
         probes.put("probeOptions", "SELECT @@OPTIONS AS [options], [transaction_isolation_level] AS [isolation]"
                 + " FROM sys.dm_exec_sessions WHERE [session_id] = @@SPID;");
         // Plain batches (review P1): a session level other than the claim's READ COMMITTED, which stays on the

@@ -20,8 +20,6 @@ import org.junit.jupiter.api.Test;
  */
 class ProbeCallSequenceTest {
     static final List<String> LOCK_COLUMNS = List.of("resource_type", "request_mode", "index_name", "n");
-    private static final List<String> PLAN_COLUMNS = List.of("plan_generation_num", "execution_count", "last_rows",
-            "last_logical_reads", "plan");
     static final List<String> VERSIONING_COLUMNS = List.of("is_read_committed_snapshot_on", "snapshot_isolation_state");
     static final List<String> CLAIM_COLUMNS = List.of("id", "lease_token", "attempts", "priority", "enqueued_at",
             "prior_visible_at", "payload", "headers");
@@ -30,37 +28,42 @@ class ProbeCallSequenceTest {
         return new Object[] {id, 1L, 1, 0, Fixture.T0, Fixture.T0, new byte[] {1}, ""};
     }
 
-    /** Script one ClaimRun: the empty-table claim returns nothing, the measured one two rows. */
-    private static void scriptClaimRun(ProbeModel p, SqlServerStatements sql, Layout layout, long keyLocks) {
+    /** Script one ClaimRun: the two empty-table claims return nothing, the measured one two rows, with an actual plan. */
+    private static void scriptClaimRun(ProbeModel p, SqlServerStatements sql, long keyLocks) {
+        p.model.labelled(sql.get("claim"), CLAIM_COLUMNS);
         p.model.labelled(sql.get("claim"), CLAIM_COLUMNS);
         p.model.labelled(sql.get("claim"), CLAIM_COLUMNS, claimed(1), claimed(2));
         p.model.labelled(sql.probe("probeLocks"), LOCK_COLUMNS, new Object[] {"KEY", "X", "claim", keyLocks},
                 new Object[] {"OBJECT", "IX", "-", 1L});
-        p.model.labelled(sql.probe("probeCachedClaimPlan"), PLAN_COLUMNS, new Object[] {1L, 2L, 2L, 9L,
-                ProbeModel.seekPlan(SqlServerNames.quote(ProbeModel.PREFIX + "fc_messages"), sql.claimIndex())});
+        p.jdbc.showplan(sql.get("claim"), ProbeModel.seekPlan(SqlServerNames.quote(ProbeModel.PREFIX + "fc_messages"),
+                sql.claimIndex()));
     }
 
     @Test
     void claimPlanRunCachesOnEmptyThenMeasuresInARolledBackTransactionAndDropsItsTables() throws SQLException {
         ProbeModel p = new ProbeModel();
         SqlServerStatements sql = ProbeModel.sql("fc_", ClaimOrder.FIFO);
-        scriptClaimRun(p, sql, Layout.CLUSTERED, 4);
-        ClaimRun r = ClaimRun.run(p.context, ClaimOrder.FIFO, Layout.CLUSTERED, 10, p.migration);
+        scriptClaimRun(p, sql, 4);
+        ProbeObservations obs = new ProbeObservations();
+        ClaimRun r = ClaimRun.run(p.context, ClaimOrder.FIFO, Layout.CLUSTERED, 10, p.migration, obs);
         assertEquals(List.of("sqlqprobe_ab12_fc_schema_history clustered"), p.migrated);
-        assertEquals(List.of("DETECT_ENGINE", "createQueue", "probeAutostatsOff", "claim", "probeFill", "claim", "probeLocks",
-                "probeCachedClaimPlan", "dropSchema"), p.names(sql));
+        assertEquals(List.of("DETECT_ENGINE", "createQueue", "probeAutostatsOff",
+                "probeStatisticsXmlOn", "claim", "probeStatisticsXmlOff", "probeStatisticsXmlOn", "claim", "probeStatisticsXmlOff",
+                "probeFill", "probeStatisticsXmlOn", "claim", "probeStatisticsXmlOff", "probeLocks", "dropSchema"), p.names(sql));
         List<Effect> claims = p.model.effects("WITH", sql.messages);
-        assertEquals(List.of(Effect.State.ROLLED_BACK, Effect.State.ROLLED_BACK), claims.stream().map(Effect::state).toList(),
-                "both claims are rolled back: the probe leaves no message claimed");
+        assertEquals(List.of(Effect.State.ROLLED_BACK, Effect.State.ROLLED_BACK, Effect.State.ROLLED_BACK),
+                claims.stream().map(Effect::state).toList(), "every claim is rolled back: the probe leaves no message claimed");
         assertEquals(Effect.State.COMMITTED, p.model.effects("INSERT", sql.messages).get(0).state(), "the fill is committed");
         assertEquals(Effect.State.COMMITTED, p.model.effects("DROP", sql.messages).get(0).state(), "the tables are dropped");
         assertTrue(p.allClosed());
         assertEquals(0, r.claimedOnEmpty());
         assertEquals(2, r.claimed());
         assertEquals(4, r.rowLocks());
-        assertTrue(r.planAsDocumented(), r.line());
-        assertTrue(p.model.log().stream().anyMatch(l -> l.contains("<-- [%\\[dbo].\\[sqlqprobe\\_ab12\\_fc\\_messages] WITH (ROWLOCK, READPAST%]")),
-                "the plan is looked up by the escaped table name");
+        assertEquals(Boolean.TRUE, r.planAsDocumented(), r.line());
+        assertTrue(r.plan().actual(), "the plan is the one that ran (SET STATISTICS XML), not the cached estimate");
+        assertTrue(p.jdbc.plainBatches().containsAll(List.of(ProbeJdbc.STATISTICS_XML_ON, ProbeJdbc.STATISTICS_XML_OFF)),
+                "STATISTICS XML is set by plain batches, so that it applies to the claim's RPC");
+        assertEquals(List.of(), obs.lines(), "nothing was unreadable");
     }
 
     @Test
@@ -84,7 +87,8 @@ class ProbeCallSequenceTest {
         ProbeResult r = new ResidualLockProbe(p.migration).run(p.context);
         assertEquals(ProbeResult.Verdict.DIFFERS, r.verdict(), r.observed());
         assertTrue(r.observed().contains("row/key locks held by the open claim: 1002"), r.observed());
-        assertEquals(List.of("DETECT_ENGINE", "createQueue", "probeFill", "claim", "probeLocks", "dropSchema"), p.names(sql));
+        assertEquals(List.of("DETECT_ENGINE", "createQueue", "probeFill", "probeStatisticsXmlOn", "claim", "probeStatisticsXmlOff",
+                "probeLocks", "dropSchema"), p.names(sql));
         assertEquals(Effect.State.ROLLED_BACK, p.model.effects("WITH", sql.messages).get(0).state());
     }
 
@@ -96,10 +100,11 @@ class ProbeCallSequenceTest {
                 String code = o.key().charAt(0) + (l == Layout.CLUSTERED ? "c" : "h") + "_";
                 SqlServerStatements sql = ProbeModel.sql(code, o);
                 p.model.labelled(sql.get("claim"), CLAIM_COLUMNS);
+                p.model.labelled(sql.get("claim"), CLAIM_COLUMNS);
                 p.model.labelled(sql.get("claim"), CLAIM_COLUMNS, claimed(1));
                 p.model.labelled(sql.probe("probeLocks"), LOCK_COLUMNS, new Object[] {"KEY", "X", "claim", 2L});
-                p.model.labelled(sql.probe("probeCachedClaimPlan"), PLAN_COLUMNS, new Object[] {1L, 2L, 1L, 9L,
-                        ProbeModel.seekPlan(SqlServerNames.quote(ProbeModel.PREFIX + code + "messages"), sql.claimIndex())});
+                p.jdbc.showplan(sql.get("claim"), ProbeModel.seekPlan(SqlServerNames.quote(ProbeModel.PREFIX + code + "messages"),
+                        sql.claimIndex()));
             }
         }
         ProbeResult r = new ClaimPlanProbe(p.migration, 10).run(p.context);

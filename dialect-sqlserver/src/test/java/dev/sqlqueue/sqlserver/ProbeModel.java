@@ -12,7 +12,8 @@ import java.util.stream.Collectors;
 
 /**
  * Runs a probe on the {@link SqlServerModel}: a {@link ProbeContext} whose connections are model
- * sessions (through {@link ProbeJdbc}: every parameter must be bound), and a migration that records what it would create instead of running
+ * sessions (through {@link ProbeJdbc}: every parameter must be bound, and a session with STATISTICS XML ON
+ * returns the actual plan a test scripts), and a migration that records what it would create instead of running
  * Flyway (which the model does not speak). Measurements the model cannot compute (plans, locks, latches,
  * @@OPTIONS) are scripted by the test; what the probe does with the sessions (transactions, rollbacks, the final
  * drop) is the model's. The backend a probe opens on {@link ProbeContext#config()} gets the same connections.
@@ -64,13 +65,49 @@ final class ProbeModel {
         return true;
     }
 
-    /** A minimal showplan: one Index Seek on {@code index} of {@code table}, under a Top and an update, no Sort. */
+    /** A minimal actual plan: one Index Seek on {@code index} of {@code table} returning 2 rows, under a Top and an update, no Sort. */
     static String seekPlan(String table, String index) {
+        return plan(true, op("Clustered Index Update", 2, "", op("Top", 2, "", access("Index Seek", table, index, false, 2, 2))));
+    }
+
+    /**
+     * An actual plan document (SET STATISTICS XML): one statement, {@code RetrievedFromCache} as given, the operator
+     * tree {@code relOp}. Element names per showplanxml.xsd.
+     */
+    static String plan(boolean retrievedFromCache, String relOp) {
         return "<ShowPlanXML xmlns=\"http://schemas.microsoft.com/sqlserver/2004/07/showplan\"><BatchSequence><Batch><Statements>"
-                + "<StmtSimple><QueryPlan><RelOp PhysicalOp=\"Clustered Index Update\"><Update>"
-                + "<RelOp PhysicalOp=\"Top\"><Top><RelOp PhysicalOp=\"Index Seek\"><OutputList/>"
-                + "<IndexScan Ordered=\"true\"><Object Database=\"[db]\" Schema=\"[dbo]\" Table=\"" + table + "\" Index=\"" + index
-                + "\"/></IndexScan></RelOp></Top></RelOp></Update></RelOp></QueryPlan></StmtSimple>"
-                + "</Statements></Batch></BatchSequence></ShowPlanXML>";
+                + "<StmtSimple StatementType=\"UPDATE\" RetrievedFromCache=\"" + retrievedFromCache + "\"><QueryPlan>" + relOp
+                + "</QueryPlan></StmtSimple></Statements></Batch></BatchSequence></ShowPlanXML>";
+    }
+
+    /** An operator with run-time counters ({@code rows} on one thread), optional {@code <Warnings>} content, and a child. */
+    static String op(String physical, long rows, String warnings, String child) {
+        return "<RelOp PhysicalOp=\"" + physical + "\"><OutputList/>" + (warnings.isEmpty() ? "" : "<Warnings>" + warnings + "</Warnings>")
+                + runtime(rows, null) + "<" + element(physical) + ">" + child + "</" + element(physical) + "></RelOp>";
+    }
+
+    /** The element that holds an operator's child in showplanxml.xsd (RelOpType's choice). */
+    private static String element(String physical) {
+        if (physical.endsWith("Update")) {
+            return "Update";
+        }
+        if (physical.endsWith("Spool")) {
+            return "Spool";
+        }
+        return physical.endsWith("Sort") ? "Sort" : physical.equals("Top") ? "Top" : "NestedLoops";
+    }
+
+    /** A seek or scan of {@code index} of {@code table}, with a residual predicate if asked, returning and reading rows. */
+    static String access(String physical, String table, String index, boolean residual, long rows, long read) {
+        return "<RelOp PhysicalOp=\"" + physical + "\"><OutputList/>" + runtime(rows, read) + "<IndexScan Ordered=\"true\">"
+                + "<Object Database=\"[db]\" Schema=\"[dbo]\" Table=\"" + table + "\" Index=\"" + index + "\"/>"
+                + (residual ? "<Predicate><ScalarOperator ScalarString=\"[visible_at]&lt;=sysutcdatetime()\"/></Predicate>" : "")
+                + "</IndexScan></RelOp>";
+    }
+
+    private static String runtime(long rows, Long read) {
+        return "<RunTimeInformation><RunTimeCountersPerThread Thread=\"0\" ActualRows=\"" + rows + "\""
+                + (read == null ? "" : " ActualRowsRead=\"" + read + "\"") + " ActualEndOfScans=\"1\" ActualExecutions=\"1\"/>"
+                + "</RunTimeInformation>";
     }
 }

@@ -1,10 +1,13 @@
 package dev.sqlqueue.sqlserver;
 
+import static dev.sqlqueue.sqlserver.ProbeCallSequenceTest.CLAIM_COLUMNS;
+import static dev.sqlqueue.sqlserver.ProbeCallSequenceTest.claimed;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sqlqueue.sqlserver.SqlServerOptions.ClaimOrder;
+import dev.sqlqueue.sqlserver.SqlServerOptions.Layout;
 import dev.sqlqueue.spi.ProbeResult;
 import java.time.Duration;
 import java.util.List;
@@ -65,5 +68,38 @@ class ProbeReadFailuresTest {
         ProbeResult r = new HeadContentionProbe(p.migration, Duration.ZERO).run(p.context);
         assertEquals(ProbeResult.Verdict.INCONCLUSIVE, r.verdict(), r.observed());
         assertTrue(r.observed().contains("the views were read and show no page latch wait at all"), r.observed());
+    }
+
+    @Test
+    void unreadableLocksEndTheResidualLockProbeWithoutAVerdictNotAnError() throws Exception {
+        SqlServerStatements sql = ProbeModel.sql("pr_", ClaimOrder.PRIORITY_FIRST);
+        p.model.labelled(sql.get("claim"), CLAIM_COLUMNS, claimed(1));
+        p.model.fail(sql.probe("probeLocks"), SqlServerErrors.BABELFISH_UNMAPPED, "S0001");
+        ProbeResult r = new ResidualLockProbe(p.migration).run(p.context);
+        assertEquals(ProbeResult.Verdict.INCONCLUSIVE, r.verdict(), r.observed());
+        assertTrue(r.observed().contains("\ncould not read the locks the open claim holds (sys.dm_tran_locks, readable with VIEW"
+                + " SERVER STATE): error 33557097"), r.observed());
+        assertEquals("dropSchema", p.names(sql).get(p.names(sql).size() - 1));
+        assertTrue(p.allClosed());
+    }
+
+    @Test
+    void unreadableLocksLeaveEachClaimPlanRunWithoutAVerdict() throws Exception {
+        for (ClaimOrder o : ClaimOrder.values()) {
+            for (Layout l : Layout.values()) {
+                String code = o.key().charAt(0) + (l == Layout.CLUSTERED ? "c" : "h") + "_";
+                SqlServerStatements sql = ProbeModel.sql(code, o);
+                p.model.labelled(sql.get("claim"), CLAIM_COLUMNS);
+                p.model.labelled(sql.get("claim"), CLAIM_COLUMNS);
+                p.model.labelled(sql.get("claim"), CLAIM_COLUMNS, claimed(1));
+                p.jdbc.showplan(sql.get("claim"), ProbeModel.seekPlan(SqlServerNames.quote(ProbeModel.PREFIX + code + "messages"),
+                        sql.claimIndex()));
+            }
+        }
+        p.model.fail(ProbeModel.sql("fc_", ClaimOrder.FIFO).probe("probeLocks"), 300, "S0001");
+        ProbeResult r = new ClaimPlanProbe(p.migration, 10).run(p.context);
+        assertEquals(ProbeResult.Verdict.INCONCLUSIVE, r.verdict(), r.observed());
+        assertEquals(6, r.observed().split("could not read the locks the ", -1).length - 1, r.observed());
+        assertTrue(r.observed().contains("row/key locks not read -> no verdict"), r.observed());
     }
 }

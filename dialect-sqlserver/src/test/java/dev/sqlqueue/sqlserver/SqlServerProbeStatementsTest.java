@@ -35,11 +35,8 @@ class SqlServerProbeStatementsTest {
                 + "[i].[index_id] = [p].[index_id] WHERE [l].[request_session_id] = @@SPID AND [l].[resource_database_id] = "
                 + "DB_ID() GROUP BY [l].[resource_type], [l].[request_mode], [i].[name] ORDER BY [l].[resource_type], "
                 + "[l].[request_mode], [index_name];");
-        expected.put("probeCachedClaimPlan", "SELECT TOP (1) [qs].[plan_generation_num], [qs].[execution_count], [qs].[last_rows], "
-                + "[qs].[last_logical_reads], CAST([qp].[query_plan] AS nvarchar(max)) AS [plan] FROM sys.dm_exec_query_stats AS "
-                + "[qs] CROSS APPLY sys.dm_exec_sql_text([qs].[sql_handle]) AS [st] CROSS APPLY "
-                + "sys.dm_exec_query_plan([qs].[plan_handle]) AS [qp] WHERE [st].[text] LIKE ? ESCAPE N'\\' ORDER BY "
-                + "[qs].[total_worker_time] DESC;");
+        expected.put("probeStatisticsXmlOn", "SET STATISTICS XML ON;");
+        expected.put("probeStatisticsXmlOff", "SET STATISTICS XML OFF;");
         expected.put("probeOptions", "SELECT @@OPTIONS AS [options], [transaction_isolation_level] AS [isolation] FROM "
                 + "sys.dm_exec_sessions WHERE [session_id] = @@SPID;");
         expected.put("probeSerializable", "SET TRANSACTION ISOLATION LEVEL SERIALIZABLE;");
@@ -73,11 +70,6 @@ class SqlServerProbeStatementsTest {
     }
 
     @Test
-    void likePatternsEscapeBracketsUnderscoresAndPercents() {
-        assertEquals("\\[dbo].\\[sqlq\\_messages] 100\\%", ClaimRun.likeEscape("[dbo].[sqlq_messages] 100%"));
-    }
-
-    @Test
     void planSummaryFindsSeeksScansSortsAndSpooledLobs() {
         PlanSummary seek = PlanSummary.of(ProbeModel.seekPlan("[sqlq_messages]", "[sqlq_messages_claim]"));
         assertTrue(seek.seeksOn("[sqlq_messages_claim]"));
@@ -91,7 +83,29 @@ class SqlServerProbeStatementsTest {
         PlanSummary bad = PlanSummary.of(scan);
         assertTrue(bad.sorts() && bad.scans("[sqlq_messages]") && bad.spoolsLobs());
         assertFalse(bad.seeksOn("[sqlq_messages_claim]"));
+        assertFalse(bad.actual(), "no run-time counters: an estimated plan");
+        assertEquals(null, bad.rejected("[sqlq_messages]"), "an estimated plan says nothing about rows read");
         assertThrows(IllegalArgumentException.class, () -> PlanSummary.of("<html/>"));
         assertThrows(IllegalArgumentException.class, () -> PlanSummary.of("<!DOCTYPE x [<!ENTITY e SYSTEM \"file:///etc/passwd\">]><ShowPlanXML/>"));
+    }
+
+    @Test
+    void anActualPlanGivesRowsReturnedReadRejectedByTheResidualPredicateSpoolRowsAndSpills() {
+        String xml = ProbeModel.plan(true, ProbeModel.op("Clustered Index Update", 10,
+                "<SpillToTempDb SpillLevel=\"1\" SpilledThreadCount=\"1\"/><SortSpillDetails WritesToTempDb=\"8\"/>",
+                ProbeModel.op("Table Spool", 10, "", ProbeModel.access("Index Seek", "[sqlq_messages]", "[sqlq_messages_claim]", true,
+                        10, 1010))));
+        PlanSummary p = PlanSummary.of(xml);
+        assertTrue(p.actual());
+        assertEquals(Boolean.TRUE, p.retrievedFromCache());
+        assertEquals(1000L, p.rejected("[sqlq_messages]"));
+        assertEquals(10L, p.spoolRows());
+        assertEquals(List.of("Clustered Index Update SpillToTempDb level 1", "Clustered Index Update SortSpillDetails writes 8"),
+                p.spills());
+        assertTrue(p.line().contains("Index Seek [sqlq_messages].[sqlq_messages_claim]: 10 rows returned of 1010 read, 1000 rejected"
+                + " by its residual predicate, 1 execution(s)"), p.line());
+        assertTrue(p.line().startsWith("actual plan (retrieved from cache: yes)"), p.line());
+        assertEquals(Boolean.FALSE, PlanSummary.of(ProbeModel.plan(false, ProbeModel.access("Index Seek", "[t]", "[i]", false, 1, 1)))
+                .retrievedFromCache());
     }
 }

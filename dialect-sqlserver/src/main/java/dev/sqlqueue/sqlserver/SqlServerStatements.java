@@ -221,6 +221,22 @@ public final class SqlServerStatements {
                 + " FROM sys.databases WHERE [database_id] = DB_ID();");
         // Starts a SNAPSHOT transaction's snapshot (it begins at the first data read).
         probes.put("probeTouchQueues", "SELECT COUNT_BIG(*) AS [n] FROM " + queues + ";");
+        // Review P7, attention: an open transaction holding the queue row's X lock. Binds: 1 queue.
+        probes.put("probeHoldQueueRow", "UPDATE " + queues + " WITH (ROWLOCK) SET [created_at] = [created_at] WHERE [name] = ?;");
+        probes.put("probeTrancount", "SELECT @@TRANCOUNT AS [trancount];");
+        // A statement the probe's 1 s query timeout interrupts (an attention), under each XACT_ABORT setting.
+        probes.put("probeWaitXactAbortOff", "SET NOCOUNT ON; SET XACT_ABORT OFF; WAITFOR DELAY '00:00:05';");
+        probes.put("probeWaitXactAbortOn", PRELUDE + "WAITFOR DELAY '00:00:05';");
+        // Plain batch: every lock wait of the session ends with error 1222 after 5 s (review P7, P8).
+        probes.put("probeLockTimeout", "SET LOCK_TIMEOUT 5000;");
+        // Expired keys to clean up (review P7). Binds: 1 queue, 2 rows.
+        probes.put("probeExpiredKeys", PRELUDE + "INSERT INTO " + dedupeKeys
+                + " ([queue_name], [dedupe_key], [message_id], [expires_at])"
+                + " SELECT ?, CONCAT(N'probe-expired-', [n], N'.'), 0, DATEADD(second, -60, SYSUTCDATETIME())"
+                + " FROM (SELECT TOP (?) ROW_NUMBER() OVER (ORDER BY (SELECT NULL)) AS [n] FROM sys.all_columns) AS [t];");
+        // deleteExpiredKeysBatch without READCOMMITTEDLOCK, for comparison only. Binds: 1 batch size.
+        probes.put("probeExpiredKeysWithoutLockHint", PRELUDE + "DELETE TOP (?) FROM " + dedupeKeys + " WITH (ROWLOCK, READPAST)"
+                + " WHERE [expires_at] <= SYSUTCDATETIME()" + ROWCOUNT + ";");
     }
 
     private static final String MATCH = " WHERE [id] = ? AND [queue_name] = ? AND [lease_token] = ?";

@@ -54,15 +54,28 @@ class SqlServerProbeStatementsTest {
         expected.put("probeDatabaseVersioning", "SELECT [is_read_committed_snapshot_on], [snapshot_isolation_state] FROM "
                 + "sys.databases WHERE [database_id] = DB_ID();");
         expected.put("probeTouchQueues", "SELECT COUNT_BIG(*) AS [n] FROM [dbo].[sqlq_queues];");
+        expected.put("probeHoldQueueRow", "UPDATE [dbo].[sqlq_queues] WITH (ROWLOCK) SET [created_at] = [created_at] WHERE "
+                + "[name] = ?;");
+        expected.put("probeTrancount", "SELECT @@TRANCOUNT AS [trancount];");
+        expected.put("probeWaitXactAbortOff", "SET NOCOUNT ON; SET XACT_ABORT OFF; WAITFOR DELAY '00:00:05';");
+        expected.put("probeWaitXactAbortOn", "SET NOCOUNT ON; SET XACT_ABORT ON; WAITFOR DELAY '00:00:05';");
+        expected.put("probeLockTimeout", "SET LOCK_TIMEOUT 5000;");
+        expected.put("probeExpiredKeys", "SET NOCOUNT ON; SET XACT_ABORT ON; INSERT INTO [dbo].[sqlq_dedupe_keys] ([queue_name], "
+                + "[dedupe_key], [message_id], [expires_at]) SELECT ?, CONCAT(N'probe-expired-', [n], N'.'), 0, "
+                + "DATEADD(second, -60, SYSUTCDATETIME()) FROM (SELECT TOP (?) ROW_NUMBER() OVER (ORDER BY (SELECT NULL)) AS [n] "
+                + "FROM sys.all_columns) AS [t];");
+        expected.put("probeExpiredKeysWithoutLockHint", "SET NOCOUNT ON; SET XACT_ABORT ON; DELETE TOP (?) FROM "
+                + "[dbo].[sqlq_dedupe_keys] WITH (ROWLOCK, READPAST) WHERE [expires_at] <= SYSUTCDATETIME(); SELECT @@ROWCOUNT "
+                + "AS [n];");
         assertEquals(expected.keySet(), sql.allProbes().keySet(), "every probe statement is pinned, none unpinned");
         expected.forEach((name, text) -> assertEquals(text, sql.probe(name), "probe statement " + name));
         assertThrows(IllegalArgumentException.class, () -> sql.probe("claim"));
     }
 
     @Test
-    void theProbeListIsV1ToV6WithTheirQuestionsAndWhatTheDocsSay() {
+    void theProbeListIsV1ToV9WithTheirQuestionsAndWhatTheDocsSay() {
         List<Probe> probes = new SqlServerProvider().probes();
-        assertEquals(List.of("V1", "V2", "V3", "V4", "V5", "V6"), probes.stream().map(Probe::id).toList());
+        assertEquals(List.of("V1", "V2", "V3", "V4", "V5", "V6", "V7", "V8", "V9"), probes.stream().map(Probe::id).toList());
         for (Probe p : probes) {
             assertTrue(p.question().endsWith("?"), p.id());
             assertTrue(p.documented().startsWith("docs/backends/sqlserver.md"), p.id());

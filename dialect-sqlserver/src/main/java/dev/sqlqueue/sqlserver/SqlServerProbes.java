@@ -4,8 +4,8 @@ import dev.sqlqueue.spi.Probe;
 import java.util.List;
 
 /**
- * The probes of the {@code sqlserver} backend: V1 to V6 of the review of the queue-table backend and V7 to V9 of
- * the re-review (section 4, P7), the questions that reading the documentation and the driver's source could
+ * The probes of the {@code sqlserver} backend: V1 to V6 of the review of the queue-table backend and V7 to V10 of
+ * the re-review (section 4, P7 and P8), the questions that reading the documentation and the driver's source could
  * not settle. Each creates its own tables under the run's prefix with the backend's migration, reports what it
  * measured next to what {@code docs/backends/sqlserver.md} says (one verdict per checked point, and
  * {@code could not read ...} without a verdict for what it could not observe: {@link ProbeObservations}), and
@@ -16,10 +16,10 @@ final class SqlServerProbes {
     private SqlServerProbes() {
     }
 
-    /** V1..V9 in order. */
+    /** V1..V10 in order. */
     static List<Probe> all() {
         return List.of(new ResidualLockProbe(), new SetScopingProbe(), new SpoolProbe(), new HeadContentionProbe(),
                 new SnapshotJoinedEnqueueProbe(), new ClaimPlanProbe(), new AttentionProbe(), new KeyedProducersProbe(),
-                new ExpiredKeysProbe());
+                new ExpiredKeysProbe(), new LoadProbe());
     }
 }

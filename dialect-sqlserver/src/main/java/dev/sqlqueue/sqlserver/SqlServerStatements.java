@@ -217,6 +217,21 @@ public final class SqlServerStatements {
                 + " FROM sys.dm_db_index_physical_stats(DB_ID(), OBJECT_ID(?), NULL, NULL, 'DETAILED') AS [s]"
                 + " JOIN sys.indexes AS [i] ON [i].[object_id] = [s].[object_id] AND [i].[index_id] = [s].[index_id]"
                 + " GROUP BY [i].[name] ORDER BY [index_name];");
+        // Lock and latch counters per index of a table (review P8). Binds: 1 table.
+        probes.put("probeIndexStats", "SELECT COALESCE([i].[name], N'(heap)') AS [index_name],"
+                + " SUM([s].[row_lock_wait_count]) AS [row_lock_waits], SUM([s].[row_lock_wait_in_ms]) AS [row_lock_wait_ms],"
+                + " SUM([s].[page_lock_wait_count]) AS [page_lock_waits],"
+                + " SUM([s].[page_latch_wait_count]) AS [page_latch_waits], SUM([s].[page_latch_wait_in_ms]) AS [page_latch_wait_ms],"
+                + " SUM([s].[index_lock_promotion_attempt_count]) AS [promotion_attempts],"
+                + " SUM([s].[index_lock_promotion_count]) AS [promotions]"
+                + " FROM sys.dm_db_index_operational_stats(DB_ID(), OBJECT_ID(?), NULL, NULL) AS [s]"
+                + " JOIN sys.indexes AS [i] ON [i].[object_id] = [s].[object_id] AND [i].[index_id] = [s].[index_id]"
+                + " GROUP BY [i].[name] ORDER BY [index_name];");
+        // Server-wide lock counters (every session's, not only the probe's).
+        probes.put("probeLockCounters", "SELECT RTRIM([counter_name]) AS [counter_name], [cntr_value] AS [value]"
+                + " FROM sys.dm_os_performance_counters WHERE RTRIM([object_name]) LIKE N'%:Locks'"
+                + " AND [instance_name] = N'_Total' AND [counter_name] IN (N'Number of Deadlocks/sec', N'Lock Timeouts/sec',"
+                + " N'Lock Timeouts (timeout > 0)/sec', N'Lock Waits/sec') ORDER BY [counter_name];");
         probes.put("probeDatabaseVersioning", "SELECT [is_read_committed_snapshot_on], [snapshot_isolation_state]"
                 + " FROM sys.databases WHERE [database_id] = DB_ID();");
         // Starts a SNAPSHOT transaction's snapshot (it begins at the first data read).

@@ -102,4 +102,18 @@ class ProbeReadFailuresTest {
         assertEquals(6, r.observed().split("could not read the locks the ", -1).length - 1, r.observed());
         assertTrue(r.observed().contains("row/key locks not read -> no verdict"), r.observed());
     }
+
+    @Test
+    void loadProbeGivesNoVerdictWhenTheIndexCountersCannotBeRead() throws Exception {
+        SqlServerStatements sql = ProbeModel.sql("ld_", ClaimOrder.FIFO);
+        p.model.labelled(sql.get("readSettings"), List.of("name", "value"));
+        p.model.fail(sql.probe("probeIndexStats"), SqlServerErrors.BABELFISH_UNMAPPED, "S0001");
+        p.model.fail(sql.probe("probeLockCounters"), SqlServerErrors.BABELFISH_UNMAPPED, "S0001");
+        ProbeResult r = new LoadProbe(p.migration, Duration.ZERO).run(p.context);
+        assertEquals(ProbeResult.Verdict.INCONCLUSIVE, r.verdict(), r.observed());
+        assertTrue(r.observed().contains("could not read lock escalations, lock and latch waits per index before the run"),
+                r.observed());
+        assertTrue(r.observed().contains("could not read the server-wide lock counters"), r.observed());
+        assertTrue(p.allClosed());
+    }
 }

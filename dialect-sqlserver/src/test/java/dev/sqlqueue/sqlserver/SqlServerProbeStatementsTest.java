@@ -51,6 +51,17 @@ class SqlServerProbeStatementsTest {
                 + "sys.dm_db_index_physical_stats(DB_ID(), OBJECT_ID(?), NULL, NULL, 'DETAILED') AS [s] JOIN sys.indexes AS "
                 + "[i] ON [i].[object_id] = [s].[object_id] AND [i].[index_id] = [s].[index_id] GROUP BY [i].[name] ORDER BY "
                 + "[index_name];");
+        expected.put("probeIndexStats", "SELECT COALESCE([i].[name], N'(heap)') AS [index_name], SUM([s].[row_lock_wait_count]) "
+                + "AS [row_lock_waits], SUM([s].[row_lock_wait_in_ms]) AS [row_lock_wait_ms], SUM([s].[page_lock_wait_count]) AS "
+                + "[page_lock_waits], SUM([s].[page_latch_wait_count]) AS [page_latch_waits], SUM([s].[page_latch_wait_in_ms]) AS "
+                + "[page_latch_wait_ms], SUM([s].[index_lock_promotion_attempt_count]) AS [promotion_attempts], "
+                + "SUM([s].[index_lock_promotion_count]) AS [promotions] FROM sys.dm_db_index_operational_stats(DB_ID(), "
+                + "OBJECT_ID(?), NULL, NULL) AS [s] JOIN sys.indexes AS [i] ON [i].[object_id] = [s].[object_id] AND "
+                + "[i].[index_id] = [s].[index_id] GROUP BY [i].[name] ORDER BY [index_name];");
+        expected.put("probeLockCounters", "SELECT RTRIM([counter_name]) AS [counter_name], [cntr_value] AS [value] FROM "
+                + "sys.dm_os_performance_counters WHERE RTRIM([object_name]) LIKE N'%:Locks' AND [instance_name] = N'_Total' AND "
+                + "[counter_name] IN (N'Number of Deadlocks/sec', N'Lock Timeouts/sec', N'Lock Timeouts (timeout > 0)/sec', "
+                + "N'Lock Waits/sec') ORDER BY [counter_name];");
         expected.put("probeDatabaseVersioning", "SELECT [is_read_committed_snapshot_on], [snapshot_isolation_state] FROM "
                 + "sys.databases WHERE [database_id] = DB_ID();");
         expected.put("probeTouchQueues", "SELECT COUNT_BIG(*) AS [n] FROM [dbo].[sqlq_queues];");
@@ -73,9 +84,9 @@ class SqlServerProbeStatementsTest {
     }
 
     @Test
-    void theProbeListIsV1ToV9WithTheirQuestionsAndWhatTheDocsSay() {
+    void theProbeListIsV1ToV10WithTheirQuestionsAndWhatTheDocsSay() {
         List<Probe> probes = new SqlServerProvider().probes();
-        assertEquals(List.of("V1", "V2", "V3", "V4", "V5", "V6", "V7", "V8", "V9"), probes.stream().map(Probe::id).toList());
+        assertEquals(List.of("V1", "V2", "V3", "V4", "V5", "V6", "V7", "V8", "V9", "V10"), probes.stream().map(Probe::id).toList());
         for (Probe p : probes) {
             assertTrue(p.question().endsWith("?"), p.id());
             assertTrue(p.documented().startsWith("docs/backends/sqlserver.md"), p.id());

@@ -45,7 +45,8 @@ final class ResidualLockProbe implements Probe {
 
     @Override
     public String documented() {
-        return "docs/backends/sqlserver.md, 'Open questions' V1: a claim is expected to hold locks only on the rows it claims"
+        return "docs/backends/sqlserver.md, 'What is settled, and by what' (V1): a claim is expected to hold locks only on"
+                + " the rows it claims"
                 + " (at most 3 row/key locks per row; unverified for rows rejected by the residual visible_at predicate)";
     }
 

@@ -40,7 +40,8 @@ final class SpoolProbe implements Probe {
 
     @Override
     public String documented() {
-        return "docs/backends/sqlserver.md, 'Open questions' V3: expected that no spool carries payload or headers"
+        return "docs/backends/sqlserver.md, 'What is settled, and by what' (V3): expected that no spool carries payload or"
+                + " headers"
                 + " (unverified; if one does, the claim should return ids and read payloads by id)";
     }
 

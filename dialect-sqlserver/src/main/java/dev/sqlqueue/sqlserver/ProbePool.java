@@ -1,17 +1,13 @@
 package dev.sqlqueue.sqlserver;
 
 import dev.sqlqueue.spi.ProbeContext;
-import java.io.PrintWriter;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.logging.Logger;
-import javax.sql.DataSource;
 
 /**
  * The connections of a probe's backend (V8, V10): new ones from {@link ProbeContext#connect()}, each set up once
@@ -20,7 +16,7 @@ import javax.sql.DataSource;
  * instead of waiting for ever, and the sessions do not log in again for every operation. A connection aborted or
  * found closed is dropped. {@link #close()} closes every connection it opened. Thread-safe.
  */
-final class ProbePool implements DataSource, AutoCloseable {
+final class ProbePool extends ProbeDataSource implements AutoCloseable {
     private final ProbeContext context;
     private final String setUp;
     private final ConcurrentLinkedQueue<Connection> idle = new ConcurrentLinkedQueue<>();
@@ -88,11 +84,6 @@ final class ProbePool implements DataSource, AutoCloseable {
                 });
     }
 
-    @Override
-    public Connection getConnection(String user, String password) throws SQLException {
-        return getConnection();
-    }
-
     /** Close every connection this pool opened. */
     @Override
     public void close() {
@@ -109,38 +100,5 @@ final class ProbePool implements DataSource, AutoCloseable {
                 // closing a probe's own session: nothing left to do with it
             }
         }
-    }
-
-    @Override
-    public PrintWriter getLogWriter() {
-        return null;
-    }
-
-    @Override
-    public void setLogWriter(PrintWriter out) {
-    }
-
-    @Override
-    public void setLoginTimeout(int seconds) {
-    }
-
-    @Override
-    public int getLoginTimeout() {
-        return 0;
-    }
-
-    @Override
-    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-        throw new SQLFeatureNotSupportedException("no parent logger");
-    }
-
-    @Override
-    public <T> T unwrap(Class<T> iface) throws SQLException {
-        throw new SQLException("not a wrapper");
-    }
-
-    @Override
-    public boolean isWrapperFor(Class<?> iface) {
-        return false;
     }
 }

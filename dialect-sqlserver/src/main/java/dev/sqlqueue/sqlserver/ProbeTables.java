@@ -4,16 +4,13 @@ import dev.sqlqueue.SqlQueueException;
 import dev.sqlqueue.sqlserver.SqlServerOptions.ClaimOrder;
 import dev.sqlqueue.sqlserver.SqlServerOptions.Layout;
 import dev.sqlqueue.spi.ProbeContext;
-import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /**
@@ -167,51 +164,13 @@ final class ProbeTables implements AutoCloseable {
         }
     }
 
-    /** The context as a DataSource, for Flyway and the backend's pool. */
+    /** The context as a DataSource, for Flyway and the backend's pool: a new connection each time. */
     DataSource dataSource() {
         ProbeContext ctx = context;
-        return new DataSource() {
+        return new ProbeDataSource() {
             @Override
             public Connection getConnection() throws SQLException {
                 return ctx.connect();
-            }
-
-            @Override
-            public Connection getConnection(String user, String password) throws SQLException {
-                return ctx.connect();
-            }
-
-            @Override
-            public PrintWriter getLogWriter() {
-                return null;
-            }
-
-            @Override
-            public void setLogWriter(PrintWriter out) {
-            }
-
-            @Override
-            public void setLoginTimeout(int seconds) {
-            }
-
-            @Override
-            public int getLoginTimeout() {
-                return 0;
-            }
-
-            @Override
-            public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-                throw new SQLFeatureNotSupportedException("no parent logger");
-            }
-
-            @Override
-            public <T> T unwrap(Class<T> iface) throws SQLException {
-                throw new SQLException("not a wrapper");
-            }
-
-            @Override
-            public boolean isWrapperFor(Class<?> iface) {
-                return false;
             }
         };
     }

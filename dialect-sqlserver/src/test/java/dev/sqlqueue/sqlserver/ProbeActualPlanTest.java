@@ -1,8 +1,8 @@
 package dev.sqlqueue.sqlserver;
 
-import static dev.sqlqueue.sqlserver.ProbeCallSequenceTest.CLAIM_COLUMNS;
-import static dev.sqlqueue.sqlserver.ProbeCallSequenceTest.LOCK_COLUMNS;
-import static dev.sqlqueue.sqlserver.ProbeCallSequenceTest.claimed;
+import static dev.sqlqueue.sqlserver.ProbeModel.CLAIM_COLUMNS;
+import static dev.sqlqueue.sqlserver.ProbeModel.LOCK_COLUMNS;
+import static dev.sqlqueue.sqlserver.ProbeModel.claimed;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -24,10 +24,6 @@ import org.junit.jupiter.api.Test;
 class ProbeActualPlanTest {
     private final ProbeModel p = new ProbeModel();
 
-    private static String code(ClaimOrder o, Layout l) {
-        return o.key().charAt(0) + (l == Layout.CLUSTERED ? "c" : "h") + "_";
-    }
-
     private static String table(String code) {
         return SqlServerNames.quote(ProbeModel.PREFIX + code + "messages");
     }
@@ -47,7 +43,7 @@ class ProbeActualPlanTest {
     void claimPlanProbeJudgesTheActualPlanAndReportsItsSpill() throws SQLException {
         for (ClaimOrder o : ClaimOrder.values()) {
             for (Layout l : Layout.values()) {
-                String code = code(o, l);
+                String code = ProbeModel.code(o, l);
                 SqlServerStatements sql = ProbeModel.sql(code, o);
                 String seek = ProbeModel.access("Index Seek", table(code), sql.claimIndex(), o == ClaimOrder.PRIORITY_FIRST, 1,
                         o == ClaimOrder.PRIORITY_FIRST ? 50_001 : 1);
@@ -106,7 +102,7 @@ class ProbeActualPlanTest {
     @Test
     void spoolProbeReportsTheRowsOfASpoolThatCarriesPayloads() throws SQLException {
         for (Layout l : Layout.values()) {
-            String code = code(ClaimOrder.FIFO, l);
+            String code = ProbeModel.code(ClaimOrder.FIFO, l);
             SqlServerStatements sql = ProbeModel.sql(code, ClaimOrder.FIFO);
             String spool = ProbeModel.op("Table Spool", 500, "", ProbeModel.access("Index Seek", table(code), sql.claimIndex(), false,
                     500, 500)).replace("<OutputList/>", "<OutputList><ColumnReference Column=\"id\"/><ColumnReference"

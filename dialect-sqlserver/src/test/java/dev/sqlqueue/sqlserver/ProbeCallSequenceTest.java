@@ -1,5 +1,8 @@
 package dev.sqlqueue.sqlserver;
 
+import static dev.sqlqueue.sqlserver.ProbeModel.CLAIM_COLUMNS;
+import static dev.sqlqueue.sqlserver.ProbeModel.LOCK_COLUMNS;
+import static dev.sqlqueue.sqlserver.ProbeModel.claimed;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -19,14 +22,7 @@ import org.junit.jupiter.api.Test;
  * nothing here ran against SQL Server, so no verdict here says anything about a server.
  */
 class ProbeCallSequenceTest {
-    static final List<String> LOCK_COLUMNS = List.of("resource_type", "request_mode", "index_name", "n");
     static final List<String> VERSIONING_COLUMNS = List.of("is_read_committed_snapshot_on", "snapshot_isolation_state");
-    static final List<String> CLAIM_COLUMNS = List.of("id", "lease_token", "attempts", "priority", "enqueued_at",
-            "prior_visible_at", "payload", "headers");
-
-    static Object[] claimed(long id) {
-        return new Object[] {id, 1L, 1, 0, Fixture.T0, Fixture.T0, new byte[] {1}, ""};
-    }
 
     /** Script one ClaimRun: the two empty-table claims return nothing, the measured one two rows, with an actual plan. */
     private static void scriptClaimRun(ProbeModel p, SqlServerStatements sql, long keyLocks) {
@@ -95,18 +91,7 @@ class ProbeCallSequenceTest {
     @Test
     void claimPlanProbeRunsEveryOrderingAndLayoutAndReportsEachNextToTheDocs() throws SQLException {
         ProbeModel p = new ProbeModel();
-        for (ClaimOrder o : ClaimOrder.values()) {
-            for (Layout l : Layout.values()) {
-                String code = o.key().charAt(0) + (l == Layout.CLUSTERED ? "c" : "h") + "_";
-                SqlServerStatements sql = ProbeModel.sql(code, o);
-                p.model.labelled(sql.get("claim"), CLAIM_COLUMNS);
-                p.model.labelled(sql.get("claim"), CLAIM_COLUMNS);
-                p.model.labelled(sql.get("claim"), CLAIM_COLUMNS, claimed(1));
-                p.model.labelled(sql.probe("probeLocks"), LOCK_COLUMNS, new Object[] {"KEY", "X", "claim", 2L});
-                p.jdbc.showplan(sql.get("claim"), ProbeModel.seekPlan(SqlServerNames.quote(ProbeModel.PREFIX + code + "messages"),
-                        sql.claimIndex()));
-            }
-        }
+        p.scriptClaimPlanRuns(true);
         ProbeResult r = new ClaimPlanProbe(p.migration, 10).run(p.context);
         assertEquals(ProbeResult.Verdict.AS_DOCUMENTED, r.verdict(), r.observed());
         assertEquals(6, r.observed().split("\n").length);

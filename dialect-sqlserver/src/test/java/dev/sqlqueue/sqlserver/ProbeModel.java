@@ -2,6 +2,7 @@ package dev.sqlqueue.sqlserver;
 
 import dev.sqlqueue.QueueConfig;
 import dev.sqlqueue.sqlserver.SqlServerOptions.ClaimOrder;
+import dev.sqlqueue.sqlserver.SqlServerOptions.Layout;
 import dev.sqlqueue.sqlserver.model.SqlServerModel;
 import dev.sqlqueue.spi.ProbeContext;
 import java.sql.Connection;
@@ -21,6 +22,11 @@ import java.util.stream.Collectors;
  */
 final class ProbeModel {
     static final String PREFIX = "sqlqprobe_ab12_";
+    /** Columns of the claim's OUTPUT, as the probes read them. */
+    static final List<String> CLAIM_COLUMNS = List.of("id", "lease_token", "attempts", "priority", "enqueued_at",
+            "prior_visible_at", "payload", "headers");
+    /** Columns of probeLocks. */
+    static final List<String> LOCK_COLUMNS = List.of("resource_type", "request_mode", "index_name", "n");
     final SqlServerModel model = new SqlServerModel();
     final ProbeJdbc jdbc = new ProbeJdbc();
     final List<String> migrated = new ArrayList<>();
@@ -41,6 +47,36 @@ final class ProbeModel {
             return QueueConfig.builder().url("jdbc:sqlserver://model").dataSource(jdbc.wrap(model.dataSource())).build();
         }
     };
+
+    /** One claimed row of the claim's OUTPUT. */
+    static Object[] claimed(long id) {
+        return new Object[] {id, 1L, 1, 0, Fixture.T0, Fixture.T0, new byte[] {1}, ""};
+    }
+
+    /** The table-set code ClaimRun gives an ordering and layout: {@code fc_}, {@code ph_}, ... */
+    static String code(ClaimOrder o, Layout l) {
+        return o.key().charAt(0) + (l == Layout.CLUSTERED ? "c" : "h") + "_";
+    }
+
+    /**
+     * V6's six ClaimRuns: per ordering and layout two empty claims, one of a row, an actual plan that seeks the claim
+     * index (taken from the cache), and with {@code locks} two key locks.
+     */
+    void scriptClaimPlanRuns(boolean locks) {
+        for (ClaimOrder o : ClaimOrder.values()) {
+            for (Layout l : Layout.values()) {
+                String code = code(o, l);
+                SqlServerStatements sql = sql(code, o);
+                model.labelled(sql.get("claim"), CLAIM_COLUMNS);
+                model.labelled(sql.get("claim"), CLAIM_COLUMNS);
+                model.labelled(sql.get("claim"), CLAIM_COLUMNS, claimed(1));
+                if (locks) {
+                    model.labelled(sql.probe("probeLocks"), LOCK_COLUMNS, new Object[] {"KEY", "X", "claim", 2L});
+                }
+                jdbc.showplan(sql.get("claim"), seekPlan(SqlServerNames.quote(PREFIX + code + "messages"), sql.claimIndex()));
+            }
+        }
+    }
 
     /** The statements of one probe table set. */
     static SqlServerStatements sql(String code, ClaimOrder order) {

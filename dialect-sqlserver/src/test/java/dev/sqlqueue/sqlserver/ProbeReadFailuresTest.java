@@ -1,13 +1,12 @@
 package dev.sqlqueue.sqlserver;
 
-import static dev.sqlqueue.sqlserver.ProbeCallSequenceTest.CLAIM_COLUMNS;
-import static dev.sqlqueue.sqlserver.ProbeCallSequenceTest.claimed;
+import static dev.sqlqueue.sqlserver.ProbeModel.CLAIM_COLUMNS;
+import static dev.sqlqueue.sqlserver.ProbeModel.claimed;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sqlqueue.sqlserver.SqlServerOptions.ClaimOrder;
-import dev.sqlqueue.sqlserver.SqlServerOptions.Layout;
 import dev.sqlqueue.spi.ProbeResult;
 import java.time.Duration;
 import java.util.List;
@@ -85,17 +84,7 @@ class ProbeReadFailuresTest {
 
     @Test
     void unreadableLocksLeaveEachClaimPlanRunWithoutAVerdict() throws Exception {
-        for (ClaimOrder o : ClaimOrder.values()) {
-            for (Layout l : Layout.values()) {
-                String code = o.key().charAt(0) + (l == Layout.CLUSTERED ? "c" : "h") + "_";
-                SqlServerStatements sql = ProbeModel.sql(code, o);
-                p.model.labelled(sql.get("claim"), CLAIM_COLUMNS);
-                p.model.labelled(sql.get("claim"), CLAIM_COLUMNS);
-                p.model.labelled(sql.get("claim"), CLAIM_COLUMNS, claimed(1));
-                p.jdbc.showplan(sql.get("claim"), ProbeModel.seekPlan(SqlServerNames.quote(ProbeModel.PREFIX + code + "messages"),
-                        sql.claimIndex()));
-            }
-        }
+        p.scriptClaimPlanRuns(false);
         p.model.fail(ProbeModel.sql("fc_", ClaimOrder.FIFO).probe("probeLocks"), 300, "S0001");
         ProbeResult r = new ClaimPlanProbe(p.migration, 10).run(p.context);
         assertEquals(ProbeResult.Verdict.INCONCLUSIVE, r.verdict(), r.observed());

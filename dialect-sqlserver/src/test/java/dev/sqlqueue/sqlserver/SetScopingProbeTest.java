@@ -27,7 +27,7 @@ class SetScopingProbeTest {
         for (int[] ba : beforeAfter) {
             p.model.labelled(sql.probe("probeOptions"), OPTIONS, new Object[] {ba[0], ba[1]});
         }
-        p.model.labelled(sql.get("claim"), ProbeCallSequenceTest.CLAIM_COLUMNS);
+        p.model.labelled(sql.get("claim"), ProbeModel.CLAIM_COLUMNS);
     }
 
     @Test
@@ -83,7 +83,7 @@ class SetScopingProbeTest {
     void sessionOptionsThatCannotBeReadGiveNoVerdictInsteadOfAnError() throws SQLException {
         // 297: "The user does not have permission to perform this action." (any failure of the read will do)
         p.model.fail(sql.probe("probeOptions"), 297, "S0001");
-        p.model.labelled(sql.get("claim"), ProbeCallSequenceTest.CLAIM_COLUMNS);
+        p.model.labelled(sql.get("claim"), ProbeModel.CLAIM_COLUMNS);
         ProbeResult r = new SetScopingProbe(p.migration).run(p.context);
         assertEquals(ProbeResult.Verdict.INCONCLUSIVE, r.verdict(), r.observed());
         assertTrue(r.observed().contains("could not read default (sp_executesql, sp_prepexec, sp_execute): @@OPTIONS and isolation"

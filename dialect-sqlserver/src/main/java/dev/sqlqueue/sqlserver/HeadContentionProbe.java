@@ -16,9 +16,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -32,8 +30,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * the message table: page latch waits ({@code sys.dm_db_index_operational_stats}; PAGELATCH waits of
  * that index) and ghost records ({@code sys.dm_db_index_physical_stats}, DETAILED). As documented when
  * the heap's base table waits less on page latches than the clustered primary key, while the claim
- * index has latch waits in both layouts. Creates and drops three table sets; not thread-safe itself
- * (it runs its own threads).
+ * index has latch waits in both layouts. Latch waits that could not be read (a view missing or not
+ * permitted) are reported as {@code could not read ...} and give no verdict: they are not "no waits".
+ * Errors of the consumers are counted by kind ({@link ErrorTally}). Creates and drops three table sets; not
+ * thread-safe itself (it runs its own threads).
  */
 final class HeadContentionProbe implements Probe {
     static final int CONSUMERS = 16;
@@ -65,38 +65,40 @@ final class HeadContentionProbe implements Probe {
                 + " claim index keeps a hot head (inserts, moved keys, ghosts) in both layouts";
     }
 
-    /** Page latch wait ms and ghost records of one run, by index name ({@code (heap)} for a heap). */
-    record Measured(String line, Map<String, Long> waitMs) {
-    }
-
     @Override
     public ProbeResult run(ProbeContext context) throws Exception {
-        List<String> lines = new ArrayList<>();
-        Measured clustered = measure(context, ClaimOrder.FIFO, Layout.CLUSTERED, "cc_");
-        Measured heap = measure(context, ClaimOrder.FIFO, Layout.HEAP, "ch_");
-        Measured lifoHeap = measure(context, ClaimOrder.LIFO, Layout.HEAP, "lh_");
-        lines.add(clustered.line());
-        lines.add(heap.line());
-        lines.add(lifoHeap.line());
-        String prefix = context.prefix();
-        long clusteredBase = clustered.waitMs().getOrDefault(prefix + "cc_messages_pk", 0L);
-        long heapBase = heap.waitMs().getOrDefault("(heap)", 0L);
-        long clusteredClaim = clustered.waitMs().getOrDefault(prefix + "cc_messages_claim", 0L);
-        long heapClaim = heap.waitMs().getOrDefault(prefix + "ch_messages_claim", 0L);
-        String observed = String.join("\n", lines);
-        if (clusteredBase + heapBase + clusteredClaim + heapClaim == 0) {
-            return ProbeResult.inconclusive(observed + "\nno page latch waits at all (too few cores or too short a run)");
+        ProbeObservations obs = new ProbeObservations();
+        Map<String, Long> clustered = measure(context, ClaimOrder.FIFO, Layout.CLUSTERED, "cc_", obs);
+        Map<String, Long> heap = measure(context, ClaimOrder.FIFO, Layout.HEAP, "ch_", obs);
+        measure(context, ClaimOrder.LIFO, Layout.HEAP, "lh_", obs);
+        if (clustered == null || heap == null) {
+            obs.notMeasured("page latch waits of fifo/clustered or fifo/heap not read: no comparison");
+            return obs.result();
         }
-        boolean asDocumented = heapBase < clusteredBase && clusteredClaim > 0 && heapClaim > 0;
-        return asDocumented ? ProbeResult.asDocumented(observed) : ProbeResult.differs(observed);
+        String prefix = context.prefix();
+        long clusteredBase = clustered.getOrDefault(prefix + "cc_messages_pk", 0L);
+        long heapBase = heap.getOrDefault("(heap)", 0L);
+        long clusteredClaim = clustered.getOrDefault(prefix + "cc_messages_claim", 0L);
+        long heapClaim = heap.getOrDefault(prefix + "ch_messages_claim", 0L);
+        String compared = "page latch wait ms: base table clustered " + clusteredBase + ", heap " + heapBase + "; claim index"
+                + " clustered " + clusteredClaim + ", heap " + heapClaim;
+        if (clusteredBase + heapBase + clusteredClaim + heapClaim == 0) {
+            obs.notMeasured(compared + ": the views were read and show no page latch wait at all (too few cores or too short"
+                    + " a run)");
+        } else {
+            obs.point(compared, heapBase < clusteredBase && clusteredClaim > 0 && heapClaim > 0);
+        }
+        return obs.result();
     }
 
-    private Measured measure(ProbeContext context, ClaimOrder order, Layout layout, String code) throws Exception {
+    /** Page latch wait ms by index name ({@code (heap)} for a heap), or null when they could not be read. */
+    private Map<String, Long> measure(ProbeContext context, ClaimOrder order, Layout layout, String code, ProbeObservations obs)
+            throws Exception {
         try (ProbeTables t = ProbeTables.create(context, code, order, layout, migration)) {
             QueueConfig config = context.config().toBuilder().backend("sqlserver").tablePrefix(t.prefix).migrate(false)
                     .poolSize(CONSUMERS + 4).option("ordering", order.key()).option("layout", layout.key()).build();
             AtomicLong acked = new AtomicLong();
-            AtomicLong errors = new AtomicLong();
+            ErrorTally errors = new ErrorTally();
             try (QueueBackend backend = new SqlServerProvider().open(config)) {
                 QueueName q = QueueName.of(ProbeTables.QUEUE);
                 long end = System.nanoTime() + duration.toNanos();
@@ -112,7 +114,7 @@ final class HeadContentionProbe implements Probe {
                                         acked.incrementAndGet();
                                     }
                                 } catch (RuntimeException e) {
-                                    errors.incrementAndGet();
+                                    errors.add(e);
                                 }
                             }
                         });
@@ -122,10 +124,12 @@ final class HeadContentionProbe implements Probe {
                     pool.awaitTermination(duration.toMillis() + 60_000, TimeUnit.MILLISECONDS);
                 }
             }
+            String label = order.key() + "/" + layout.key();
+            obs.info(label + ": " + CONSUMERS + " consumers, " + duration.toSeconds() + " s: " + acked.get() + " messages acked; errors "
+                    + errors);
             Map<String, Long> waitMs = new LinkedHashMap<>();
-            StringBuilder line = new StringBuilder(order.key() + "/" + layout.key() + ": " + CONSUMERS + " consumers, "
-                    + duration.toSeconds() + " s: " + acked.get() + " messages acked, " + errors.get() + " errors; page latch waits");
             try (Connection c = context.connect()) {
+                StringBuilder line = new StringBuilder(label + ": page latch waits (count/ms)");
                 try (PreparedStatement ps = Jdbc.prepare(c, t.sql.probe("probeLatches"), t.messagesQualified());
                      ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
@@ -133,21 +137,26 @@ final class HeadContentionProbe implements Probe {
                         line.append(' ').append(rs.getString("index_name")).append('=').append(rs.getLong("waits")).append('/')
                                 .append(rs.getLong("wait_ms")).append("ms");
                     }
+                    obs.info(line.toString());
+                } catch (SQLException e) {
+                    obs.couldNotRead(label + " page latch waits (sys.dm_db_index_operational_stats, readable with VIEW SERVER STATE)", e);
+                    waitMs = null;
                 }
-                line.append("; ghost records");
+                StringBuilder ghosts = new StringBuilder(label + ": ghost records");
                 try (PreparedStatement ps = Jdbc.prepare(c, t.sql.probe("probeGhosts"), t.messagesQualified());
                      ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        line.append(' ').append(rs.getString("index_name")).append('=').append(rs.getLong("ghosts"))
+                        ghosts.append(' ').append(rs.getString("index_name")).append('=').append(rs.getLong("ghosts"))
                                 .append(" (version ").append(rs.getLong("version_ghosts")).append(", pages ")
                                 .append(rs.getLong("pages")).append(')');
                     }
+                    obs.info(ghosts.toString());
+                } catch (SQLException e) {
+                    obs.info("could not read " + label + " ghost records (sys.dm_db_index_physical_stats): "
+                            + ProbeObservations.describe(e));
                 }
-            } catch (SQLException e) {
-                line.append(" not readable (error ").append(e.getErrorCode()).append(": ").append(e.getMessage())
-                        .append("; needs VIEW SERVER STATE / VIEW DATABASE STATE)");
             }
-            return new Measured(line.toString(), waitMs);
+            return waitMs;
         }
     }
 }

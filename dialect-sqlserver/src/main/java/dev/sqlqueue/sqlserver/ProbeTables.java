@@ -4,22 +4,21 @@ import dev.sqlqueue.SqlQueueException;
 import dev.sqlqueue.sqlserver.SqlServerOptions.ClaimOrder;
 import dev.sqlqueue.sqlserver.SqlServerOptions.Layout;
 import dev.sqlqueue.spi.ProbeContext;
-import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /**
  * A probe's own set of queue tables: created with the backend's migration under
  * {@code context.prefix() + code}, for one ordering and layout, with one queue {@value #QUEUE}; dropped
- * by {@link #close()} with the backend's {@code dropSchema} statement. Not thread-safe (connections it
- * hands out are independent).
+ * by {@link #close()} with the backend's {@code dropSchema} statement. The statements are those of the engine
+ * that answers ({@link SqlServerStatements#DETECT_ENGINE}, as the backend reads it), so on Babelfish the
+ * probes run the claim the backend runs there. Not thread-safe (connections it hands out are independent).
  */
 final class ProbeTables implements AutoCloseable {
     static final String QUEUE = "probe";
@@ -59,17 +58,38 @@ final class ProbeTables implements AutoCloseable {
             throw new IllegalArgumentException("probe table prefix '" + prefix + "' is not [a-z][a-z0-9_]{0,23}");
         }
         String schema = context.config().option("schema", "dbo");
-        ProbeTables t = new ProbeTables(context, new SqlServerStatements(prefix, schema, order), prefix, layout);
+        SqlServerEngine engine;
+        try (Connection c = context.connect()) {
+            engine = engine(c);
+        }
+        ProbeTables t = new ProbeTables(context, new SqlServerStatements(prefix, schema, order, engine), prefix, layout);
         try {
             migration.migrate(t.dataSource(), t.sql, layout);
             try (Connection c = context.connect();
-                 PreparedStatement ps = Jdbc.prepare(c, t.sql.get("createQueue"), QUEUE, QUEUE)) {
+                 PreparedStatement ps = Jdbc.prepare(c, t.sql.get("createQueue"), QUEUE, QUEUE, QUEUE)) {
                 ps.execute();
             }
             return t;
         } catch (SQLException | RuntimeException e) {
             t.dropQuietly(e);
             throw e;
+        }
+    }
+
+    /** {@link SqlServerEngine#BABELFISH} when {@code SERVERPROPERTY('Babelfish')} is 1, else SQL Server. */
+    static SqlServerEngine engine(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(SqlServerStatements.DETECT_ENGINE); ResultSet rs = ps.executeQuery()) {
+            return rs.next() && rs.getInt(1) == 1 ? SqlServerEngine.BABELFISH : SqlServerEngine.SQL_SERVER;
+        }
+    }
+
+    /**
+     * Run {@code sql} as a plain batch ({@code Statement.execute}, never an RPC): a SET in it stays on the session
+     * ("SET Statements (Transact-SQL)", Considerations).
+     */
+    static void plain(Connection c, String sql) throws SQLException {
+        try (Statement st = c.createStatement()) {
+            st.execute(sql);
         }
     }
 
@@ -81,6 +101,11 @@ final class ProbeTables implements AutoCloseable {
     /** The message table, schema-qualified, for OBJECT_ID and sp_autostats. */
     String messagesQualified() {
         return sql.messages;
+    }
+
+    /** The deduplication key table, schema-qualified, for OBJECT_ID. */
+    String keysQualified() {
+        return sql.dedupeKeys;
     }
 
     /** Fill the queue with {@code rows} rows: even ones priority 5 and delayed one hour, odd ones priority 0 and ready. */
@@ -139,51 +164,13 @@ final class ProbeTables implements AutoCloseable {
         }
     }
 
-    /** The context as a DataSource, for Flyway and the backend's pool. */
+    /** The context as a DataSource, for Flyway and the backend's pool: a new connection each time. */
     DataSource dataSource() {
         ProbeContext ctx = context;
-        return new DataSource() {
+        return new ProbeDataSource() {
             @Override
             public Connection getConnection() throws SQLException {
                 return ctx.connect();
-            }
-
-            @Override
-            public Connection getConnection(String user, String password) throws SQLException {
-                return ctx.connect();
-            }
-
-            @Override
-            public PrintWriter getLogWriter() {
-                return null;
-            }
-
-            @Override
-            public void setLogWriter(PrintWriter out) {
-            }
-
-            @Override
-            public void setLoginTimeout(int seconds) {
-            }
-
-            @Override
-            public int getLoginTimeout() {
-                return 0;
-            }
-
-            @Override
-            public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-                throw new SQLFeatureNotSupportedException("no parent logger");
-            }
-
-            @Override
-            public <T> T unwrap(Class<T> iface) throws SQLException {
-                throw new SQLException("not a wrapper");
-            }
-
-            @Override
-            public boolean isWrapperFor(Class<?> iface) {
-                return false;
             }
         };
     }

@@ -55,12 +55,14 @@ final class SnapshotJoinedEnqueueProbe implements Probe {
     @Override
     public ProbeResult run(ProbeContext context) throws SQLException {
         try (ProbeTables t = ProbeTables.create(context, "sj_", ClaimOrder.FIFO, Layout.CLUSTERED, migration)) {
-            try (Connection c = context.connect()) {
-                try (PreparedStatement ps = c.prepareStatement(t.sql.probe("probeSnapshotAllowed")); ResultSet rs = ps.executeQuery()) {
-                    if (!rs.next() || rs.getInt("snapshot_isolation_state") != 1) {
-                        return ProbeResult.inconclusive("ALLOW_SNAPSHOT_ISOLATION is not ON in this database; nothing measured");
-                    }
+            try (Connection c = context.connect();
+                 PreparedStatement ps = c.prepareStatement(t.sql.probe("probeDatabaseVersioning")); ResultSet rs = ps.executeQuery()) {
+                if (!rs.next() || rs.getInt("snapshot_isolation_state") != 1) {
+                    return ProbeResult.inconclusive("ALLOW_SNAPSHOT_ISOLATION is not ON in this database; nothing measured");
                 }
+            } catch (SQLException e) {
+                return ProbeResult.inconclusive("could not read whether ALLOW_SNAPSHOT_ISOLATION is ON (sys.databases): "
+                        + ProbeObservations.describe(e) + "; nothing measured");
             }
             QueueConfig config = context.config().toBuilder().backend("sqlserver").tablePrefix(t.prefix).migrate(false)
                     .poolSize(2).build();

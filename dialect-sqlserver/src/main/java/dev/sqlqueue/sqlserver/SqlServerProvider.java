@@ -44,7 +44,7 @@ public final class SqlServerProvider implements BackendProvider {
         return "SQL Server queue tables claimed with READPAST (lease and transactional claims)";
     }
 
-    /** V1..V6 of the queue-table review ({@link SqlServerProbes}); run by {@code sqlqueue probe --backend sqlserver}. */
+    /** The probes V1..V10 of the queue tables ({@link SqlServerProbes}); run by {@code sqlqueue probe --backend sqlserver}. */
     @Override
     public java.util.List<dev.sqlqueue.spi.Probe> probes() {
         return SqlServerProbes.all();

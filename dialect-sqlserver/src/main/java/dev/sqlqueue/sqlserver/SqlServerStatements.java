@@ -169,10 +169,15 @@ public final class SqlServerStatements {
     }
 
     /**
-     * The probes' statements. Sources: manual "sys.dm_tran_locks", "sys.dm_exec_query_stats",
-     * "sys.dm_exec_query_plan", "sys.dm_db_index_operational_stats" (page_latch_wait_count/_in_ms),
-     * "sys.dm_db_index_physical_stats" (ghost_record_count in SAMPLED/DETAILED mode), "@@OPTIONS"
-     * (512 NOCOUNT, 16384 XACT_ABORT), "sp_autostats", "sys.databases" (snapshot_isolation_state).
+     * The probes' statements. Sources: manual "sys.dm_tran_locks", "SET STATISTICS XML (Transact-SQL)" (an
+     * actual plan after each statement's own results), "sys.dm_db_index_operational_stats"
+     * (page_latch_wait_count/_in_ms, row_lock_wait_count/_in_ms, index_lock_promotion_attempt_count,
+     * index_lock_promotion_count), "sys.dm_db_index_physical_stats" (ghost_record_count in SAMPLED/DETAILED mode),
+     * "sys.dm_os_performance_counters" (per-second counters are cumulative: two samples, the difference),
+     * "@@OPTIONS" (512 NOCOUNT, 16384 XACT_ABORT), "sys.dm_exec_sessions" (transaction_isolation_level),
+     * "SET TRANSACTION ISOLATION LEVEL" (stays for the connection until changed), "SET LOCK_TIMEOUT",
+     * "WAITFOR", "sp_autostats", "sys.databases" (is_read_committed_snapshot_on, snapshot_isolation_state).
+     * Statements a probe runs as plain batches on purpose (so that their SET stays on the session) say so.
      */
     private void buildProbes() {
         // 100,000-row fill: even n priority 5 delayed one hour, odd n priority 0 ready. Binds: 1 queue, 2 rows.
@@ -194,14 +199,16 @@ public final class SqlServerStatements {
                 + " WHERE [l].[request_session_id] = @@SPID AND [l].[resource_database_id] = DB_ID()"
                 + " GROUP BY [l].[resource_type], [l].[request_mode], [i].[name]"
                 + " ORDER BY [l].[resource_type], [l].[request_mode], [index_name];");
-        // The cached plan of the claim on this prefix's table and how its last run went. Binds: 1 LIKE pattern.
-        probes.put("probeCachedClaimPlan", "SELECT TOP (1) [qs].[plan_generation_num], [qs].[execution_count], [qs].[last_rows],"
-                + " [qs].[last_logical_reads], CAST([qp].[query_plan] AS nvarchar(max)) AS [plan]"
-                + " FROM sys.dm_exec_query_stats AS [qs] CROSS APPLY sys.dm_exec_sql_text([qs].[sql_handle]) AS [st]"
-                + " CROSS APPLY sys.dm_exec_query_plan([qs].[plan_handle]) AS [qp]"
-                + " WHERE [st].[text] LIKE ? ESCAPE N'\\' ORDER BY [qs].[total_worker_time] DESC;");
+        // Plain batches (review P6): every later statement of the session returns its actual plan after its own
+        // results, until switched off.
+        probes.put("probeStatisticsXmlOn", "SET STATISTICS XML ON;");
+        probes.put("probeStatisticsXmlOff", "SET STATISTICS XML OFF;");
         probes.put("probeOptions", "SELECT @@OPTIONS AS [options], [transaction_isolation_level] AS [isolation]"
                 + " FROM sys.dm_exec_sessions WHERE [session_id] = @@SPID;");
+        // Plain batches (review P1): a session level other than the claim's READ COMMITTED, which stays on the
+        // session; READ UNCOMMITTED where the server refuses SERIALIZABLE.
+        probes.put("probeSerializable", "SET TRANSACTION ISOLATION LEVEL SERIALIZABLE;");
+        probes.put("probeReadUncommitted", "SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED;");
         // Page latch waits per index of a table since its metadata was cached. Binds: 1 table.
         probes.put("probeLatches", "SELECT COALESCE([i].[name], N'(heap)') AS [index_name],"
                 + " SUM([s].[page_latch_wait_count]) AS [waits], SUM([s].[page_latch_wait_in_ms]) AS [wait_ms]"
@@ -215,9 +222,41 @@ public final class SqlServerStatements {
                 + " FROM sys.dm_db_index_physical_stats(DB_ID(), OBJECT_ID(?), NULL, NULL, 'DETAILED') AS [s]"
                 + " JOIN sys.indexes AS [i] ON [i].[object_id] = [s].[object_id] AND [i].[index_id] = [s].[index_id]"
                 + " GROUP BY [i].[name] ORDER BY [index_name];");
-        probes.put("probeSnapshotAllowed", "SELECT [snapshot_isolation_state] FROM sys.databases WHERE [database_id] = DB_ID();");
+        // Lock and latch counters per index of a table (review P8). Binds: 1 table.
+        probes.put("probeIndexStats", "SELECT COALESCE([i].[name], N'(heap)') AS [index_name],"
+                + " SUM([s].[row_lock_wait_count]) AS [row_lock_waits], SUM([s].[row_lock_wait_in_ms]) AS [row_lock_wait_ms],"
+                + " SUM([s].[page_lock_wait_count]) AS [page_lock_waits],"
+                + " SUM([s].[page_latch_wait_count]) AS [page_latch_waits], SUM([s].[page_latch_wait_in_ms]) AS [page_latch_wait_ms],"
+                + " SUM([s].[index_lock_promotion_attempt_count]) AS [promotion_attempts],"
+                + " SUM([s].[index_lock_promotion_count]) AS [promotions]"
+                + " FROM sys.dm_db_index_operational_stats(DB_ID(), OBJECT_ID(?), NULL, NULL) AS [s]"
+                + " JOIN sys.indexes AS [i] ON [i].[object_id] = [s].[object_id] AND [i].[index_id] = [s].[index_id]"
+                + " GROUP BY [i].[name] ORDER BY [index_name];");
+        // Server-wide lock counters (every session's, not only the probe's).
+        probes.put("probeLockCounters", "SELECT RTRIM([counter_name]) AS [counter_name], [cntr_value] AS [value]"
+                + " FROM sys.dm_os_performance_counters WHERE RTRIM([object_name]) LIKE N'%:Locks'"
+                + " AND [instance_name] = N'_Total' AND [counter_name] IN (N'Number of Deadlocks/sec', N'Lock Timeouts/sec',"
+                + " N'Lock Timeouts (timeout > 0)/sec', N'Lock Waits/sec') ORDER BY [counter_name];");
+        probes.put("probeDatabaseVersioning", "SELECT [is_read_committed_snapshot_on], [snapshot_isolation_state]"
+                + " FROM sys.databases WHERE [database_id] = DB_ID();");
         // Starts a SNAPSHOT transaction's snapshot (it begins at the first data read).
         probes.put("probeTouchQueues", "SELECT COUNT_BIG(*) AS [n] FROM " + queues + ";");
+        // Review P7, attention: an open transaction holding the queue row's X lock. Binds: 1 queue.
+        probes.put("probeHoldQueueRow", "UPDATE " + queues + " WITH (ROWLOCK) SET [created_at] = [created_at] WHERE [name] = ?;");
+        probes.put("probeTrancount", "SELECT @@TRANCOUNT AS [trancount];");
+        // A statement the probe's 1 s query timeout interrupts (an attention), under each XACT_ABORT setting.
+        probes.put("probeWaitXactAbortOff", "SET NOCOUNT ON; SET XACT_ABORT OFF; WAITFOR DELAY '00:00:05';");
+        probes.put("probeWaitXactAbortOn", PRELUDE + "WAITFOR DELAY '00:00:05';");
+        // Plain batch: every lock wait of the session ends with error 1222 after 5 s (review P7, P8).
+        probes.put("probeLockTimeout", "SET LOCK_TIMEOUT 5000;");
+        // Expired keys to clean up (review P7). Binds: 1 queue, 2 rows.
+        probes.put("probeExpiredKeys", PRELUDE + "INSERT INTO " + dedupeKeys
+                + " ([queue_name], [dedupe_key], [message_id], [expires_at])"
+                + " SELECT ?, CONCAT(N'probe-expired-', [n], N'.'), 0, DATEADD(second, -60, SYSUTCDATETIME())"
+                + " FROM (SELECT TOP (?) ROW_NUMBER() OVER (ORDER BY (SELECT NULL)) AS [n] FROM sys.all_columns) AS [t];");
+        // deleteExpiredKeysBatch without READCOMMITTEDLOCK, for comparison only. Binds: 1 batch size.
+        probes.put("probeExpiredKeysWithoutLockHint", PRELUDE + "DELETE TOP (?) FROM " + dedupeKeys + " WITH (ROWLOCK, READPAST)"
+                + " WHERE [expires_at] <= SYSUTCDATETIME()" + ROWCOUNT + ";");
     }
 
     private static final String MATCH = " WHERE [id] = ? AND [queue_name] = ? AND [lease_token] = ?";

@@ -1,5 +1,8 @@
 package dev.sqlqueue.sqlserver;
 
+import static dev.sqlqueue.sqlserver.ProbeModel.CLAIM_COLUMNS;
+import static dev.sqlqueue.sqlserver.ProbeModel.LOCK_COLUMNS;
+import static dev.sqlqueue.sqlserver.ProbeModel.claimed;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -19,47 +22,44 @@ import org.junit.jupiter.api.Test;
  * nothing here ran against SQL Server, so no verdict here says anything about a server.
  */
 class ProbeCallSequenceTest {
-    private static final List<String> LOCK_COLUMNS = List.of("resource_type", "request_mode", "index_name", "n");
-    private static final List<String> PLAN_COLUMNS = List.of("plan_generation_num", "execution_count", "last_rows",
-            "last_logical_reads", "plan");
-    private static final List<String> CLAIM_COLUMNS = List.of("id", "lease_token", "attempts", "priority", "enqueued_at",
-            "prior_visible_at", "payload", "headers");
+    static final List<String> VERSIONING_COLUMNS = List.of("is_read_committed_snapshot_on", "snapshot_isolation_state");
 
-    private static Object[] claimed(long id) {
-        return new Object[] {id, 1L, 1, 0, Fixture.T0, Fixture.T0, new byte[] {1}, ""};
-    }
-
-    /** Script one ClaimRun: the empty-table claim returns nothing, the measured one two rows. */
-    private static void scriptClaimRun(ProbeModel p, SqlServerStatements sql, Layout layout, long keyLocks) {
+    /** Script one ClaimRun: the two empty-table claims return nothing, the measured one two rows, with an actual plan. */
+    private static void scriptClaimRun(ProbeModel p, SqlServerStatements sql, long keyLocks) {
+        p.model.labelled(sql.get("claim"), CLAIM_COLUMNS);
         p.model.labelled(sql.get("claim"), CLAIM_COLUMNS);
         p.model.labelled(sql.get("claim"), CLAIM_COLUMNS, claimed(1), claimed(2));
         p.model.labelled(sql.probe("probeLocks"), LOCK_COLUMNS, new Object[] {"KEY", "X", "claim", keyLocks},
                 new Object[] {"OBJECT", "IX", "-", 1L});
-        p.model.labelled(sql.probe("probeCachedClaimPlan"), PLAN_COLUMNS, new Object[] {1L, 2L, 2L, 9L,
-                ProbeModel.seekPlan(SqlServerNames.quote(ProbeModel.PREFIX + "fc_messages"), sql.claimIndex())});
+        p.jdbc.showplan(sql.get("claim"), ProbeModel.seekPlan(SqlServerNames.quote(ProbeModel.PREFIX + "fc_messages"),
+                sql.claimIndex()));
     }
 
     @Test
     void claimPlanRunCachesOnEmptyThenMeasuresInARolledBackTransactionAndDropsItsTables() throws SQLException {
         ProbeModel p = new ProbeModel();
         SqlServerStatements sql = ProbeModel.sql("fc_", ClaimOrder.FIFO);
-        scriptClaimRun(p, sql, Layout.CLUSTERED, 4);
-        ClaimRun r = ClaimRun.run(p.context, ClaimOrder.FIFO, Layout.CLUSTERED, 10, p.migration);
+        scriptClaimRun(p, sql, 4);
+        ProbeObservations obs = new ProbeObservations();
+        ClaimRun r = ClaimRun.run(p.context, ClaimOrder.FIFO, Layout.CLUSTERED, 10, p.migration, obs);
         assertEquals(List.of("sqlqprobe_ab12_fc_schema_history clustered"), p.migrated);
-        assertEquals(List.of("createQueue", "probeAutostatsOff", "claim", "probeFill", "claim", "probeLocks",
-                "probeCachedClaimPlan", "dropSchema"), p.names(sql));
+        assertEquals(List.of("DETECT_ENGINE", "createQueue", "probeAutostatsOff",
+                "probeStatisticsXmlOn", "claim", "probeStatisticsXmlOff", "probeStatisticsXmlOn", "claim", "probeStatisticsXmlOff",
+                "probeFill", "probeStatisticsXmlOn", "claim", "probeStatisticsXmlOff", "probeLocks", "dropSchema"), p.names(sql));
         List<Effect> claims = p.model.effects("WITH", sql.messages);
-        assertEquals(List.of(Effect.State.ROLLED_BACK, Effect.State.ROLLED_BACK), claims.stream().map(Effect::state).toList(),
-                "both claims are rolled back: the probe leaves no message claimed");
+        assertEquals(List.of(Effect.State.ROLLED_BACK, Effect.State.ROLLED_BACK, Effect.State.ROLLED_BACK),
+                claims.stream().map(Effect::state).toList(), "every claim is rolled back: the probe leaves no message claimed");
         assertEquals(Effect.State.COMMITTED, p.model.effects("INSERT", sql.messages).get(0).state(), "the fill is committed");
         assertEquals(Effect.State.COMMITTED, p.model.effects("DROP", sql.messages).get(0).state(), "the tables are dropped");
         assertTrue(p.allClosed());
         assertEquals(0, r.claimedOnEmpty());
         assertEquals(2, r.claimed());
         assertEquals(4, r.rowLocks());
-        assertTrue(r.planAsDocumented(), r.line());
-        assertTrue(p.model.log().stream().anyMatch(l -> l.contains("<-- [%\\[dbo].\\[sqlqprobe\\_ab12\\_fc\\_messages] WITH (ROWLOCK, READPAST%]")),
-                "the plan is looked up by the escaped table name");
+        assertEquals(Boolean.TRUE, r.planAsDocumented(), r.line());
+        assertTrue(r.plan().actual(), "the plan is the one that ran (SET STATISTICS XML), not the cached estimate");
+        assertTrue(p.jdbc.plainBatches().containsAll(List.of(ProbeJdbc.STATISTICS_XML_ON, ProbeJdbc.STATISTICS_XML_OFF)),
+                "STATISTICS XML is set by plain batches, so that it applies to the claim's RPC");
+        assertEquals(List.of(), obs.lines(), "nothing was unreadable");
     }
 
     @Test
@@ -83,24 +83,15 @@ class ProbeCallSequenceTest {
         ProbeResult r = new ResidualLockProbe(p.migration).run(p.context);
         assertEquals(ProbeResult.Verdict.DIFFERS, r.verdict(), r.observed());
         assertTrue(r.observed().contains("row/key locks held by the open claim: 1002"), r.observed());
-        assertEquals(List.of("createQueue", "probeFill", "claim", "probeLocks", "dropSchema"), p.names(sql));
+        assertEquals(List.of("DETECT_ENGINE", "createQueue", "probeFill", "probeStatisticsXmlOn", "claim", "probeStatisticsXmlOff",
+                "probeLocks", "dropSchema"), p.names(sql));
         assertEquals(Effect.State.ROLLED_BACK, p.model.effects("WITH", sql.messages).get(0).state());
     }
 
     @Test
     void claimPlanProbeRunsEveryOrderingAndLayoutAndReportsEachNextToTheDocs() throws SQLException {
         ProbeModel p = new ProbeModel();
-        for (ClaimOrder o : ClaimOrder.values()) {
-            for (Layout l : Layout.values()) {
-                String code = o.key().charAt(0) + (l == Layout.CLUSTERED ? "c" : "h") + "_";
-                SqlServerStatements sql = ProbeModel.sql(code, o);
-                p.model.labelled(sql.get("claim"), CLAIM_COLUMNS);
-                p.model.labelled(sql.get("claim"), CLAIM_COLUMNS, claimed(1));
-                p.model.labelled(sql.probe("probeLocks"), LOCK_COLUMNS, new Object[] {"KEY", "X", "claim", 2L});
-                p.model.labelled(sql.probe("probeCachedClaimPlan"), PLAN_COLUMNS, new Object[] {1L, 2L, 1L, 9L,
-                        ProbeModel.seekPlan(SqlServerNames.quote(ProbeModel.PREFIX + code + "messages"), sql.claimIndex())});
-            }
-        }
+        p.scriptClaimPlanRuns(true);
         ProbeResult r = new ClaimPlanProbe(p.migration, 10).run(p.context);
         assertEquals(ProbeResult.Verdict.AS_DOCUMENTED, r.verdict(), r.observed());
         assertEquals(6, r.observed().split("\n").length);
@@ -113,10 +104,10 @@ class ProbeCallSequenceTest {
     void snapshotProbeRollsTheCallerBackAndIsInconclusiveWithoutSnapshotIsolation() throws SQLException {
         ProbeModel p = new ProbeModel();
         SqlServerStatements sql = ProbeModel.sql("sj_", ClaimOrder.FIFO);
-        p.model.labelled(sql.probe("probeSnapshotAllowed"), List.of("snapshot_isolation_state"), new Object[] {0});
+        p.model.labelled(sql.probe("probeDatabaseVersioning"), VERSIONING_COLUMNS, new Object[] {1, 0});
         ProbeResult r = new SnapshotJoinedEnqueueProbe(p.migration).run(p.context);
         assertEquals(ProbeResult.Verdict.INCONCLUSIVE, r.verdict());
-        assertEquals(List.of("createQueue", "probeSnapshotAllowed", "dropSchema"), p.names(sql));
+        assertEquals(List.of("DETECT_ENGINE", "createQueue", "probeDatabaseVersioning", "dropSchema"), p.names(sql));
         assertTrue(p.allClosed());
     }
 
@@ -124,7 +115,7 @@ class ProbeCallSequenceTest {
     void snapshotProbeReportsAFailedJoinedEnqueueAsDiffering() throws SQLException {
         ProbeModel p = new ProbeModel();
         SqlServerStatements sql = ProbeModel.sql("sj_", ClaimOrder.FIFO);
-        p.model.labelled(sql.probe("probeSnapshotAllowed"), List.of("snapshot_isolation_state"), new Object[] {1});
+        p.model.labelled(sql.probe("probeDatabaseVersioning"), VERSIONING_COLUMNS, new Object[] {0, 1});
         p.model.labelled(sql.get("readSettings"), List.of("name", "value"));
         p.model.labelled(sql.get("enqueueJoined"), List.of("id")); // no row: neither before nor after the create
         ProbeResult r = new SnapshotJoinedEnqueueProbe(p.migration).run(p.context);
@@ -141,12 +132,13 @@ class ProbeCallSequenceTest {
     void setScopingProbeGivesTheConnectionBackWithItsPrepareMethodAndDropsItsTables() throws SQLException {
         ProbeModel p = new ProbeModel();
         SqlServerStatements sql = ProbeModel.sql("so_", ClaimOrder.FIFO);
-        p.model.labelled(sql.probe("probeOptions"), List.of("options", "isolation"), new Object[] {0, 2});
+        p.model.labelled(sql.probe("probeOptions"), List.of("options", "isolation"), new Object[] {0, 4});
         p.model.labelled(sql.get("claim"), CLAIM_COLUMNS);
         ProbeResult r = new SetScopingProbe(p.migration).run(p.context);
         assertTrue(r.observed().contains("backend Sessions on a prepareMethod=none connection:"), r.observed());
-        assertTrue(r.observed().contains("prepareMethod given back as none"), r.observed());
-        assertTrue(r.observed().contains("isolation level 2->2"), r.observed());
+        assertTrue(r.observed().contains("prepareMethod given back as none -> as documented"), r.observed());
+        assertTrue(r.observed().contains("backend Sessions on a prepareMethod=none connection: session isolation level 4 before"
+                + " the claim, 4 after"), r.observed());
         int last = p.model.sessionsOpened() - 1; // the backend-path connection; the last one drops the tables
         assertTrue(!p.model.session(last).nocount() && !p.model.session(last).xactAbort(),
                 "Sessions ran the claim as an RPC although the connection said none: " + p.model.session(last));

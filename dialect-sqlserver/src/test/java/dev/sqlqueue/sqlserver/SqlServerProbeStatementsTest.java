@@ -35,13 +35,12 @@ class SqlServerProbeStatementsTest {
                 + "[i].[index_id] = [p].[index_id] WHERE [l].[request_session_id] = @@SPID AND [l].[resource_database_id] = "
                 + "DB_ID() GROUP BY [l].[resource_type], [l].[request_mode], [i].[name] ORDER BY [l].[resource_type], "
                 + "[l].[request_mode], [index_name];");
-        expected.put("probeCachedClaimPlan", "SELECT TOP (1) [qs].[plan_generation_num], [qs].[execution_count], [qs].[last_rows], "
-                + "[qs].[last_logical_reads], CAST([qp].[query_plan] AS nvarchar(max)) AS [plan] FROM sys.dm_exec_query_stats AS "
-                + "[qs] CROSS APPLY sys.dm_exec_sql_text([qs].[sql_handle]) AS [st] CROSS APPLY "
-                + "sys.dm_exec_query_plan([qs].[plan_handle]) AS [qp] WHERE [st].[text] LIKE ? ESCAPE N'\\' ORDER BY "
-                + "[qs].[total_worker_time] DESC;");
+        expected.put("probeStatisticsXmlOn", "SET STATISTICS XML ON;");
+        expected.put("probeStatisticsXmlOff", "SET STATISTICS XML OFF;");
         expected.put("probeOptions", "SELECT @@OPTIONS AS [options], [transaction_isolation_level] AS [isolation] FROM "
                 + "sys.dm_exec_sessions WHERE [session_id] = @@SPID;");
+        expected.put("probeSerializable", "SET TRANSACTION ISOLATION LEVEL SERIALIZABLE;");
+        expected.put("probeReadUncommitted", "SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED;");
         expected.put("probeLatches", "SELECT COALESCE([i].[name], N'(heap)') AS [index_name], SUM([s].[page_latch_wait_count]) "
                 + "AS [waits], SUM([s].[page_latch_wait_in_ms]) AS [wait_ms] FROM "
                 + "sys.dm_db_index_operational_stats(DB_ID(), OBJECT_ID(?), NULL, NULL) AS [s] JOIN sys.indexes AS [i] ON "
@@ -52,26 +51,46 @@ class SqlServerProbeStatementsTest {
                 + "sys.dm_db_index_physical_stats(DB_ID(), OBJECT_ID(?), NULL, NULL, 'DETAILED') AS [s] JOIN sys.indexes AS "
                 + "[i] ON [i].[object_id] = [s].[object_id] AND [i].[index_id] = [s].[index_id] GROUP BY [i].[name] ORDER BY "
                 + "[index_name];");
-        expected.put("probeSnapshotAllowed", "SELECT [snapshot_isolation_state] FROM sys.databases WHERE [database_id] = DB_ID();");
+        expected.put("probeIndexStats", "SELECT COALESCE([i].[name], N'(heap)') AS [index_name], SUM([s].[row_lock_wait_count]) "
+                + "AS [row_lock_waits], SUM([s].[row_lock_wait_in_ms]) AS [row_lock_wait_ms], SUM([s].[page_lock_wait_count]) AS "
+                + "[page_lock_waits], SUM([s].[page_latch_wait_count]) AS [page_latch_waits], SUM([s].[page_latch_wait_in_ms]) AS "
+                + "[page_latch_wait_ms], SUM([s].[index_lock_promotion_attempt_count]) AS [promotion_attempts], "
+                + "SUM([s].[index_lock_promotion_count]) AS [promotions] FROM sys.dm_db_index_operational_stats(DB_ID(), "
+                + "OBJECT_ID(?), NULL, NULL) AS [s] JOIN sys.indexes AS [i] ON [i].[object_id] = [s].[object_id] AND "
+                + "[i].[index_id] = [s].[index_id] GROUP BY [i].[name] ORDER BY [index_name];");
+        expected.put("probeLockCounters", "SELECT RTRIM([counter_name]) AS [counter_name], [cntr_value] AS [value] FROM "
+                + "sys.dm_os_performance_counters WHERE RTRIM([object_name]) LIKE N'%:Locks' AND [instance_name] = N'_Total' AND "
+                + "[counter_name] IN (N'Number of Deadlocks/sec', N'Lock Timeouts/sec', N'Lock Timeouts (timeout > 0)/sec', "
+                + "N'Lock Waits/sec') ORDER BY [counter_name];");
+        expected.put("probeDatabaseVersioning", "SELECT [is_read_committed_snapshot_on], [snapshot_isolation_state] FROM "
+                + "sys.databases WHERE [database_id] = DB_ID();");
         expected.put("probeTouchQueues", "SELECT COUNT_BIG(*) AS [n] FROM [dbo].[sqlq_queues];");
+        expected.put("probeHoldQueueRow", "UPDATE [dbo].[sqlq_queues] WITH (ROWLOCK) SET [created_at] = [created_at] WHERE "
+                + "[name] = ?;");
+        expected.put("probeTrancount", "SELECT @@TRANCOUNT AS [trancount];");
+        expected.put("probeWaitXactAbortOff", "SET NOCOUNT ON; SET XACT_ABORT OFF; WAITFOR DELAY '00:00:05';");
+        expected.put("probeWaitXactAbortOn", "SET NOCOUNT ON; SET XACT_ABORT ON; WAITFOR DELAY '00:00:05';");
+        expected.put("probeLockTimeout", "SET LOCK_TIMEOUT 5000;");
+        expected.put("probeExpiredKeys", "SET NOCOUNT ON; SET XACT_ABORT ON; INSERT INTO [dbo].[sqlq_dedupe_keys] ([queue_name], "
+                + "[dedupe_key], [message_id], [expires_at]) SELECT ?, CONCAT(N'probe-expired-', [n], N'.'), 0, "
+                + "DATEADD(second, -60, SYSUTCDATETIME()) FROM (SELECT TOP (?) ROW_NUMBER() OVER (ORDER BY (SELECT NULL)) AS [n] "
+                + "FROM sys.all_columns) AS [t];");
+        expected.put("probeExpiredKeysWithoutLockHint", "SET NOCOUNT ON; SET XACT_ABORT ON; DELETE TOP (?) FROM "
+                + "[dbo].[sqlq_dedupe_keys] WITH (ROWLOCK, READPAST) WHERE [expires_at] <= SYSUTCDATETIME(); SELECT @@ROWCOUNT "
+                + "AS [n];");
         assertEquals(expected.keySet(), sql.allProbes().keySet(), "every probe statement is pinned, none unpinned");
         expected.forEach((name, text) -> assertEquals(text, sql.probe(name), "probe statement " + name));
         assertThrows(IllegalArgumentException.class, () -> sql.probe("claim"));
     }
 
     @Test
-    void theProbeListIsV1ToV6WithTheirQuestionsAndWhatTheDocsSay() {
+    void theProbeListIsV1ToV10WithTheirQuestionsAndWhatTheDocsSay() {
         List<Probe> probes = new SqlServerProvider().probes();
-        assertEquals(List.of("V1", "V2", "V3", "V4", "V5", "V6"), probes.stream().map(Probe::id).toList());
+        assertEquals(List.of("V1", "V2", "V3", "V4", "V5", "V6", "V7", "V8", "V9", "V10"), probes.stream().map(Probe::id).toList());
         for (Probe p : probes) {
             assertTrue(p.question().endsWith("?"), p.id());
             assertTrue(p.documented().startsWith("docs/backends/sqlserver.md"), p.id());
         }
-    }
-
-    @Test
-    void likePatternsEscapeBracketsUnderscoresAndPercents() {
-        assertEquals("\\[dbo].\\[sqlq\\_messages] 100\\%", ClaimRun.likeEscape("[dbo].[sqlq_messages] 100%"));
     }
 
     @Test
@@ -88,7 +107,29 @@ class SqlServerProbeStatementsTest {
         PlanSummary bad = PlanSummary.of(scan);
         assertTrue(bad.sorts() && bad.scans("[sqlq_messages]") && bad.spoolsLobs());
         assertFalse(bad.seeksOn("[sqlq_messages_claim]"));
+        assertFalse(bad.actual(), "no run-time counters: an estimated plan");
+        assertEquals(null, bad.rejected("[sqlq_messages]"), "an estimated plan says nothing about rows read");
         assertThrows(IllegalArgumentException.class, () -> PlanSummary.of("<html/>"));
         assertThrows(IllegalArgumentException.class, () -> PlanSummary.of("<!DOCTYPE x [<!ENTITY e SYSTEM \"file:///etc/passwd\">]><ShowPlanXML/>"));
+    }
+
+    @Test
+    void anActualPlanGivesRowsReturnedReadRejectedByTheResidualPredicateSpoolRowsAndSpills() {
+        String xml = ProbeModel.plan(true, ProbeModel.op("Clustered Index Update", 10,
+                "<SpillToTempDb SpillLevel=\"1\" SpilledThreadCount=\"1\"/><SortSpillDetails WritesToTempDb=\"8\"/>",
+                ProbeModel.op("Table Spool", 10, "", ProbeModel.access("Index Seek", "[sqlq_messages]", "[sqlq_messages_claim]", true,
+                        10, 1010))));
+        PlanSummary p = PlanSummary.of(xml);
+        assertTrue(p.actual());
+        assertEquals(Boolean.TRUE, p.retrievedFromCache());
+        assertEquals(1000L, p.rejected("[sqlq_messages]"));
+        assertEquals(10L, p.spoolRows());
+        assertEquals(List.of("Clustered Index Update SpillToTempDb level 1", "Clustered Index Update SortSpillDetails writes 8"),
+                p.spills());
+        assertTrue(p.line().contains("Index Seek [sqlq_messages].[sqlq_messages_claim]: 10 rows returned of 1010 read, 1000 rejected"
+                + " by its residual predicate, 1 execution(s)"), p.line());
+        assertTrue(p.line().startsWith("actual plan (retrieved from cache: yes)"), p.line());
+        assertEquals(Boolean.FALSE, PlanSummary.of(ProbeModel.plan(false, ProbeModel.access("Index Seek", "[t]", "[i]", false, 1, 1)))
+                .retrievedFromCache());
     }
 }

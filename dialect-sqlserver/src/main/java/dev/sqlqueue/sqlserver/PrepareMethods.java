@@ -1,6 +1,9 @@
 package dev.sqlqueue.sqlserver;
 
 import com.microsoft.sqlserver.jdbc.ISQLServerConnection;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Locale;
@@ -24,9 +27,9 @@ import java.util.Locale;
  * without the property (mssql-jdbc before 11.1, whose interface lacks the method: {@link NoSuchMethodError},
  * review N8) is left alone. Stateless and thread-safe.
  */
-final class PrepareMethods {
+public final class PrepareMethods {
     /** The value the backend needs: statements run through sp_prepexec/sp_execute. */
-    static final String SAFE = "prepexec";
+    public static final String SAFE = "prepexec";
 
     private PrepareMethods() {
     }
@@ -37,7 +40,7 @@ final class PrepareMethods {
      * @return the value to restore with {@link #restore}, or null when nothing was changed
      * @throws SQLException if the driver refuses the change
      */
-    static String forceRpc(Connection c) throws SQLException {
+    public static String forceRpc(Connection c) throws SQLException {
         ISQLServerConnection driver;
         try {
             if (!c.isWrapperFor(ISQLServerConnection.class)) {
@@ -67,9 +70,66 @@ final class PrepareMethods {
     }
 
     /** Put back what {@link #forceRpc} returned (no-op for null). */
-    static void restore(Connection c, String prepareMethod) throws SQLException {
+    public static void restore(Connection c, String prepareMethod) throws SQLException {
         if (prepareMethod != null) {
             c.unwrap(ISQLServerConnection.class).setPrepareMethod(prepareMethod);
+        }
+    }
+
+    /**
+     * A DataSource whose connections are switched to {@code prepexec} when needed ({@link #forceRpc}), and switched
+     * back when closed (not when aborted: an aborted connection is gone). For a backend that hands connections to
+     * many classes (Service Broker) instead of borrowing them in one place.
+     */
+    public static DataSource rpcOnly(DataSource ds) {
+        return (DataSource) Proxy.newProxyInstance(PrepareMethods.class.getClassLoader(), new Class<?>[] {DataSource.class},
+                (p, m, a) -> {
+                    if (m.getName().equals("getConnection")) {
+                        Connection c = (Connection) invoke(m, ds, a);
+                        String before;
+                        try {
+                            before = forceRpc(c);
+                        } catch (SQLException | RuntimeException e) {
+                            try {
+                                c.close();
+                            } catch (SQLException closing) {
+                                e.addSuppressed(closing);
+                            }
+                            throw e;
+                        }
+                        return before == null ? c : restoringOnClose(c, before);
+                    }
+                    return invoke(m, ds, a);
+                });
+    }
+
+    private static Connection restoringOnClose(Connection c, String before) {
+        return (Connection) Proxy.newProxyInstance(PrepareMethods.class.getClassLoader(), new Class<?>[] {Connection.class},
+                (p, m, a) -> {
+                    if (m.getName().equals("close")) {
+                        try {
+                            if (!c.isClosed()) {
+                                restore(c, before);
+                            }
+                        } catch (SQLException | RuntimeException ignored) {
+                            // a broken connection cannot be restored; the pool validates it
+                        }
+                    }
+                    if (m.getName().equals("equals")) {
+                        return p == a[0];
+                    }
+                    if (m.getName().equals("hashCode")) {
+                        return System.identityHashCode(p);
+                    }
+                    return invoke(m, c, a);
+                });
+    }
+
+    private static Object invoke(java.lang.reflect.Method m, Object target, Object[] a) throws Throwable {
+        try {
+            return m.invoke(target, a);
+        } catch (InvocationTargetException e) {
+            throw e.getCause();
         }
     }
 }

@@ -38,7 +38,7 @@ import java.util.Map;
  *
  * <p>Thread-safe: settlements are serialised on the claim.
  */
-final class BrokerClaim {
+public final class BrokerClaim {
     enum State { PENDING, ACKED, DEAD, NACKED, RELEASED }
 
     private static final class Item {

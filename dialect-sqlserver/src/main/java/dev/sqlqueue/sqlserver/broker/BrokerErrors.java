@@ -2,12 +2,14 @@ package dev.sqlqueue.sqlserver.broker;
 
 import dev.sqlqueue.SqlQueueException;
 import dev.sqlqueue.TransientBackendException;
+import dev.sqlqueue.sqlserver.SqlServerFailures;
 import java.sql.SQLException;
 
 /**
  * Maps SQL Server errors onto sqlqueue's exceptions. Error numbers from the SQL Server documentation
- * (Database engine events and errors): 1205 deadlock victim and 1222 lock request time-out are
- * transient, as is every SQLState of class 08 (connection); 9617 is a disabled queue. Stateless.
+ * (Database engine events and errors): 1205 deadlock victim and 1222 lock request time-out, a broken
+ * connection and Azure SQL's transient errors are transient ({@link SqlServerFailures}, shared with the queue
+ * tables); 9617 is a disabled queue. Stateless.
  */
 public final class BrokerErrors {
     public static final int DEADLOCK_VICTIM = 1205;
@@ -42,9 +44,13 @@ public final class BrokerErrors {
         return false;
     }
 
+    /**
+     * A deadlock victim or lock time-out, a broken connection (SQLState class 08, the JDBC connection exception
+     * types, 233, 596, 10053, 10054) or an Azure SQL transient error: the rules of both SQL Server backends
+     * ({@link SqlServerFailures#isTransient}).
+     */
     public static boolean isTransient(SQLException e) {
-        String state = e.getSQLState();
-        return has(e, DEADLOCK_VICTIM) || has(e, LOCK_TIMEOUT) || (state != null && state.startsWith("08"));
+        return SqlServerFailures.isTransient(e);
     }
 
     /** The exception to throw for {@code e} while doing {@code what}. */

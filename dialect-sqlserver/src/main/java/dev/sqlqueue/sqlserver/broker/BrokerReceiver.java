@@ -46,7 +46,7 @@ import org.slf4j.LoggerFactory;
 public final class BrokerReceiver {
     private static final Logger LOG = LoggerFactory.getLogger(BrokerReceiver.class);
     /** Taken before every RECEIVE: a claim that only nacks or releases rolls back to it and commits. */
-    static final String SAVEPOINT = "sqlq_receive";
+    public static final String SAVEPOINT = "sqlq_receive";
 
     private final DataSource ds;
     private final BrokerStatements sql;

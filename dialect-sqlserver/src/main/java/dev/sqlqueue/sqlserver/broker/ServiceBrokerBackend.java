@@ -1,5 +1,7 @@
 package dev.sqlqueue.sqlserver.broker;
 
+import dev.sqlqueue.sqlserver.PrepareMethods;
+
 import dev.sqlqueue.Capabilities;
 import dev.sqlqueue.Capability;
 import dev.sqlqueue.ClaimMode;
@@ -90,7 +92,7 @@ public final class ServiceBrokerBackend implements QueueBackend {
      */
     public ServiceBrokerBackend(DataSource ds, AutoCloseable ownedPool, QueueConfig config, BrokerOptions options,
                                 boolean startSweeper) {
-        ds = BrokerPrepareMethods.rpcOnly(ds); // no SET of a Broker statement stays on a pooled session (N7)
+        ds = PrepareMethods.rpcOnly(ds); // no SET of a Broker statement stays on a pooled session (N7)
         this.ds = ds;
         this.ownedPool = ownedPool;
         this.options = options;

@@ -1,5 +1,6 @@
 package dev.sqlqueue.sqlserver.broker;
 
+import dev.sqlqueue.sqlserver.broker.probe.BrokerProbe;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.sqlqueue.QueueConfig;

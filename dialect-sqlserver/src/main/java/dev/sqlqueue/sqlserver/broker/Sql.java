@@ -1,5 +1,6 @@
 package dev.sqlqueue.sqlserver.broker;
 
+import dev.sqlqueue.sqlserver.NetworkTimeouts;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -13,7 +14,7 @@ import java.util.List;
  * are bound with {@code setObject}, typed nulls ({@link Null}) with {@code setNull}. A result is read up
  * to the first result set of the batch (statements run with {@code SET NOCOUNT ON}). Stateless.
  */
-final class Sql {
+public final class Sql {
     private Sql() {
     }
 
@@ -28,13 +29,13 @@ final class Sql {
     private static final ThreadLocal<Bound> BOUND = new ThreadLocal<>();
 
     /** A {@link #bound} scope; closing it restores the enclosing one. */
-    interface Scope extends AutoCloseable {
+    public interface Scope extends AutoCloseable {
         @Override
         void close();
     }
 
     /** Statements of this thread get a query timeout of {@code seconds} until the scope is closed. */
-    static Scope bound(String name, int seconds) {
+    public static Scope bound(String name, int seconds) {
         Bound before = BOUND.get();
         BOUND.set(new Bound(name, seconds));
         return () -> {
@@ -51,7 +52,7 @@ final class Sql {
      * triggers on another connection (a settlement's resend filling the dialog pool), which is not that
      * statement and must not be cancelled by its lease (re-review N6).
      */
-    static Scope unbounded() {
+    public static Scope unbounded() {
         Bound before = BOUND.get();
         BOUND.remove();
         return () -> {
@@ -62,7 +63,7 @@ final class Sql {
     }
 
     /** Whole seconds, rounded up, at least 1. */
-    static int seconds(long millis) {
+    public static int seconds(long millis) {
         return (int) Math.min(Integer.MAX_VALUE, Math.max(1, (millis + 999) / 1000));
     }
 
@@ -81,16 +82,8 @@ final class Sql {
         }
     }
 
-    /**
-     * Milliseconds a connection's network timeout adds to a bounded statement's query timeout (review N4). The
-     * query timeout alone does not end a wait on a server that stopped answering without closing the connection
-     * (a partition, a dropped NAT entry, a frozen host): mssql-jdbc's {@code TDSTimeoutTask} says so ("If TCP
-     * Connection to server is silently dropped, exceeding the query timeout on the same connection does not throw
-     * SQLTimeoutException"). A read that waits longer than the network timeout fails, the driver closes the
-     * connection ({@code TDSChannel.read}, {@code SQLServerConnection.terminate}: SQLState 08S01 "Read timed out"),
-     * and the server rolls the session's transaction back, so a claim's messages come back.
-     */
-    static final int NETWORK_GRACE_MS = 10_000;
+    /** Milliseconds a connection's network timeout adds to a bounded statement's query timeout ({@link NetworkTimeouts}). */
+    public static final int NETWORK_GRACE_MS = NetworkTimeouts.GRACE_MS;
 
     /** The network timeout each connection had before a bounded statement raised it; put back by {@link #restoreNetwork}. */
     private static final java.util.Map<Connection, Integer> NETWORK_BEFORE =
@@ -107,7 +100,7 @@ final class Sql {
         if (b == null) {
             return;
         }
-        int ms = (int) Math.min(Integer.MAX_VALUE, b.seconds() * 1000L + NETWORK_GRACE_MS);
+        int ms = NetworkTimeouts.forBound(b.seconds());
         int now = c.getNetworkTimeout();
         if (now == 0 || now < ms) {
             NETWORK_BEFORE.putIfAbsent(c, now);
@@ -116,7 +109,7 @@ final class Sql {
     }
 
     /** Puts back the network timeout a bounded statement raised; nothing on a closed connection. Never throws. */
-    static void restoreNetwork(Connection c) {
+    public static void restoreNetwork(Connection c) {
         Integer before = NETWORK_BEFORE.remove(c);
         if (before == null) {
             return;
@@ -137,10 +130,10 @@ final class Sql {
     }
 
     /** A null of a {@link java.sql.Types} type. */
-    record Null(int sqlType) {
+    public record Null(int sqlType) {
     }
 
-    static void bind(PreparedStatement ps, Object... params) throws SQLException {
+    public static void bind(PreparedStatement ps, Object... params) throws SQLException {
         for (int i = 0; i < params.length; i++) {
             Object p = params[i];
             if (p instanceof Null n) {
@@ -157,7 +150,7 @@ final class Sql {
      * the batch (a failed {@code ROLLBACK TRANSACTION} to a savepoint, a {@code THROW}) is thrown here
      * and not lost when the statement closes.
      */
-    static int update(Connection c, String sql, Object... params) throws SQLException {
+    public static int update(Connection c, String sql, Object... params) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             bind(ps, params);
             limit(ps);
@@ -173,7 +166,7 @@ final class Sql {
     }
 
     /** Runs a statement and reads the rows of its first result set. */
-    static List<Object[]> query(Connection c, String sql, Object... params) throws SQLException {
+    public static List<Object[]> query(Connection c, String sql, Object... params) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             bind(ps, params);
             limit(ps);
@@ -206,16 +199,16 @@ final class Sql {
         }
     }
 
-    static long asLong(Object o) {
+    public static long asLong(Object o) {
         return o == null ? 0L : ((Number) o).longValue();
     }
 
-    static java.util.UUID asUuid(Object o) {
+    public static java.util.UUID asUuid(Object o) {
         return java.util.UUID.fromString(String.valueOf(o));
     }
 
     /** The savepoint {@link #begin} takes to open a transaction. */
-    static final String BEGIN = "sqlq_begin";
+    public static final String BEGIN = "sqlq_begin";
 
     /**
      * Begins a transaction on {@code c}, turning auto-commit off first if it is on. mssql-jdbc's
@@ -228,7 +221,7 @@ final class Sql {
      * exactly one level, so the driver's {@code commit()} and {@code rollback()} end it. Call it again
      * after each commit that is followed by more work on the connection.
      */
-    static void begin(Connection c) throws SQLException {
+    public static void begin(Connection c) throws SQLException {
         if (c.getAutoCommit()) {
             c.setAutoCommit(false);
         }
@@ -236,7 +229,7 @@ final class Sql {
     }
 
     /** Rolls back and closes, keeping the first error. Never throws. */
-    static void abandon(Connection c) {
+    public static void abandon(Connection c) {
         if (c == null) {
             return;
         }

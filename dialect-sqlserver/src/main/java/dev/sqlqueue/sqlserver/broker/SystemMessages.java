@@ -9,7 +9,7 @@ import java.util.regex.Pattern;
  * http://schemas.microsoft.com/SQL/ServiceBroker/Error with Code and Description elements). Decoded in
  * Java, never inside RECEIVE. Stateless.
  */
-final class SystemMessages {
+public final class SystemMessages {
     private static final Pattern CODE = Pattern.compile("<(?:\\w+:)?Code>(-?\\d+)</(?:\\w+:)?Code>");
     private static final Pattern DESC = Pattern.compile("<(?:\\w+:)?Description>(.*?)</(?:\\w+:)?Description>", Pattern.DOTALL);
 
@@ -17,7 +17,7 @@ final class SystemMessages {
     }
 
     /** "code N: description", or a note that the body could not be read. */
-    static String describeError(byte[] body) {
+    public static String describeError(byte[] body) {
         if (body == null || body.length == 0) {
             return "error message without a body";
         }

@@ -21,6 +21,21 @@ class BrokerErrorsTest {
         assertEquals("sending failed: bad (error 8429, SQLState S0001)", other.getMessage());
     }
 
+    /**
+     * The layout split's shared plumbing ({@code SqlServerFailures}): the broker now knows every connection and
+     * Azure failure the queue tables know; before, 10054 (connection reset), 233, 596, a JDBC connection exception
+     * type with another SQLState and Azure's 40613/40501 were permanent errors here.
+     */
+    @Test
+    void theQueueTablesConnectionAndAzureFailuresAreTransientHereToo() {
+        for (int code : new int[] {233, 596, 10053, 10054, 40613, 40197, 40501, 49918, 4221, 10928, 10929}) {
+            assertTrue(BrokerErrors.translate(new SQLException("e", "S0001", code), "x") instanceof TransientBackendException,
+                    "error " + code);
+        }
+        assertTrue(BrokerErrors.translate(new java.sql.SQLRecoverableException("gone", "HY000", 0), "x")
+                instanceof TransientBackendException);
+    }
+
     @Test
     void chainedErrorNumbersAreSeen() {
         SQLException first = new SQLException("first", "S0001", 3930);

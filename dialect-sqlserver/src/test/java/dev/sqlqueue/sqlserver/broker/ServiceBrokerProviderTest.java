@@ -33,7 +33,7 @@ class ServiceBrokerProviderTest {
     @Test
     void servicesFileListsBothSqlServerProviders() throws Exception {
         try (InputStream in = getClass().getResourceAsStream("/META-INF/services/dev.sqlqueue.spi.BackendProvider")) {
-            assertEquals(List.of("dev.sqlqueue.sqlserver.SqlServerProvider", "dev.sqlqueue.sqlserver.broker.ServiceBrokerProvider"),
+            assertEquals(List.of("dev.sqlqueue.sqlserver.tables.SqlServerProvider", "dev.sqlqueue.sqlserver.broker.ServiceBrokerProvider"),
                     new String(in.readAllBytes(), StandardCharsets.UTF_8).trim().lines().toList());
         }
     }

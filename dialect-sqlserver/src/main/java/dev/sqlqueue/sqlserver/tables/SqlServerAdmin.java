@@ -1,0 +1,257 @@
+package dev.sqlqueue.sqlserver.tables;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import dev.sqlqueue.DeadLetter;
+import dev.sqlqueue.HistoryEntry;
+import dev.sqlqueue.HistoryRetention;
+import dev.sqlqueue.QueueName;
+import dev.sqlqueue.QueueStats;
+import dev.sqlqueue.spi.HeaderCodec;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.LocalDateTime;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Administration of the {@code sqlserver} backend: queues, purge, stats, dead letters, history.
+ * Deletions and requeues run in batches of {@link SqlServerStatements#MAINTENANCE_BATCH} rows, each
+ * batch its own transaction, so that no statement comes near lock escalation (about 5,000 locks).
+ * Thread-safe.
+ */
+final class SqlServerAdmin {
+    private static final Logger LOG = LoggerFactory.getLogger(SqlServerAdmin.class);
+
+    private final SqlServerStatements sql;
+    private final Sessions sessions;
+    private final Runnable migrate;
+
+    SqlServerAdmin(SqlServerStatements sql, Sessions sessions, Runnable migrate) {
+        this.sql = sql;
+        this.sessions = sessions;
+        this.migrate = migrate;
+    }
+
+    void migrate() {
+        migrate.run();
+    }
+
+    void createQueue(QueueName queue) {
+        sessions.inTransaction("creating queue '" + queue + "'", c -> {
+            createQueueOn(c, queue);
+            return null;
+        });
+    }
+
+    /**
+     * Create the queue row if missing, on {@code c} in its current transaction.
+     *
+     * @throws dev.sqlqueue.SqlQueueException when the queue's row is marked dropping (a drop that did not finish,
+     *     review N10): enqueues would refuse it; the drop must be finished first
+     */
+    void createQueueOn(Connection c, QueueName queue) throws SQLException {
+        try (PreparedStatement ps = Jdbc.prepare(c, sql.get("createQueue"), queue.value(), queue.value(), queue.value());
+             ResultSet rs = ps.executeQuery()) {
+            if (rs.next() && rs.getInt(1) == 1) {
+                throw beingDropped(queue);
+            }
+        }
+    }
+
+    static dev.sqlqueue.SqlQueueException beingDropped(QueueName queue) {
+        return new dev.sqlqueue.SqlQueueException("queue '" + queue + "' is being dropped: a drop of it has not finished"
+                + " (dropQueue, or `sqlqueue drop`, finishes it); it cannot be created or enqueued on until then");
+    }
+
+    /** The queue's row as the backend's own session sees it: empty when missing, else its dropping flag. */
+    java.util.Optional<Boolean> dropping(QueueName queue) {
+        return sessions.inTransaction("reading queue '" + queue + "'", c -> {
+            try (PreparedStatement ps = Jdbc.prepare(c, sql.get("queueState"), queue.value()); ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? java.util.Optional.of(rs.getInt(1) == 1) : java.util.Optional.<Boolean>empty();
+            }
+        });
+    }
+
+    void dropSchema() {
+        sessions.inTransaction("dropping the queue tables", c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql.get("dropSchema"))) {
+                ps.execute();
+            }
+            return null;
+        });
+    }
+
+    /**
+     * Marks the queue row {@code dropping} first (waiting for running enqueues, whose REPEATABLEREAD
+     * share lock on the row holds until they commit); from then on enqueue into the queue fails with
+     * {@link dev.sqlqueue.SqlQueueException} and does not re-create it. Then deletes its messages, dead
+     * letters, history and deduplication keys in batches, and the queue row last. A message enqueued before the mark is
+     * purged; none enqueued after it exists. A drop interrupted half way leaves the queue marked (enqueue
+     * refuses it, {@code queues()} hides it); running the drop again finishes it. Review finding 4.
+     */
+    void dropQueue(QueueName queue) {
+        sessions.inTransaction("dropping queue '" + queue + "'",
+                c -> Jdbc.count(c, sql.get("markDropping"), queue.value()));
+        inBatches("purgeBatch", queue);
+        inBatches("purgeDeadLettersBatch", queue);
+        inBatches("purgeHistoryBatch", queue);
+        inBatches("purgeKeysBatch", queue);
+        sessions.inTransaction("dropping queue '" + queue + "'",
+                c -> Jdbc.count(c, sql.get("deleteQueue"), queue.value()));
+    }
+
+    long purge(QueueName queue) {
+        return inBatches("purgeBatch", queue);
+    }
+
+    long purgeDeadLetters(QueueName queue) {
+        return inBatches("purgeDeadLettersBatch", queue);
+    }
+
+    /** Age first, then rows, each in batches of {@link SqlServerStatements#MAINTENANCE_BATCH}. */
+    long pruneHistory(QueueName queue, HistoryRetention retention) {
+        long total = 0;
+        if (retention.maxAge() != null) {
+            // DATEADD takes an int: an age beyond 2^31 s (68 years) is capped there, older than any row
+            int seconds = (int) Math.min(Integer.MAX_VALUE, retention.maxAge().getSeconds());
+            total += inBatches("pruneHistoryAgeBatch", queue, -seconds, -Jdbc.millisPart(retention.maxAge()));
+        }
+        if (retention.maxRows() != null) {
+            total += pruneHistoryRows(queue, retention.maxRows());
+        }
+        return total;
+    }
+
+    /** Keeps the newest {@code keep} rows: the last kept row is read once, then older rows go in batches (N11). */
+    private long pruneHistoryRows(QueueName queue, long keep) {
+        if (keep <= 0) {
+            return inBatches("purgeHistoryBatch", queue);
+        }
+        Object[] cutoff = sessions.inTransaction("reading the history cut-off of queue '" + queue + "'", c -> {
+            try (PreparedStatement ps = Jdbc.prepare(c, sql.get("historyCutoff"), queue.value(), keep - 1);
+                 ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? new Object[] {rs.getObject("finished_at", LocalDateTime.class), rs.getLong("id")} : null;
+            }
+        });
+        if (cutoff == null) {
+            return 0; // no more than keep rows
+        }
+        return inBatches("pruneHistoryBeforeBatch", queue, cutoff[0], cutoff[0], cutoff[1]);
+    }
+
+    /**
+     * Runs a {@code DELETE TOP (?) ...} statement until it deletes fewer rows than the batch; its binds are
+     * the batch size, the queue, then {@code more}.
+     */
+    private long inBatches(String statement, QueueName queue, Object... more) {
+        Object[] binds = new Object[2 + more.length];
+        binds[0] = SqlServerStatements.MAINTENANCE_BATCH;
+        binds[1] = queue.value();
+        System.arraycopy(more, 0, binds, 2, more.length);
+        long total = 0;
+        while (true) {
+            long n = sessions.inTransaction(statement + " on queue '" + queue + "'",
+                    c -> Jdbc.count(c, sql.get(statement), binds));
+            total += n;
+            if (n < SqlServerStatements.MAINTENANCE_BATCH) {
+                return total;
+            }
+        }
+    }
+
+    List<QueueName> queues() {
+        List<QueueName> out = sessions.inTransaction("listing queues", c -> {
+            List<QueueName> names = new ArrayList<>();
+            try (PreparedStatement ps = c.prepareStatement(sql.get("listQueues")); ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    try {
+                        names.add(QueueName.of(rs.getString("name")));
+                    } catch (dev.sqlqueue.InvalidInputException e) {
+                        // a row written by other means than this library: listing the others matters more
+                        LOG.warn("the queue table holds a row that is not a queue name, left out: {}", e.getMessage());
+                    }
+                }
+            }
+            return names;
+        });
+        out.sort(Comparator.comparing(QueueName::value));
+        return out;
+    }
+
+    QueueStats stats(QueueName queue) {
+        return sessions.inTransaction("reading stats of queue '" + queue + "'", c -> {
+            try (PreparedStatement ps = Jdbc.prepare(c, sql.get("stats"), queue.value()); ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return new QueueStats(queue, rs.getLong("ready"), rs.getLong("in_flight"), rs.getLong("delayed"),
+                        rs.getLong("dead"), Math.max(0, rs.getLong("oldest_ms")), rs.getLong("processed"));
+            }
+        });
+    }
+
+    List<DeadLetter> deadLetters(QueueName queue, int limit) {
+        return sessions.inTransaction("listing dead letters of queue '" + queue + "'", c -> {
+            List<DeadLetter> out = new ArrayList<>();
+            try (PreparedStatement ps = Jdbc.prepare(c, sql.get("listDeadLetters"), limit, queue.value());
+                 ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    String raw = rs.getString("headers");
+                    Map<String, String> headers;
+                    try {
+                        headers = HeaderCodec.decode(raw);
+                    } catch (HeaderCodec.MalformedHeadersException e) {
+                        headers = Map.of();
+                    }
+                    out.add(new DeadLetter(rs.getLong("message_id"), queue, rs.getBytes("payload"), headers, raw,
+                            rs.getInt("attempts"), rs.getString("reason"),
+                            ClaimedRow.utc(rs.getObject("enqueued_at", LocalDateTime.class)),
+                            ClaimedRow.utc(rs.getObject("dead_at", LocalDateTime.class))));
+                }
+            }
+            return out;
+        });
+    }
+
+    /**
+     * Empty {@code ids}: every dead letter of the queue, in batches; else the listed ones, one transaction
+     * per {@link SqlServerStatements#MAINTENANCE_BATCH} ids (so no transaction nears lock escalation).
+     */
+    long requeueDeadLetters(QueueName queue, List<Long> ids) {
+        if (ids.isEmpty()) {
+            return inBatches("requeueDeadLettersBatch", queue);
+        }
+        long total = 0;
+        for (int from = 0; from < ids.size(); from += SqlServerStatements.MAINTENANCE_BATCH) {
+            List<Long> chunk = ids.subList(from, Math.min(ids.size(), from + SqlServerStatements.MAINTENANCE_BATCH));
+            total += sessions.inTransaction("requeueing dead letters of queue '" + queue + "'", c -> {
+                long n = 0;
+                for (Long id : chunk) {
+                    n += Jdbc.count(c, sql.get("requeueDeadLetter"), id, queue.value());
+                }
+                return n;
+            });
+        }
+        return total;
+    }
+
+    List<HistoryEntry> history(QueueName queue, int limit) {
+        return sessions.inTransaction("reading history of queue '" + queue + "'", c -> {
+            List<HistoryEntry> out = new ArrayList<>();
+            try (PreparedStatement ps = Jdbc.prepare(c, sql.get("listHistory"), limit, queue.value());
+                 ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(new HistoryEntry(rs.getLong("message_id"), queue,
+                            ClaimedRow.utc(rs.getObject("enqueued_at", LocalDateTime.class)),
+                            ClaimedRow.utc(rs.getObject("started_at", LocalDateTime.class)),
+                            ClaimedRow.utc(rs.getObject("finished_at", LocalDateTime.class)),
+                            rs.getLong("duration_ms"), rs.getInt("attempts"), rs.getString("outcome"), rs.getString("detail")));
+                }
+            }
+            return out;
+        });
+    }
+}

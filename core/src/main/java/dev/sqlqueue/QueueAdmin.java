@@ -23,8 +23,36 @@ public interface QueueAdmin {
 
     QueueStats stats(QueueName queue);
 
-    /** Up to {@code limit} dead letters of the queue, oldest first. */
+    /**
+     * Up to {@code limit} dead letters of the queue, oldest first, payloads whole: memory grows with the payloads'
+     * sizes. To list them, {@link #deadLetterSummaries(QueueName, int)}.
+     */
     List<DeadLetter> deadLetters(QueueName queue, int limit);
+
+    /**
+     * Up to {@code limit} (1..100,000) dead letters of the queue, oldest first, each with at most
+     * {@link DeadLetterSummary#PREVIEW_BYTES} of its payload and the payload's length: what a listing needs, read in
+     * time and memory that do not depend on the payloads' sizes. The H2, PostgreSQL, MariaDB and SQL Server backends
+     * (queue tables and Service Broker) read the previews in SQL; this default reads whole payloads and cuts them.
+     *
+     * @throws InvalidInputException (rule {@code limit.range}) for a limit outside 1..100,000
+     */
+    default List<DeadLetterSummary> deadLetterSummaries(QueueName queue, int limit) {
+        return deadLetters(queue, limit).stream().map(DeadLetterSummary::of).toList();
+    }
+
+    /**
+     * The dead letters of the queue among {@code messageIds} (at most 10,000 ids), as summaries (see
+     * {@link #deadLetterSummaries(QueueName, int)}), oldest first; ids that are no dead letters of the queue are left
+     * out. This default lists the whole queue ({@link #deadLetters}, at most 100,000) and filters.
+     *
+     * @throws InvalidInputException (rule {@code dlq.ids}) for null, a null id or more than 10,000 ids
+     */
+    default List<DeadLetterSummary> deadLetterSummaries(QueueName queue, List<Long> messageIds) {
+        java.util.Set<Long> wanted = java.util.Set.copyOf(messageIds);
+        return deadLetters(queue, 100_000).stream().filter(d -> wanted.contains(d.messageId())).map(DeadLetterSummary::of)
+                .toList();
+    }
 
     /**
      * Put dead letters back on their queue with the attempt count reset; {@code messageIds} empty

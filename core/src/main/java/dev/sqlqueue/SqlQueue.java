@@ -438,6 +438,27 @@ public final class SqlQueue implements QueueClient {
     }
 
     @Override
+    public List<DeadLetterSummary> deadLetterSummaries(QueueName queue, int limit) {
+        return backend.deadLetterSummaries(q(queue), limit(limit));
+    }
+
+    /** The most ids {@link #deadLetterSummaries(QueueName, List)} takes. */
+    public static final int MAX_DEAD_LETTER_IDS = 10_000;
+
+    @Override
+    public List<DeadLetterSummary> deadLetterSummaries(QueueName queue, List<Long> messageIds) {
+        if (messageIds == null || messageIds.stream().anyMatch(java.util.Objects::isNull) || messageIds.size() > MAX_DEAD_LETTER_IDS) {
+            throw new InvalidInputException("dlq.ids", "message ids must be a list of at most " + MAX_DEAD_LETTER_IDS
+                    + " ids without null, was " + (messageIds == null ? "null" : messageIds.size() > MAX_DEAD_LETTER_IDS
+                    ? messageIds.size() + " ids" : "a list holding null"));
+        }
+        if (messageIds.isEmpty()) {
+            return List.of();
+        }
+        return backend.deadLetterSummaries(q(queue), List.copyOf(new java.util.LinkedHashSet<>(messageIds)));
+    }
+
+    @Override
     public long requeueDeadLetters(QueueName queue, List<Long> messageIds) {
         if (messageIds == null || messageIds.stream().anyMatch(java.util.Objects::isNull)) {
             // a null list is no "all": only an empty list means every dead letter of the queue

@@ -99,6 +99,13 @@ final class Cli {
                 .redirectOutput(log.toFile()).start();
     }
 
+    /** As {@link #process}, the JVM limited to a heap of {@code heapMb} MiB ({@code -Xmx}). */
+    static Process processWithHeap(Path dir, int heapMb, String... args) throws java.io.IOException {
+        List<String> command = command(args);
+        command.add(1, "-Xmx" + heapMb + "m");
+        return new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
+    }
+
     /** The command line of {@link #process}: this JVM's java, the class path with src/main's resources first. */
     private static List<String> command(String... args) {
         String classPath = java.util.stream.Stream.of(System.getProperty("java.class.path").split(java.io.File.pathSeparator))

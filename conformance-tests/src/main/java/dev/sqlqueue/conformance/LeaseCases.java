@@ -122,6 +122,15 @@ public interface LeaseCases extends SuiteContext {
         assertEquals(3, dl.attempts(), "three attempts");
         assertTrue(dl.reason().contains("always fails: attempt 3"), "the reason is kept: " + dl.reason());
         assertEquals("v", dl.headers().get("h"));
+        // listings read summaries: the payload's first bytes and its length (issue 31)
+        List<dev.sqlqueue.DeadLetterSummary> summaries = queue().deadLetterSummaries(q, 10);
+        assertEquals(1, summaries.size(), "the summary listing agrees");
+        assertEquals(dl.messageId(), summaries.get(0).messageId());
+        assertArrayEquals(payload, summaries.get(0).payloadPreview(), "a short payload is its own preview");
+        assertEquals(payload.length, summaries.get(0).payloadBytes());
+        assertEquals(dl.reason(), summaries.get(0).reason());
+        assertEquals(List.of(dl.messageId()), queue().deadLetterSummaries(q, List.of(dl.messageId(), dl.messageId() + 1_000_000))
+                .stream().map(dev.sqlqueue.DeadLetterSummary::messageId).toList(), "by id: ids of no dead letter are left out");
         assertEquals(0, queue().stats(q).depth(), "no longer on the queue");
         assertEquals(1, queue().requeueDeadLetters(q, List.of()));
         Delivery back = consumeOne(queue(), q, Duration.ofSeconds(5));

@@ -189,6 +189,16 @@ public abstract class ForwardingQueueBackend implements QueueBackend {
     }
 
     @Override
+    public List<dev.sqlqueue.DeadLetterSummary> deadLetterSummaries(QueueName queue, int limit) {
+        return delegate.deadLetterSummaries(queue, limit);
+    }
+
+    @Override
+    public List<dev.sqlqueue.DeadLetterSummary> deadLetterSummaries(QueueName queue, List<Long> messageIds) {
+        return delegate.deadLetterSummaries(queue, messageIds);
+    }
+
+    @Override
     public long requeueDeadLetters(QueueName queue, List<Long> messageIds) {
         return delegate.requeueDeadLetters(queue, messageIds);
     }

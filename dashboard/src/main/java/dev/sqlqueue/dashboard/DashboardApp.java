@@ -1,6 +1,7 @@
 package dev.sqlqueue.dashboard;
 
 import dev.sqlqueue.DeadLetter;
+import dev.sqlqueue.DeadLetterSummary;
 import dev.sqlqueue.HistoryEntry;
 import dev.sqlqueue.InvalidInputException;
 import dev.sqlqueue.QueueAdmin;
@@ -287,10 +288,11 @@ public final class DashboardApp implements AutoCloseable {
     }
 
     private String deadLetters(QueueName q) {
-        List<DeadLetter> list = admin.deadLetters(q, options.listLimit());
+        // summaries: the first bytes of each payload only (issue 31: 100 whole payloads per refresh before)
+        List<DeadLetterSummary> list = admin.deadLetterSummaries(q, options.listLimit());
         Json j = new Json().beginObject().member("queue", q.value()).member("limit", options.listLimit());
         j.name("deadLetters").beginArray();
-        for (DeadLetter d : list) {
+        for (DeadLetterSummary d : list) {
             j.beginObject().member("id", d.messageId()).member("attempts", d.attempts()).member("reason", d.reason())
                     .member("enqueuedAt", d.enqueuedAt()).member("deadAt", d.deadAt()).member("group", d.group())
                     .member("headers", d.headers());
@@ -298,11 +300,11 @@ public final class DashboardApp implements AutoCloseable {
                 j.member("rawHeaders", d.rawHeaders());
             }
             if (options.payloadPreview()) {
-                PayloadPreview p = PayloadPreview.of(d.payload(), options.previewChars());
+                PayloadPreview p = PayloadPreview.of(d.payloadPreview(), d.payloadBytes(), options.previewChars());
                 j.name("payload").beginObject().member("kind", p.kind()).member("preview", p.preview())
                         .member("truncated", p.truncated()).member("bytes", p.bytes()).endObject();
             } else {
-                j.member("payloadBytes", d.payload().length);
+                j.member("payloadBytes", d.payloadBytes());
             }
             j.endObject();
         }

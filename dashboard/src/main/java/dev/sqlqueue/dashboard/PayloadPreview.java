@@ -20,7 +20,30 @@ import java.nio.charset.StandardCharsets;
  * @param truncated whether the payload is longer than the preview
  * @param bytes the payload's size in bytes
  */
-record PayloadPreview(String kind, String preview, boolean truncated, int bytes) {
+record PayloadPreview(String kind, String preview, boolean truncated, long bytes) {
+    /**
+     * The preview of a payload of which only its first bytes were read ({@code head}, the whole payload being
+     * {@code totalBytes} long): a UTF-8 sequence cut at the end of {@code head} is left out.
+     */
+    static PayloadPreview of(byte[] head, long totalBytes, int maxChars) {
+        if (head.length == totalBytes) {
+            return of(head, maxChars);
+        }
+        int end = head.length;
+        for (int back = 1; back <= 3 && end - back >= 0; back++) {
+            int b = head[end - back] & 0xff;
+            if ((b & 0xc0) != 0x80) { // the lead byte of the last sequence
+                int need = b < 0x80 ? 1 : b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
+                if (need > back) {
+                    end -= back;
+                }
+                break;
+            }
+        }
+        PayloadPreview p = of(java.util.Arrays.copyOf(head, end), maxChars);
+        return new PayloadPreview(p.kind(), p.preview(), true, totalBytes);
+    }
+
     /** The preview of {@code payload} in at most {@code maxChars} (16..100,000) characters. */
     static PayloadPreview of(byte[] payload, int maxChars) {
         String text = utf8Text(payload);

@@ -195,19 +195,78 @@ final class SkipLockedAdmin {
         });
     }
 
+    /** Dead letters with payload previews ({@link SkipLockedStatements#listDeadSummaries}), oldest first. */
+    List<dev.sqlqueue.DeadLetterSummary> deadLetterSummaries(QueueName queue, int limit) {
+        return inTransaction("list dead letters", c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql.listDeadSummaries)) {
+                ps.setString(1, queue.value());
+                ps.setInt(2, limit);
+                return summaries(ps, queue);
+            }
+        });
+    }
+
+    /** The dead letters of the queue among {@code ids}, with payload previews, oldest first. */
+    List<dev.sqlqueue.DeadLetterSummary> deadLetterSummaries(QueueName queue, List<Long> ids) {
+        return inTransaction("list dead letters", c -> {
+            List<dev.sqlqueue.DeadLetterSummary> out = new ArrayList<>();
+            try (PreparedStatement ps = c.prepareStatement(sql.deadSummaryById)) {
+                for (Long id : ids) {
+                    ps.setString(1, queue.value());
+                    ps.setLong(2, id);
+                    out.addAll(summaries(ps, queue));
+                }
+            }
+            out.sort(java.util.Comparator.comparing(dev.sqlqueue.DeadLetterSummary::deadAt)
+                    .thenComparingLong(dev.sqlqueue.DeadLetterSummary::messageId));
+            return out;
+        });
+    }
+
+    private static List<dev.sqlqueue.DeadLetterSummary> summaries(PreparedStatement ps, QueueName queue) throws SQLException {
+        List<dev.sqlqueue.DeadLetterSummary> out = new ArrayList<>();
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                String raw = rs.getString(5);
+                Map<String, String> headers;
+                try {
+                    headers = HeaderCodec.decode(raw);
+                } catch (HeaderCodec.MalformedHeadersException e) {
+                    headers = Map.of();
+                }
+                out.add(new dev.sqlqueue.DeadLetterSummary(rs.getLong(1), queue, rs.getBytes(6), rs.getLong(10), headers, raw,
+                        rs.getInt(4), rs.getString(7), Instant.ofEpochMilli(rs.getLong(3)), Instant.ofEpochMilli(rs.getLong(8)),
+                        rs.getString(9)));
+            }
+        }
+        return out;
+    }
+
     long requeueDeadLetters(QueueName queue, List<Long> messageIds) {
         long n = inTransaction("requeue dead letters", c -> {
             List<Long> ids = new ArrayList<>();
-            try (PreparedStatement ps = c.prepareStatement(sql.lockDeadIds)) {
-                ps.setString(1, queue.value());
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        ids.add(rs.getLong(1));
+            if (messageIds.isEmpty()) {
+                try (PreparedStatement ps = c.prepareStatement(sql.lockDeadIds)) {
+                    ps.setString(1, queue.value());
+                    try (ResultSet rs = ps.executeQuery()) {
+                        while (rs.next()) {
+                            ids.add(rs.getLong(1));
+                        }
                     }
                 }
-            }
-            if (!messageIds.isEmpty()) {
-                ids.retainAll(new HashSet<>(messageIds));
+            } else {
+                // only the given rows, each locked by its key, in id order as the whole-queue lock takes them
+                try (PreparedStatement ps = c.prepareStatement(sql.lockDeadId)) {
+                    for (long id : new java.util.TreeSet<>(messageIds)) {
+                        ps.setString(1, queue.value());
+                        ps.setLong(2, id);
+                        try (ResultSet rs = ps.executeQuery()) {
+                            if (rs.next()) {
+                                ids.add(rs.getLong(1));
+                            }
+                        }
+                    }
+                }
             }
             long moved = 0;
             for (long id : ids) {

@@ -151,6 +151,16 @@ final class SkipLockedBackend implements QueueBackend {
     }
 
     @Override
+    public List<dev.sqlqueue.DeadLetterSummary> deadLetterSummaries(QueueName queue, int limit) {
+        return admin.deadLetterSummaries(queue, limit);
+    }
+
+    @Override
+    public List<dev.sqlqueue.DeadLetterSummary> deadLetterSummaries(QueueName queue, List<Long> messageIds) {
+        return admin.deadLetterSummaries(queue, messageIds);
+    }
+
+    @Override
     public long requeueDeadLetters(QueueName queue, List<Long> messageIds) {
         return admin.requeueDeadLetters(queue, messageIds);
     }

@@ -185,6 +185,20 @@ public final class SkipLockedStatements {
     public final String listDead;
     /** (queue): ids of the queue's dead letters, locked. */
     public final String lockDeadIds;
+    /**
+     * The dead letters with the first {@link dev.sqlqueue.DeadLetterSummary#PREVIEW_BYTES} bytes of each payload and
+     * its length, never the payload (issue 31): standard SQL {@code SUBSTRING(payload FROM 1 FOR n)} and
+     * {@code OCTET_LENGTH(payload)}, which H2, PostgreSQL (bytea) and MariaDB (BLOB) take for binary strings.
+     * Columns: id, priority, enqueued_at, attempts, headers, preview, reason, dead_at, group, payload length.
+     */
+    public final String listDeadSummaries;
+    /** As {@link #listDeadSummaries} for one message id of the queue. */
+    public final String deadSummaryById;
+    /**
+     * One dead letter's id, locked (FOR UPDATE): a requeue of given ids locks only those rows (issue 31: locking
+     * every dead id of the queue read every row, payloads included on H2, to requeue one).
+     */
+    public final String lockDeadId;
     /** (queue, id): copy one dead letter without a group back to its queue with attempts 0, keeping its id. */
     public final String requeueDead;
     /**
@@ -481,7 +495,17 @@ public final class SkipLockedStatements {
                 .from(history).where(QUEUE.eq(queue)).orderBy(HISTORY_ID.desc()).limit(param("limit", Integer.class)), dsl);
         listDead = sql(dsl.select(ID, PRIORITY, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, REASON, DEAD_AT, GROUP_KEY)
                 .from(deadLetter).where(QUEUE.eq(queue)).orderBy(DEAD_AT.asc(), ID.asc()).limit(param("limit", Integer.class)), dsl);
+        Field<byte[]> preview = DSL.field("substring({0} from 1 for " + dev.sqlqueue.DeadLetterSummary.PREVIEW_BYTES + ")",
+                byte[].class, PAYLOAD);
+        Field<Long> payloadLength = DSL.field("octet_length({0})", Long.class, PAYLOAD);
+        listDeadSummaries = sql(dsl.select(ID, PRIORITY, ENQUEUED_AT, ATTEMPTS, HEADERS, preview, REASON, DEAD_AT, GROUP_KEY,
+                        payloadLength)
+                .from(deadLetter).where(QUEUE.eq(queue)).orderBy(DEAD_AT.asc(), ID.asc()).limit(param("limit", Integer.class)), dsl);
+        deadSummaryById = sql(dsl.select(ID, PRIORITY, ENQUEUED_AT, ATTEMPTS, HEADERS, preview, REASON, DEAD_AT, GROUP_KEY,
+                        payloadLength)
+                .from(deadLetter).where(QUEUE.eq(queue)).and(ID.eq(id)), dsl);
         lockDeadIds = dsl.select(ID).from(deadLetter).where(QUEUE.eq(queue)).orderBy(ID).forUpdate().getSQL(ParamType.INDEXED);
+        lockDeadId = dsl.select(ID).from(deadLetter).where(QUEUE.eq(queue)).and(ID.eq(id)).forUpdate().getSQL(ParamType.INDEXED);
         requeueDead = sql(dsl.insertInto(message, ID, QUEUE, PRIORITY, VISIBLE_AT, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, LAST_ERROR,
                         GROUP_KEY)
                 .select(dsl.select(ID, QUEUE, PRIORITY, now, ENQUEUED_AT, zero, HEADERS, PAYLOAD, REASON, GROUP_KEY)

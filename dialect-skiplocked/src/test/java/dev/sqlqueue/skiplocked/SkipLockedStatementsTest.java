@@ -126,6 +126,13 @@ class SkipLockedStatementsTest {
                 + "sqlq_dead_letter\" where queue = ? order by dead_at asc, id asc fetch next ? rows only");
         e.put("lockDeadIds",
                 "select id from \"sqlq_dead_letter\" where queue = ? order by id for update");
+        // issue 31: listings read previews and lengths; a requeue of given ids locks only those rows
+        e.put("listDeadSummaries", "select id, priority, enqueued_at, attempts, headers, substring(payload from 1 for 256), reason,"
+                + " dead_at, group_key, octet_length(payload) from \"sqlq_dead_letter\" where queue = ? order by dead_at asc, id asc"
+                + " fetch next ? rows only");
+        e.put("deadSummaryById", "select id, priority, enqueued_at, attempts, headers, substring(payload from 1 for 256), reason,"
+                + " dead_at, group_key, octet_length(payload) from \"sqlq_dead_letter\" where (queue = ? and id = ?)");
+        e.put("lockDeadId", "select id from \"sqlq_dead_letter\" where (queue = ? and id = ?) for update");
         e.put("requeueDead",
                 "insert into \"sqlq_message\" (id, queue, priority, visible_at, enqueued_at, attempts, headers, pa"
                 + "yload, last_error, group_key) select id, queue, priority, ("
@@ -266,6 +273,12 @@ class SkipLockedStatementsTest {
                 + "sqlq_dead_letter` where queue = ? order by dead_at asc, id asc fetch next ? rows only");
         e.put("lockDeadIds",
                 "select id from `sqlq_dead_letter` where queue = ? order by id for update");
+        e.put("listDeadSummaries", "select id, priority, enqueued_at, attempts, headers, substring(payload from 1 for 256), reason,"
+                + " dead_at, group_key, octet_length(payload) from `sqlq_dead_letter` where queue = ? order by dead_at asc, id asc"
+                + " fetch next ? rows only");
+        e.put("deadSummaryById", "select id, priority, enqueued_at, attempts, headers, substring(payload from 1 for 256), reason,"
+                + " dead_at, group_key, octet_length(payload) from `sqlq_dead_letter` where (queue = ? and id = ?)");
+        e.put("lockDeadId", "select id from `sqlq_dead_letter` where (queue = ? and id = ?) for update");
         e.put("requeueDead",
                 "insert into `sqlq_message` (id, queue, priority, visible_at, enqueued_at, attempts, headers, pa"
                 + "yload, last_error, group_key) select id, queue, priority, ("
@@ -426,6 +439,14 @@ class SkipLockedStatementsTest {
                 + "ws only");
         e.put("lockDeadIds",
                 "select id from \"sqlq_dead_letter\" where queue = cast(? as varchar) order by id for update");
+        e.put("listDeadSummaries", "select id, priority, enqueued_at, attempts, headers, substring(payload from 1 for 256), reason,"
+                + " dead_at, group_key, octet_length(payload) from \"sqlq_dead_letter\" where queue = cast(? as varchar) order by"
+                + " dead_at asc, id asc fetch next ? rows only");
+        e.put("deadSummaryById", "select id, priority, enqueued_at, attempts, headers, substring(payload from 1 for 256), reason,"
+                + " dead_at, group_key, octet_length(payload) from \"sqlq_dead_letter\" where (queue = cast(? as varchar) and id ="
+                + " cast(? as bigint))");
+        e.put("lockDeadId", "select id from \"sqlq_dead_letter\" where (queue = cast(? as varchar) and id = cast(? as bigint))"
+                + " for update");
         e.put("requeueDead",
                 "insert into \"sqlq_message\" (id, queue, priority, visible_at, enqueued_at, attempts, headers, pa"
                 + "yload, last_error, group_key) select id, queue, priority, ("
@@ -612,7 +633,7 @@ class SkipLockedStatementsTest {
         }
         // the statements that take a queue name have it as their first bind (see SkipLockedBackend)
         Map<String, String> all = StatementDump.of(new SkipLockedStatements(d, "sqlq_"));
-        for (String name : Set.of("stats", "listHistory", "listDead", "lockDeadIds",
+        for (String name : Set.of("stats", "listHistory", "listDead", "lockDeadIds", "lockDeadId", "listDeadSummaries", "deadSummaryById",
                 "requeueDead", "deleteDead", "purgeDead", "purgeMessages", "purgeHistory", "deleteQueue",
                 "deleteExpiredKey", "keyMessage", "deleteKeys",
                 d == SkipLockedDialect.H2 ? "claimCandidates" : "claimSelect")) {
@@ -664,6 +685,9 @@ class SkipLockedStatementsTest {
         binds.put("listHistory", 2);             // queue, limit
         binds.put("listDead", 2);                // queue, limit
         binds.put("lockDeadIds", 1);
+        binds.put("lockDeadId", 2);              // queue, id
+        binds.put("listDeadSummaries", 2);       // queue, limit
+        binds.put("deadSummaryById", 2);         // queue, id
         binds.put("requeueDead", 2);             // queue, id
         binds.put("requeueDeadGrouped", 2);      // queue, id
         binds.put("deleteDead", 2);              // queue, id

@@ -37,6 +37,32 @@ public final class DeadLetterStatements {
                 + " WHERE queue_name = ? ORDER BY dead_id";
     }
 
+    /**
+     * Listings (issue 31): the first bytes of each payload and its length, never the payload. Parameters: limit,
+     * queue name. Columns: dead_id, message_id, payload_preview, headers, attempts, reason, enqueued_ms, dead_ms,
+     * group_key, payload_bytes. Oldest first.
+     */
+    public String listDeadLetterSummaries() {
+        return "SELECT TOP (?) " + summaryColumns() + " FROM " + n.deadTable() + " WHERE queue_name = ? ORDER BY dead_id";
+    }
+
+    /** As {@link #listDeadLetterSummaries} for the queue's dead letters with {@code count} (1..500) message ids. */
+    public String deadLetterSummariesByIds(int count) {
+        if (count < 1 || count > 500) {
+            throw new IllegalArgumentException("count must be 1..500");
+        }
+        return "SELECT " + summaryColumns() + " FROM " + n.deadTable() + " WHERE queue_name = ?"
+                + " AND message_id IN (" + String.join(", ", Collections.nCopies(count, "?")) + ") ORDER BY dead_id";
+    }
+
+    private String summaryColumns() {
+        return "dead_id, message_id, SUBSTRING(payload, 1, " + dev.sqlqueue.DeadLetterSummary.PREVIEW_BYTES
+                + ") AS payload_preview, headers, attempts, reason,"
+                + " DATEDIFF_BIG(millisecond, " + BrokerStatements.EPOCH + ", enqueued_at) AS enqueued_ms,"
+                + " DATEDIFF_BIG(millisecond, " + BrokerStatements.EPOCH + ", dead_at) AS dead_ms, group_key,"
+                + " DATALENGTH(payload) AS payload_bytes";
+    }
+
     private String deadLetterColumns() {
         return "dead_id, message_id, payload, headers, attempts, reason,"
                 + " DATEDIFF_BIG(millisecond, " + BrokerStatements.EPOCH + ", enqueued_at) AS enqueued_ms,"

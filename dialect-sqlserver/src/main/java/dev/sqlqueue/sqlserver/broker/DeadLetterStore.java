@@ -49,6 +49,48 @@ public final class DeadLetterStore {
         return out;
     }
 
+    /** Dead letters with payload previews, oldest first ({@link DeadLetterStatements#listDeadLetterSummaries}). */
+    public List<dev.sqlqueue.DeadLetterSummary> summaries(QueueName q, int limit) throws SQLException {
+        try (Connection c = ds.getConnection()) {
+            return toSummaries(q, Sql.query(c, sql.deadLetters().listDeadLetterSummaries(), limit, q.value()));
+        }
+    }
+
+    /** The queue's dead letters among {@code ids}, with payload previews, oldest first, {@value #PAGE} ids per statement. */
+    public List<dev.sqlqueue.DeadLetterSummary> summaries(QueueName q, List<Long> ids) throws SQLException {
+        List<Object[]> rows = new ArrayList<>();
+        try (Connection c = ds.getConnection()) {
+            for (int from = 0; from < ids.size(); from += PAGE) {
+                List<Long> chunk = ids.subList(from, Math.min(ids.size(), from + PAGE));
+                Object[] params = new Object[chunk.size() + 1];
+                params[0] = q.value();
+                for (int i = 0; i < chunk.size(); i++) {
+                    params[i + 1] = chunk.get(i);
+                }
+                rows.addAll(Sql.query(c, sql.deadLetters().deadLetterSummariesByIds(chunk.size()), params));
+            }
+        }
+        rows.sort(java.util.Comparator.comparingLong(r -> Sql.asLong(r[0])));
+        return toSummaries(q, rows);
+    }
+
+    private static List<dev.sqlqueue.DeadLetterSummary> toSummaries(QueueName q, List<Object[]> rows) {
+        List<dev.sqlqueue.DeadLetterSummary> out = new ArrayList<>();
+        for (Object[] r : rows) {
+            String raw = String.valueOf(r[3]);
+            Map<String, String> headers;
+            try {
+                headers = HeaderCodec.decode(raw);
+            } catch (HeaderCodec.MalformedHeadersException e) {
+                headers = Map.of();
+            }
+            out.add(new dev.sqlqueue.DeadLetterSummary(Sql.asLong(r[1]), q, (byte[]) r[2], Sql.asLong(r[9]), headers, raw,
+                    (int) Sql.asLong(r[4]), String.valueOf(r[5]), r[6] == null ? null : Instant.ofEpochMilli(Sql.asLong(r[6])),
+                    Instant.ofEpochMilli(Sql.asLong(r[7])), r[8] == null ? null : String.valueOf(r[8])));
+        }
+        return out;
+    }
+
     /** Dead letters requeued per transaction at most. */
     static final int PAGE = 500;
 

@@ -469,6 +469,24 @@ public final class ServiceBrokerBackend implements QueueBackend {
     }
 
     @Override
+    public List<dev.sqlqueue.DeadLetterSummary> deadLetterSummaries(QueueName queue, int limit) {
+        try {
+            return dead.summaries(queue, limit);
+        } catch (SQLException e) {
+            throw BrokerErrors.translate(e, "listing dead letters of '" + queue + "'");
+        }
+    }
+
+    @Override
+    public List<dev.sqlqueue.DeadLetterSummary> deadLetterSummaries(QueueName queue, List<Long> messageIds) {
+        try {
+            return dead.summaries(queue, messageIds);
+        } catch (SQLException e) {
+            throw BrokerErrors.translate(e, "listing dead letters of '" + queue + "'");
+        }
+    }
+
+    @Override
     public long requeueDeadLetters(QueueName queue, List<Long> messageIds) {
         try {
             return dead.requeue(queue, messageIds);

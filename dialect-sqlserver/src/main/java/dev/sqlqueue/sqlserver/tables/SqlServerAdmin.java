@@ -3,6 +3,7 @@ package dev.sqlqueue.sqlserver.tables;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import dev.sqlqueue.DeadLetter;
+import dev.sqlqueue.DeadLetterSummary;
 import dev.sqlqueue.HistoryEntry;
 import dev.sqlqueue.HistoryRetention;
 import dev.sqlqueue.QueueName;
@@ -214,6 +215,50 @@ final class SqlServerAdmin {
             }
             return out;
         });
+    }
+
+    /** Dead letters with payload previews, oldest first ({@code listDeadLetterSummaries}). */
+    List<DeadLetterSummary> deadLetterSummaries(QueueName queue, int limit) {
+        return sessions.inTransaction("listing dead letters of queue '" + queue + "'", c -> {
+            try (PreparedStatement ps = Jdbc.prepare(c, sql.get("listDeadLetterSummaries"), limit, queue.value())) {
+                return summaries(ps, queue);
+            }
+        });
+    }
+
+    /** The dead letters of the queue among {@code ids}, with payload previews, oldest first. */
+    List<DeadLetterSummary> deadLetterSummaries(QueueName queue, List<Long> ids) {
+        List<DeadLetterSummary> out = sessions.inTransaction("listing dead letters of queue '" + queue + "'", c -> {
+            List<DeadLetterSummary> found = new ArrayList<>();
+            for (Long id : ids) {
+                try (PreparedStatement ps = Jdbc.prepare(c, sql.get("deadLetterSummaryById"), id, queue.value())) {
+                    found.addAll(summaries(ps, queue));
+                }
+            }
+            return found;
+        });
+        return out.stream().sorted(Comparator.comparing(DeadLetterSummary::deadAt).thenComparingLong(DeadLetterSummary::messageId))
+                .toList();
+    }
+
+    private static List<DeadLetterSummary> summaries(PreparedStatement ps, QueueName queue) throws SQLException {
+        List<DeadLetterSummary> out = new ArrayList<>();
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                String raw = rs.getString("headers");
+                Map<String, String> headers;
+                try {
+                    headers = HeaderCodec.decode(raw);
+                } catch (HeaderCodec.MalformedHeadersException e) {
+                    headers = Map.of();
+                }
+                out.add(new DeadLetterSummary(rs.getLong("message_id"), queue, rs.getBytes("payload_preview"),
+                        rs.getLong("payload_bytes"), headers, raw, rs.getInt("attempts"), rs.getString("reason"),
+                        ClaimedRow.utc(rs.getObject("enqueued_at", LocalDateTime.class)),
+                        ClaimedRow.utc(rs.getObject("dead_at", LocalDateTime.class)), null));
+            }
+        }
+        return out;
     }
 
     /**

@@ -401,6 +401,17 @@ public final class SqlServerStatements {
         // Binds: 1 limit, 2 queue.
         all.put("listDeadLetters", PRELUDE + "SELECT TOP (?) [message_id], [payload], [headers], [attempts], [reason],"
                 + " [enqueued_at], [dead_at] FROM " + deadLetters + " WHERE [queue_name] = ? ORDER BY [dead_at], [message_id];");
+        // Listings (issue 31): the first bytes of each payload and its length, never the payload. Columns:
+        // message_id, payload_preview, payload_bytes, headers, attempts, reason, enqueued_at, dead_at.
+        String summary = "[message_id], SUBSTRING([payload], 1, " + dev.sqlqueue.DeadLetterSummary.PREVIEW_BYTES
+                + ") AS [payload_preview], DATALENGTH([payload]) AS [payload_bytes], [headers], [attempts], [reason],"
+                + " [enqueued_at], [dead_at]";
+        // Binds: 1 limit, 2 queue.
+        all.put("listDeadLetterSummaries", PRELUDE + "SELECT TOP (?) " + summary + " FROM " + deadLetters
+                + " WHERE [queue_name] = ? ORDER BY [dead_at], [message_id];");
+        // Binds: 1 message id, 2 queue.
+        all.put("deadLetterSummaryById", PRELUDE + "SELECT " + summary + " FROM " + deadLetters
+                + " WHERE [message_id] = ? AND [queue_name] = ?;");
         String requeue = " OUTPUT deleted.[queue_name], deleted.[priority], SYSUTCDATETIME(), deleted.[enqueued_at], 0,"
                 + " deleted.[payload], deleted.[headers]"
                 + " INTO " + messages + " ([queue_name], [priority], [visible_at], [enqueued_at], [attempts], [payload], [headers])";

@@ -164,6 +164,12 @@ class BabelfishStatementsTest {
         List<DeadLetter> dead = plain.deadLetters(q, 10);
         assertEquals(1, dead.size());
         assertEquals("poison", dead.get(0).reason());
+        List<dev.sqlqueue.DeadLetterSummary> summaries = plain.deadLetterSummaries(q, 10);
+        assertEquals(dead.get(0).messageId(), summaries.get(0).messageId());
+        assertTrue(summaries.get(0).wholePayload(), "a short payload is its own preview");
+        assertEquals(dead.get(0).payload().length, summaries.get(0).payloadBytes());
+        assertEquals(List.of(dead.get(0).messageId()), plain.deadLetterSummaries(q, List.of(dead.get(0).messageId(), 999_999L))
+                .stream().map(dev.sqlqueue.DeadLetterSummary::messageId).toList(), "an id that is no dead letter is left out");
         String poison = new String(dead.get(0).payload(), java.nio.charset.StandardCharsets.UTF_8);
         assertEquals(1, plain.requeueDeadLetters(q, List.of(dead.get(0).messageId())));
         plain.deadLetter(claimText(plain, q, poison).receipt(), "again");

@@ -170,6 +170,13 @@ class SqlServerStatementsTest {
                 + "deleted.[payload], deleted.[headers] INTO [dbo].[sqlq_messages] ([queue_name], [priority], "
                 + "[visible_at], [enqueued_at], [attempts], [payload], [headers]) WHERE [queue_name] = ?; SELECT "
                 + "@@ROWCOUNT AS [n];");
+        // issue 31: listings read the first 256 bytes and the length of each payload, never the payload
+        String summary = "[message_id], SUBSTRING([payload], 1, 256) AS [payload_preview], DATALENGTH([payload]) AS"
+                + " [payload_bytes], [headers], [attempts], [reason], [enqueued_at], [dead_at]";
+        expected.put("listDeadLetterSummaries", "SET NOCOUNT ON; SET XACT_ABORT ON; SELECT TOP (?) " + summary
+                + " FROM [dbo].[sqlq_dead_letters] WHERE [queue_name] = ? ORDER BY [dead_at], [message_id];");
+        expected.put("deadLetterSummaryById", "SET NOCOUNT ON; SET XACT_ABORT ON; SELECT " + summary
+                + " FROM [dbo].[sqlq_dead_letters] WHERE [message_id] = ? AND [queue_name] = ?;");
         expected.put("listHistory",
                 "SET NOCOUNT ON; SET XACT_ABORT ON; SELECT TOP (?) [message_id], [enqueued_at], [started_at], "
                 + "[finished_at], [duration_ms], [attempts], [outcome], [detail] FROM [dbo].[sqlq_history] WHERE "

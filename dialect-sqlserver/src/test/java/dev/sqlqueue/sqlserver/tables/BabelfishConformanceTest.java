@@ -10,8 +10,8 @@ import org.junit.jupiter.api.Nested;
  * The conformance suite of the {@code sqlserver} backend on Babelfish for PostgreSQL ({@link BabelfishServer}), in
  * both claim modes:
  * <ul>
- *   <li>every case on the default options (fifo, clustered), C17 (database outage: the server is stopped and
- *       started) included;</li>
+ *   <li>every case on the default options (fifo, clustered) in lease mode, C17 (database outage: the server is
+ *       stopped and started) included; in the transactional mode the cases that depend on the claim mode;</li>
  *   <li>the cases whose outcome depends on the claim statement, its order and the table layout on the other
  *       orderings and layouts (priority-first on a clustered table, lifo on a heap).</li>
  * </ul>
@@ -38,7 +38,15 @@ class BabelfishConformanceTest {
         }
     }
 
+    /**
+     * The cases that depend on the claim mode, and the transactional cases Babelfish cannot pass (reported skipped
+     * with their reason, not left out). Left out, running in {@link Lease}: the cases that do not depend on the claim
+     * mode, and C10, whose 20,000 messages through transactional claims that Babelfish serialises take minutes.
+     */
     @Nested
+    @OnlyCases(value = {"C01", "C02", "C04", "C05", "C06", "C07", "C08", "C09", "C11", "C12", "C16", "C17", "C18", "C21",
+            "C24"}, why = "it runs in BabelfishConformanceTest Lease: it does not depend on the claim mode, or (C10) its"
+            + " 20,000 messages through transactional claims, which Babelfish serialises, take minutes")
     class Transactional extends TransactionalModeSuite {
         @Override
         protected ConformanceTarget target() {
@@ -47,7 +55,7 @@ class BabelfishConformanceTest {
     }
 
     @Nested
-    @OnlyCases(value = {"C01", "C08", "C09", "C11", "C19"}, why = ORDER_AND_LAYOUT)
+    @OnlyCases(value = {"C01", "C08", "C09", "C11"}, why = ORDER_AND_LAYOUT)
     class LeasePriorityFirst extends LeaseModeSuite {
         @Override
         protected ConformanceTarget target() {
@@ -56,7 +64,7 @@ class BabelfishConformanceTest {
     }
 
     @Nested
-    @OnlyCases(value = {"C01", "C09", "C19"}, why = ORDER_AND_LAYOUT)
+    @OnlyCases(value = {"C01", "C09"}, why = ORDER_AND_LAYOUT)
     class TransactionalPriorityFirst extends TransactionalModeSuite {
         @Override
         protected ConformanceTarget target() {
@@ -65,7 +73,7 @@ class BabelfishConformanceTest {
     }
 
     @Nested
-    @OnlyCases(value = {"C01", "C03", "C09", "C11", "C19", "C20"}, why = ORDER_AND_LAYOUT)
+    @OnlyCases(value = {"C01", "C09", "C11", "C20"}, why = ORDER_AND_LAYOUT)
     class LeaseLifoOnAHeap extends LeaseModeSuite {
         @Override
         protected ConformanceTarget target() {
@@ -74,7 +82,7 @@ class BabelfishConformanceTest {
     }
 
     @Nested
-    @OnlyCases(value = {"C01", "C09", "C19", "C20"}, why = ORDER_AND_LAYOUT)
+    @OnlyCases(value = {"C01", "C09"}, why = ORDER_AND_LAYOUT)
     class TransactionalLifoOnAHeap extends TransactionalModeSuite {
         @Override
         protected ConformanceTarget target() {

@@ -51,34 +51,38 @@ class BabelfishStatementsTest {
     private final Set<String> prepared = new ConcurrentSkipListSet<>();
     private SqlQueue plain;
     private SqlQueue withHistory;
+    /** A one-second deduplication window, for the keys' expiry and clean-up. */
+    private SqlQueue shortWindow;
 
     @BeforeEach
     void open() {
         assumeTrue(BabelfishServer.unavailable().isEmpty(), () -> BabelfishServer.unavailable().orElse(""));
         prefix = "ks" + Long.toString(ThreadLocalRandom.current().nextLong(1L << 40, 1L << 45), 36) + "_";
-        plain = SqlQueue.open(config(false));
-        withHistory = SqlQueue.open(config(true));
+        plain = SqlQueue.open(config(false, Duration.ofMinutes(5)));
+        withHistory = SqlQueue.open(config(true, Duration.ofMinutes(5)));
+        shortWindow = SqlQueue.open(config(false, Duration.ofSeconds(1)));
     }
 
-    private QueueConfig config(boolean history) {
-        return QueueConfig.builder().url(BabelfishServer.get().url()).tablePrefix(prefix).poolSize(6).history(history)
-                .deduplicationWindow(Duration.ofSeconds(1)).dataSourceWrapper(this::recording).build();
+    private QueueConfig config(boolean history, Duration window) {
+        return QueueConfig.builder().url(BabelfishServer.get().url()).tablePrefix(prefix).poolSize(4).history(history)
+                .deduplicationWindow(window).dataSourceWrapper(this::recording).build();
     }
 
     /** The DataSource, with every Connection.prepareStatement text recorded. */
     private DataSource recording(DataSource ds) {
         return (DataSource) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {DataSource.class}, (p, m, a) -> {
             Object r = invoke(ds, m, a);
-            if (m.getName().equals("getConnection")) {
-                Connection c = (Connection) r;
-                return Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Connection.class}, (cp, cm, ca) -> {
-                    if (cm.getName().equals("prepareStatement")) {
-                        prepared.add((String) ca[0]);
-                    }
-                    return invoke(c, cm, ca);
-                });
+            return m.getName().equals("getConnection") ? recording((Connection) r) : r;
+        });
+    }
+
+    /** The connection, with every prepareStatement text recorded. */
+    private Connection recording(Connection c) {
+        return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Connection.class}, (cp, cm, ca) -> {
+            if (cm.getName().equals("prepareStatement")) {
+                prepared.add((String) ca[0]);
             }
-            return r;
+            return invoke(c, cm, ca);
         });
     }
 
@@ -95,6 +99,7 @@ class BabelfishStatementsTest {
         if (plain == null) {
             return;
         }
+        shortWindow.close();
         withHistory.close();
         plain.close();
         try (Connection c = DriverManager.getConnection(BabelfishServer.get().url()); Statement s = c.createStatement()) {
@@ -127,7 +132,7 @@ class BabelfishStatementsTest {
         assertEquals(List.of(false, false, true, true), batch.stream().map(EnqueueResult::duplicate).toList());
         assertEquals(k1.id(), batch.get(2).id(), "k1 is held by the single keyed enqueue");
         assertEquals(batch.get(0).id(), batch.get(3).id(), "k2 given twice: the second is the first's duplicate");
-        try (Connection caller = DriverManager.getConnection(BabelfishServer.get().url())) {
+        try (Connection caller = recording(DriverManager.getConnection(BabelfishServer.get().url()))) {
             caller.setAutoCommit(false);
             plain.enqueue(caller, q, Message.ofText("joined"));
             assertTrue(plain.enqueueDeduplicated(caller, q, Message.builder("j".getBytes()).deduplicationKey("k1").build())
@@ -184,15 +189,17 @@ class BabelfishStatementsTest {
         assertEquals(1, plain.pruneHistory(q, HistoryRetention.ofRows(1)));
         assertEquals(h.get(0).messageId(), plain.history(q, 10).get(0).messageId(), "the newest row is kept");
 
-        // expired keys: 256 keyed enqueues (window 1 s) make the next enqueue delete a batch of expired ones
+        // expired keys: a key is taken again once its window (1 s here) has passed, and 256 keyed enqueues make the
+        // next enqueue delete a batch of expired ones
+        assertFalse(shortWindow.enqueueDeduplicated(q, Message.builder("e".getBytes()).deduplicationKey("short").build()).duplicate());
         Thread.sleep(1_100);
+        assertFalse(shortWindow.enqueueDeduplicated(q, Message.builder("e".getBytes()).deduplicationKey("short").build()).duplicate(),
+                "the key's window has passed");
         List<Message> keyed = new ArrayList<>();
         for (int i = 0; i < SqlServerEnqueues.CLEANUP_EVERY; i++) {
             keyed.add(Message.builder(new byte[] {1}).deduplicationKey("bulk-" + i).build());
         }
-        plain.enqueueAll(other, keyed);
-        assertFalse(plain.enqueueDeduplicated(q, Message.builder("k".getBytes()).deduplicationKey("k1").build()).duplicate(),
-                "k1's window has passed");
+        shortWindow.enqueueAll(other, keyed);
 
         // a caller whose SNAPSHOT transaction began before the queue existed is told so, not "being dropped"
         try (Connection c = DriverManager.getConnection(BabelfishServer.get().url()); Statement st = c.createStatement()) {

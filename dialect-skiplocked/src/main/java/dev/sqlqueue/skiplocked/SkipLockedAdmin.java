@@ -179,12 +179,7 @@ final class SkipLockedAdmin {
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         String raw = rs.getString(5);
-                        Map<String, String> headers;
-                        try {
-                            headers = HeaderCodec.decode(raw);
-                        } catch (HeaderCodec.MalformedHeadersException e) {
-                            headers = Map.of();
-                        }
+                        Map<String, String> headers = headersOrEmpty(raw);
                         out.add(new DeadLetter(rs.getLong(1), queue, rs.getBytes(6), headers, raw, rs.getInt(4),
                                 rs.getString(7), Instant.ofEpochMilli(rs.getLong(3)), Instant.ofEpochMilli(rs.getLong(8)),
                                 rs.getString(9)));
@@ -223,17 +218,21 @@ final class SkipLockedAdmin {
         });
     }
 
+    /** The decoded headers, or none when they cannot be decoded (the raw text is kept beside them). */
+    private static Map<String, String> headersOrEmpty(String raw) {
+        try {
+            return HeaderCodec.decode(raw);
+        } catch (HeaderCodec.MalformedHeadersException e) {
+            return Map.of();
+        }
+    }
+
     private static List<dev.sqlqueue.DeadLetterSummary> summaries(PreparedStatement ps, QueueName queue) throws SQLException {
         List<dev.sqlqueue.DeadLetterSummary> out = new ArrayList<>();
         try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 String raw = rs.getString(5);
-                Map<String, String> headers;
-                try {
-                    headers = HeaderCodec.decode(raw);
-                } catch (HeaderCodec.MalformedHeadersException e) {
-                    headers = Map.of();
-                }
+                Map<String, String> headers = headersOrEmpty(raw);
                 out.add(new dev.sqlqueue.DeadLetterSummary(rs.getLong(1), queue, rs.getBytes(6), rs.getLong(10), headers, raw,
                         rs.getInt(4), rs.getString(7), Instant.ofEpochMilli(rs.getLong(3)), Instant.ofEpochMilli(rs.getLong(8)),
                         rs.getString(9)));

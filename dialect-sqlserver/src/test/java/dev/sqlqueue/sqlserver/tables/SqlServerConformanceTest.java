@@ -6,15 +6,10 @@ import dev.sqlqueue.QueueName;
 import dev.sqlqueue.conformance.ConformanceSuite;
 import dev.sqlqueue.conformance.ConformanceTarget;
 import dev.sqlqueue.conformance.FaultHooks;
-import dev.sqlqueue.sqlserver.tables.SqlServerOptions.ClaimOrder;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Nested;
 import org.testcontainers.containers.MSSQLServerContainer;
@@ -192,24 +187,9 @@ class SqlServerConformanceTest {
         @Override
         public int killSessions(QueueConfig config) throws SQLException {
             String app = config.url().substring(config.url().indexOf(";applicationName=") + ";applicationName=".length());
-            List<Integer> ids = new ArrayList<>();
             try (Connection c = DriverManager.getConnection(SERVER.getJdbcUrl(), SERVER.getUsername(), SERVER.getPassword())) {
-                try (PreparedStatement ps = c.prepareStatement(
-                        "SELECT session_id FROM sys.dm_exec_sessions WHERE program_name = ? AND session_id <> @@SPID")) {
-                    ps.setString(1, app);
-                    try (ResultSet rs = ps.executeQuery()) {
-                        while (rs.next()) {
-                            ids.add(rs.getInt(1));
-                        }
-                    }
-                }
-                try (Statement s = c.createStatement()) {
-                    for (int id : ids) {
-                        s.execute("KILL " + id);
-                    }
-                }
+                return SqlServerTestHooks.killSessions(c, app);
             }
-            return ids.size();
         }
 
         @Override
@@ -220,19 +200,8 @@ class SqlServerConformanceTest {
         /** Writes the row with the dialect's own enqueue statement text, headers bound as given. */
         @Override
         public void insertRawMessage(QueueConfig config, QueueName queue, byte[] payload, String rawHeaders) throws SQLException {
-            String sql = new SqlServerStatements(config.tablePrefix(), "dbo", ClaimOrder.FIFO).get("enqueue");
-            try (Connection c = openConnection(config); PreparedStatement ps = c.prepareStatement(sql)) {
-                ps.setInt(1, 0);
-                ps.setInt(2, 0);
-                ps.setInt(3, 0);
-                ps.setBytes(4, payload);
-                ps.setNString(5, rawHeaders);
-                ps.setNString(6, queue.value());
-                try (ResultSet rs = ps.executeQuery()) {
-                    if (!rs.next()) {
-                        throw new SQLException("raw insert found no queue '" + queue + "' under prefix " + config.tablePrefix());
-                    }
-                }
+            try (Connection c = openConnection(config)) {
+                SqlServerTestHooks.insertRawMessage(c, config.tablePrefix(), queue, payload, rawHeaders);
             }
         }
 
@@ -242,10 +211,9 @@ class SqlServerConformanceTest {
             if (!SERVER.isRunning()) {
                 return;
             }
-            String drop = new SqlServerStatements(uniquePrefix, "dbo", ClaimOrder.FIFO).get("dropSchema");
             try (Connection c = DriverManager.getConnection(SERVER.getJdbcUrl() + ";databaseName=" + database,
-                    SERVER.getUsername(), SERVER.getPassword()); Statement s = c.createStatement()) {
-                s.execute(drop);
+                    SERVER.getUsername(), SERVER.getPassword())) {
+                SqlServerTestHooks.dropSchema(c, uniquePrefix);
             } catch (SQLException e) {
                 throw new IllegalStateException("cleaning up prefix " + uniquePrefix, e);
             }

@@ -34,6 +34,14 @@ public interface ConformanceTarget {
         return Optional.empty();
     }
 
+    /**
+     * As {@link #knownGap(String, dev.sqlqueue.ClaimMode)}, once the backend is open, with the capabilities it
+     * declares (a gap may concern a feature only some configurations have). Default: the two-argument form.
+     */
+    default Optional<String> knownGap(String caseId, dev.sqlqueue.ClaimMode mode, dev.sqlqueue.Capabilities capabilities) {
+        return knownGap(caseId, mode);
+    }
+
     /** Fault hooks; the default offers none, so the fault cases are skipped with the reason. */
     default FaultHooks faults() {
         return new FaultHooks() { };

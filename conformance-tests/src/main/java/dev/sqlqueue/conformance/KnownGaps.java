@@ -1,5 +1,7 @@
 package dev.sqlqueue.conformance;
 
+import dev.sqlqueue.Capabilities;
+import dev.sqlqueue.Capability;
 import dev.sqlqueue.ClaimMode;
 import java.util.Map;
 import java.util.Optional;
@@ -33,8 +35,14 @@ public final class KnownGaps {
     private KnownGaps() {
     }
 
-    /** The reason case {@code caseId} cannot pass on Babelfish in {@code mode}, or empty. */
-    public static Optional<String> babelfish(String caseId, ClaimMode mode) {
-        return mode == ClaimMode.TRANSACTIONAL ? Optional.ofNullable(BABELFISH_TRANSACTIONAL.get(caseId)) : Optional.empty();
+    /**
+     * The reason case {@code caseId} cannot pass on Babelfish in {@code mode} for a backend with {@code capabilities},
+     * or empty: C08 only where the backend has {@link Capability#PRIORITY} (elsewhere it is skipped for that).
+     */
+    public static Optional<String> babelfish(String caseId, ClaimMode mode, Capabilities capabilities) {
+        if (mode != ClaimMode.TRANSACTIONAL || (caseId.equals("C08") && !capabilities.has(Capability.PRIORITY))) {
+            return Optional.empty();
+        }
+        return Optional.ofNullable(BABELFISH_TRANSACTIONAL.get(caseId));
     }
 }

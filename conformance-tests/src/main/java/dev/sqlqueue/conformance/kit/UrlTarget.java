@@ -72,15 +72,15 @@ public final class UrlTarget implements ConformanceTarget {
      * is 1), the transactional cases of {@link dev.sqlqueue.conformance.KnownGaps#BABELFISH_TRANSACTIONAL}; else none.
      */
     @Override
-    public Optional<String> knownGap(String caseId, dev.sqlqueue.ClaimMode mode) {
-        if (!KitUrls.isSqlServer(url) || (backend != null && !backend.equals("sqlserver"))
-                || dev.sqlqueue.conformance.KnownGaps.babelfish(caseId, mode).isEmpty()) {
+    public Optional<String> knownGap(String caseId, dev.sqlqueue.ClaimMode mode, dev.sqlqueue.Capabilities capabilities) {
+        Optional<String> gap = dev.sqlqueue.conformance.KnownGaps.babelfish(caseId, mode, capabilities);
+        if (!KitUrls.isSqlServer(url) || !capabilities.backend().equals("sqlserver") || gap.isEmpty()) {
             return Optional.empty();
         }
         if (babelfish == null) {
             babelfish = isBabelfish();
         }
-        return babelfish ? dev.sqlqueue.conformance.KnownGaps.babelfish(caseId, mode) : Optional.empty();
+        return babelfish ? gap : Optional.empty();
     }
 
     private boolean isBabelfish() {

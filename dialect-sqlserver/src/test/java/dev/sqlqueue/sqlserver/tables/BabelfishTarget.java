@@ -66,8 +66,8 @@ final class BabelfishTarget implements ConformanceTarget, FaultHooks {
 
     /** The transactional cases that need READPAST, which Babelfish ignores ({@link KnownGaps#BABELFISH_TRANSACTIONAL}). */
     @Override
-    public Optional<String> knownGap(String caseId, ClaimMode mode) {
-        return KnownGaps.babelfish(caseId, mode);
+    public Optional<String> knownGap(String caseId, ClaimMode mode, dev.sqlqueue.Capabilities capabilities) {
+        return KnownGaps.babelfish(caseId, mode, capabilities);
     }
 
     @Override

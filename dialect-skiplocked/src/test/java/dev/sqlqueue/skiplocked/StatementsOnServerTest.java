@@ -94,6 +94,9 @@ class StatementsOnServerTest {
         b.put("listHistory", new Object[] {queue, 10});
         b.put("listDead", new Object[] {queue, 10});
         b.put("lockDeadIds", new Object[] {queue});
+        b.put("listDeadSummaries", new Object[] {queue, 10});
+        b.put("deadSummaryById", new Object[] {queue, id});
+        b.put("lockDeadId", new Object[] {queue, id});
         b.put("requeueDead", new Object[] {queue, id});
         b.put("requeueDeadGrouped", new Object[] {queue, id});
         b.put("deleteDead", new Object[] {queue, id});
@@ -138,7 +141,8 @@ class StatementsOnServerTest {
                 "deleteByIds", "deleteLeasedByIds", "ackByClaim", "insertMany", "leaseClaim", "leaseUpdateByIds", "insertKey", "unclaim")) {
             ROWS.put(s, 1);
         }
-        for (String s : List.of("ensureQueue", "listHistory", "listDead", "lockDeadIds", "requeueDead", "requeueDeadGrouped", "deleteDead",
+        for (String s : List.of("ensureQueue", "listHistory", "listDead", "lockDeadIds", "listDeadSummaries", "deadSummaryById",
+                "lockDeadId", "requeueDead", "requeueDeadGrouped", "deleteDead",
                 "purgeDead", "purgeHistory", "pruneHistoryAge", "historyCutoff", "pruneHistoryRows", "listen", "idArrayPlan",
                 "deleteExpiredKey", "setKeyMessage", "keyMessage", "deleteExpiredKeys", "deleteKeys")) {
             ROWS.put(s, 0);

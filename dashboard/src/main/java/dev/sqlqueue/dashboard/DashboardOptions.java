@@ -13,7 +13,9 @@ import java.time.Duration;
  *       cookie and an address unchanged). Default none (the JDK server then accepts loopback binds only).</li>
  *   <li>{@code readOnly}: hide every action; the server refuses them (403). Default false.</li>
  *   <li>{@code payloadPreview}: show dead letters' payloads (text or hex, truncated). Default true.</li>
- *   <li>{@code previewChars}: length of a preview, 16..100,000 characters; default 500.</li>
+ *   <li>{@code previewChars}: length of a preview, 16..100,000 characters; default 500. The dead-letter view
+ *       reads only each payload's first {@link dev.sqlqueue.DeadLetterSummary#PREVIEW_BYTES} (256) bytes, so a
+ *       preview never shows more than those, whatever this says.</li>
  *   <li>{@code refresh}: how often the page reloads its data, 1 s..10 min; default 5 s.</li>
  *   <li>{@code sampleInterval}: how often the chart sampler reads each queue's stats and new history,
  *       100 ms..10 min; default 10 s.</li>

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sqlqueue.DeadLetterSummary;
 import dev.sqlqueue.HistoryEntry;
 import dev.sqlqueue.QueueName;
 import dev.sqlqueue.QueueStats;
@@ -188,7 +189,8 @@ abstract class DashboardBrowserCases {
         assertEquals("hex", bin.getAttribute("data-kind"));
         assertEquals("00 01 02 ff fe 41", bin.getText());
         WebElement longText = driver.findElement(By.cssSelector("#dead tr[data-id='" + workload.longTextId + "']"));
-        assertEquals("x".repeat(500), longText.findElement(By.cssSelector("pre.payload")).getText());
+        // the listing reads only a summary: the payload's first DeadLetterSummary.PREVIEW_BYTES bytes and its length
+        assertEquals("x".repeat(DeadLetterSummary.PREVIEW_BYTES), longText.findElement(By.cssSelector("pre.payload")).getText());
         assertTrue(longText.findElement(By.cssSelector(".kind")).getText().contains("2000 bytes, truncated"));
 
         // the charts: two uPlot canvases, fed by the sampler from the history (5 acked + 3 dead-lettered)

@@ -29,6 +29,11 @@ public enum Capability {
     HISTORY("processed-message history"),
     /** {@link QueueClient#dropSchema()} removes every object of the backend's table prefix. */
     DROP_SCHEMA("dropping its own schema objects"),
+    /**
+     * {@link QueueAdmin#oldestTransactions} reports the sessions whose open transactions hold back the server's
+     * clean-up of the queue's tables (PostgreSQL, MariaDB).
+     */
+    OLDEST_TRANSACTIONS("reporting the oldest open transactions"),
     /** Fault hook: the suite can kill a consumer's database session. */
     KILL_SESSION("killing a database session (fault hook)"),
     /** Fault hook: the suite can take the database away and bring it back. */

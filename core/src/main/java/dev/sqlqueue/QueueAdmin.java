@@ -81,4 +81,30 @@ public interface QueueAdmin {
     default long pruneHistory(QueueName queue, HistoryRetention retention) {
         throw new UnsupportedCapabilityException(Capability.HISTORY, getClass().getSimpleName(), "history pruning");
     }
+
+    /** The most sessions {@link #oldestTransactions(int)} returns: 100. */
+    int MAX_OPEN_TRANSACTIONS = 100;
+
+    /**
+     * The sessions of other connections that have a transaction open and so hold back the server's clean-up of the
+     * queue's tables, oldest first, at most {@code limit} (1..{@value #MAX_OPEN_TRANSACTIONS}); empty when there is
+     * none. A long one is the classic reason a database queue slows down: every claim reads past the row versions
+     * that clean-up may not remove yet (docs/backends/postgresql.md, mariadb.md, "A transaction held open
+     * elsewhere"). Ages come from the database clock. One query on the server's activity views; meant for a check
+     * every few seconds or minutes, not for every claim. Thread-safe.
+     *
+     * <p>What each backend reports: PostgreSQL, the sessions of this database in {@code pg_stat_activity} with a
+     * snapshot ({@code backend_xmin}) or a transaction id ({@code backend_xid}), other than the calling one; the
+     * sessions of other users show only to a superuser or a member of {@code pg_read_all_stats} (or
+     * {@code pg_monitor}): without it they are missing here. MariaDB, every InnoDB transaction of the server
+     * ({@code information_schema.INNODB_TRX} with {@code PROCESSLIST}), since InnoDB's purge is server-wide; it
+     * needs the {@code PROCESS} privilege. Backends that cannot tell (H2, SQL Server, Teradata) do not declare
+     * {@link Capability#OLDEST_TRANSACTIONS} and throw.
+     *
+     * @throws InvalidInputException (rule {@code limit.range}) for a limit outside 1..{@value #MAX_OPEN_TRANSACTIONS}
+     * @throws UnsupportedCapabilityException when the backend does not report open transactions
+     */
+    default java.util.List<OpenTransaction> oldestTransactions(int limit) {
+        throw new UnsupportedCapabilityException(Capability.OLDEST_TRANSACTIONS, getClass().getSimpleName());
+    }
 }

@@ -493,6 +493,17 @@ public final class SqlQueue implements QueueClient {
         }
     }
 
+    @Override
+    public List<OpenTransaction> oldestTransactions(int limit) {
+        if (limit < 1 || limit > MAX_OPEN_TRANSACTIONS) {
+            throw new InvalidInputException("limit.range", "limit must be 1.." + MAX_OPEN_TRANSACTIONS + ", was " + limit);
+        }
+        if (!caps.has(Capability.OLDEST_TRANSACTIONS)) {
+            throw new UnsupportedCapabilityException(Capability.OLDEST_TRANSACTIONS, caps.backend());
+        }
+        return backend.oldestTransactions(limit);
+    }
+
     private static int limit(int limit) {
         if (limit < 1 || limit > 100_000) {
             throw new InvalidInputException("limit.range", "limit must be 1..100000, was " + limit);

@@ -179,6 +179,11 @@ public abstract class ForwardingQueueBackend implements QueueBackend {
     }
 
     @Override
+    public List<dev.sqlqueue.OpenTransaction> oldestTransactions(int limit) {
+        return delegate.oldestTransactions(limit);
+    }
+
+    @Override
     public QueueStats stats(QueueName queue) {
         return delegate.stats(queue);
     }

@@ -139,6 +139,26 @@ final class SkipLockedAdmin {
         });
     }
 
+    /** See {@link dev.sqlqueue.QueueAdmin#oldestTransactions}; {@link SkipLockedStatements#oldestTransactions}. */
+    List<dev.sqlqueue.OpenTransaction> oldestTransactions(int limit) {
+        if (sql.oldestTransactions == null) {
+            throw new dev.sqlqueue.UnsupportedCapabilityException(dev.sqlqueue.Capability.OLDEST_TRANSACTIONS, dialect.name());
+        }
+        return inTransaction("read the oldest open transactions", c -> {
+            List<dev.sqlqueue.OpenTransaction> out = new java.util.ArrayList<>();
+            try (PreparedStatement ps = c.prepareStatement(sql.oldestTransactions)) {
+                ps.setInt(1, limit);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        out.add(new dev.sqlqueue.OpenTransaction(rs.getString(1), rs.getString(2), rs.getString(3),
+                                rs.getString(4), rs.getString(5), rs.getLong(6), rs.getString(7), rs.getLong(8)));
+                    }
+                }
+            }
+            return out;
+        });
+    }
+
     QueueStats stats(QueueName queue) {
         return inTransaction("read statistics", c -> {
             long ready;

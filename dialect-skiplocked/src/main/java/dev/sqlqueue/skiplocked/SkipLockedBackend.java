@@ -141,6 +141,11 @@ final class SkipLockedBackend implements QueueBackend {
     }
 
     @Override
+    public List<dev.sqlqueue.OpenTransaction> oldestTransactions(int limit) {
+        return admin.oldestTransactions(limit);
+    }
+
+    @Override
     public QueueStats stats(QueueName queue) {
         return admin.stats(queue);
     }

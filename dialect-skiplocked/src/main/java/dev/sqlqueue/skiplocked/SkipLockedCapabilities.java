@@ -25,7 +25,13 @@ final class SkipLockedCapabilities {
         if (dialect == SkipLockedDialect.POSTGRES && serverWakeup) {
             features.add(Capability.SERVER_SIDE_WAIT);
         }
-        return new Capabilities(name, EnumSet.allOf(ClaimMode.class), features, Ordering.FIFO_APPROXIMATE,
+        if (dialect != SkipLockedDialect.H2) {
+            features.add(Capability.OLDEST_TRANSACTIONS);
+        }
+        Capabilities caps = new Capabilities(name, EnumSet.allOf(ClaimMode.class), features, Ordering.FIFO_APPROXIMATE,
                 MAX_PAYLOAD_BYTES, MAX_CLAIM_BATCH);
+        return dialect != SkipLockedDialect.H2 ? caps : caps.withAbsentReason(Capability.OLDEST_TRANSACTIONS,
+                "H2's INFORMATION_SCHEMA.SESSIONS gives no transaction start; an embedded H2 has only this process's"
+                        + " sessions, whose transactions the application itself holds");
     }
 }

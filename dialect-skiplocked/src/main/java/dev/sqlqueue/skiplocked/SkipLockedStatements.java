@@ -276,6 +276,46 @@ public final class SkipLockedStatements {
     public final String channel;
     /** H2 only (else null): drop the clock function of the prefix. */
     public final String dropFunction;
+    /**
+     * PostgreSQL and MariaDB (else null): (limit): the other sessions with a transaction open that hold back the
+     * server's clean-up, oldest first; rows session id, user, client address, application name, state, age in ms
+     * (database clock), the start of the query, the clean-up backlog (-1 when unknown). See {@link #OLDEST_TRANSACTIONS_POSTGRES}
+     * and {@link #OLDEST_TRANSACTIONS_MARIADB}.
+     */
+    public final String oldestTransactions;
+
+    /**
+     * PostgreSQL: the sessions of this database other than the caller's whose snapshot ({@code backend_xmin}) or
+     * transaction id ({@code backend_xid}) is set: VACUUM keeps every row version newer than the oldest of these
+     * (PostgreSQL manual, "The Cumulative Statistics System", pg_stat_activity; "Routine Vacuuming"). A session in
+     * READ COMMITTED that is idle in a transaction without having written holds no snapshot and is left out, since it
+     * holds nothing back. Autovacuum workers are left out (their xmin is ignored by other vacuums). Without
+     * {@code pg_read_all_stats} the columns of other users' sessions are null, so they are missing. Replication
+     * slots ({@code pg_replication_slots.xmin}) and prepared transactions ({@code pg_prepared_xacts}) can hold the
+     * horizon too and are not reported here.
+     */
+    public static final String OLDEST_TRANSACTIONS_POSTGRES = "select pid, usename, host(client_addr), application_name, state,"
+            + " cast(floor(extract(epoch from (clock_timestamp() - xact_start)) * 1000) as bigint),"
+            + " left(query, " + dev.sqlqueue.OpenTransaction.QUERY_PREVIEW_CHARS + "), coalesce(age(backend_xmin), age(backend_xid), -1)"
+            + " from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and xact_start is not null"
+            + " and (backend_xmin is not null or backend_xid is not null) and backend_type <> 'autovacuum worker'"
+            + " order by xact_start, pid fetch first ? rows only";
+    /**
+     * MariaDB: every InnoDB transaction of the server but the caller's ({@code information_schema.INNODB_TRX} joined
+     * to {@code PROCESSLIST}), since InnoDB's purge is server-wide: it may not remove undo log records an older read
+     * view still needs (MariaDB Knowledge Base, "InnoDB Purge", "Information Schema INNODB_TRX Table"). Needs the
+     * {@code PROCESS} privilege. {@code trx_started} is a DATETIME of whole seconds in the server's system time zone
+     * (not the session's: MariaDB 10.11 showed it 5 h off NOW() under a session time zone of +05:00), so the
+     * statement runs with {@code time_zone = 'SYSTEM'}. {@code INNODB_TRX} is a cache that a read refreshes only when
+     * the previous read was 0.1 s or more before (read every 50 ms, it showed a committed transaction for 30 s). The clean-up backlog is the status variable {@code Innodb_history_list_length}.
+     */
+    public static final String OLDEST_TRANSACTIONS_MARIADB = "SET STATEMENT time_zone = 'SYSTEM' FOR"
+            + " select t.trx_mysql_thread_id, p.USER, p.HOST, null, concat_ws(': ', p.COMMAND, nullif(p.STATE, '')),"
+            + " timestampdiff(SECOND, t.trx_started, now()) * 1000,"
+            + " left(coalesce(t.trx_query, p.INFO), " + dev.sqlqueue.OpenTransaction.QUERY_PREVIEW_CHARS + "),"
+            + " coalesce((select VARIABLE_VALUE from information_schema.GLOBAL_STATUS where VARIABLE_NAME = 'INNODB_HISTORY_LIST_LENGTH'), -1)"
+            + " from information_schema.INNODB_TRX t left join information_schema.PROCESSLIST p on p.ID = t.trx_mysql_thread_id"
+            + " where t.trx_mysql_thread_id <> connection_id() order by t.trx_started, t.trx_mysql_thread_id limit ?";
 
     private final Table<?> message;
     private final Table<?> deadLetter;
@@ -566,6 +606,8 @@ public final class SkipLockedStatements {
         notify = dialect == SkipLockedDialect.POSTGRES ? "select pg_notify(?, ?)" : null;
         listen = dialect == SkipLockedDialect.POSTGRES ? "listen \"" + channel + "\"" : null;
         dropFunction = dialect == SkipLockedDialect.H2 ? "DROP ALIAS IF EXISTS \"" + prefix + "now_ms\"" : null;
+        oldestTransactions = dialect == SkipLockedDialect.POSTGRES ? OLDEST_TRANSACTIONS_POSTGRES
+                : dialect == SkipLockedDialect.MARIADB ? OLDEST_TRANSACTIONS_MARIADB : null;
     }
 
     private static String quote(SkipLockedDialect dialect, String name) {

@@ -195,6 +195,13 @@ class SkipLockedStatementsTest {
                 "select pg_notify(?, ?)");
         e.put("listen",
                 "listen \"sqlq_wakeup\"");
+        e.put("oldestTransactions",
+                "select pid, usename, host(client_addr), application_name, state,"
+                + " cast(floor(extract(epoch from (clock_timestamp() - xact_start)) * 1000) as bigint),"
+                + " left(query, 200), coalesce(age(backend_xmin), age(backend_xid), -1)"
+                + " from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and xact_start is not null"
+                + " and (backend_xmin is not null or backend_xid is not null) and backend_type <> 'autovacuum worker'"
+                + " order by xact_start, pid fetch first ? rows only");
 
         return e;
     }
@@ -337,6 +344,14 @@ class SkipLockedStatementsTest {
                 "drop table if exists `sqlq_queue`");
         e.put("dropSchema[5]",
                 "drop table if exists `sqlq_schema_history`");
+        e.put("oldestTransactions",
+                "SET STATEMENT time_zone = 'SYSTEM' FOR"
+                + " select t.trx_mysql_thread_id, p.USER, p.HOST, null, concat_ws(': ', p.COMMAND, nullif(p.STATE, '')),"
+                + " timestampdiff(SECOND, t.trx_started, now()) * 1000,"
+                + " left(coalesce(t.trx_query, p.INFO), 200),"
+                + " coalesce((select VARIABLE_VALUE from information_schema.GLOBAL_STATUS where VARIABLE_NAME = 'INNODB_HISTORY_LIST_LENGTH'), -1)"
+                + " from information_schema.INNODB_TRX t left join information_schema.PROCESSLIST p on p.ID = t.trx_mysql_thread_id"
+                + " where t.trx_mysql_thread_id <> connection_id() order by t.trx_started, t.trx_mysql_thread_id limit ?");
 
         return e;
     }
@@ -576,6 +591,9 @@ class SkipLockedStatementsTest {
         assertNotNull(pg.ackAndLeaseClaim);
         assertNull(maria.ackAndLeaseClaim);
         assertNull(h2.ackAndLeaseClaim);
+        assertNotNull(pg.oldestTransactions);
+        assertNotNull(maria.oldestTransactions);
+        assertNull(h2.oldestTransactions);
         assertEquals("sqlq_schema_history", SkipLockedStatements.flywayTable("sqlq_"));
     }
 
@@ -609,7 +627,8 @@ class SkipLockedStatementsTest {
 
     /**
      * No statement carries a queue name or any other value: the only string literals in any statement
-     * are MariaDB's fixed epoch and PostgreSQL's planner settings, and every comparison with a queue column is with a bind.
+     * are MariaDB's fixed epoch and PostgreSQL's planner settings (and the fixed words of the server-activity reads of
+     * {@code oldestTransactions}), and every comparison with a queue column is with a bind.
      */
     @ParameterizedTest
     @EnumSource(SkipLockedDialect.class)
@@ -619,7 +638,8 @@ class SkipLockedStatementsTest {
         for (Map.Entry<String, String> s : StatementDump.of(new SkipLockedStatements(d, "sqlq_")).entrySet()) {
             // PostgreSQL's fixed planner settings before a claim or an ack are literals too
             Matcher lit = literal.matcher(s.getValue().replace(SkipLockedStatements.CLAIM_PLAN, "")
-                    .replace(SkipLockedStatements.ACK_PLAN, ""));
+                    .replace(SkipLockedStatements.ACK_PLAN, "").replace(SkipLockedStatements.OLDEST_TRANSACTIONS_POSTGRES, "")
+                    .replace(SkipLockedStatements.OLDEST_TRANSACTIONS_MARIADB, ""));
             while (lit.find()) {
                 assertEquals("'1970-01-01 00:00:00'", lit.group(), d + " " + s.getKey() + " holds a literal");
             }
@@ -707,6 +727,9 @@ class SkipLockedStatementsTest {
         binds.put("keyMessage", 2);              // queue, key
         binds.put("deleteExpiredKeys", 1);       // limit
         binds.put("deleteKeys", 1);              // queue
+        if (!h2) {
+            binds.put("oldestTransactions", 1);  // limit
+        }
         for (int i = 0; i < 6; i++) {
             binds.put("dropSchema[" + i + "]", 0);
         }

@@ -50,7 +50,8 @@ public record OpenTransaction(String sessionId, String user, String clientAddres
 
     /**
      * One line naming the session for a log or a report, for example {@code session 4711 (user report,
-     * application psql, from 10.0.0.7, idle in transaction) has had a transaction open for 245 s: SELECT ...}.
+     * application psql, from 10.0.0.7, idle in transaction) has had a transaction open for 245 s: SELECT ...} (under
+     * 10 s the age is given in ms).
      */
     public String describe() {
         StringBuilder b = new StringBuilder("session ").append(sessionId).append(" (user ").append(user);
@@ -63,7 +64,8 @@ public record OpenTransaction(String sessionId, String user, String clientAddres
         if (state != null && !state.isEmpty()) {
             b.append(", ").append(state);
         }
-        b.append(") has had a transaction open for ").append(ageMillis / 1000).append(" s");
+        b.append(") has had a transaction open for ")
+                .append(ageMillis < 10_000 ? ageMillis + " ms" : ageMillis / 1000 + " s");
         if (query != null && !query.isEmpty()) {
             b.append(": ").append(query);
         }

@@ -23,9 +23,17 @@ import java.time.Duration;
  *     transaction (an enqueue of a follow-up message, a stats call), or connections it borrows from the
  *     {@code DataSource} the queue was opened with. {@link WorkerPool#start} refuses a pool too small for
  *     them; see {@link WorkerPool} "Connections"
+ * @param transactionWarnAge a transaction open elsewhere on the database for this long or longer is logged at WARN,
+ *     naming its session (see {@link WorkerPool} "Transactions held open elsewhere"); {@link Duration#ZERO} turns the
+ *     check off; else 1 ms..24 h; default {@link #DEFAULT_TRANSACTION_WARN_AGE} (60 s). Only on backends with
+ *     {@link dev.sqlqueue.Capability#OLDEST_TRANSACTIONS}
  */
 public record WorkerOptions(int threads, int batchSize, Duration lease, ClaimMode mode, Duration pollWait,
-                            RetryPolicy retry, Duration shutdownGrace, boolean stopWhenEmpty, int handlerConnections) {
+                            RetryPolicy retry, Duration shutdownGrace, boolean stopWhenEmpty, int handlerConnections,
+                            Duration transactionWarnAge) {
+    /** The default {@link #transactionWarnAge()}: 60 s. */
+    public static final Duration DEFAULT_TRANSACTION_WARN_AGE = Duration.ofSeconds(60);
+
     public WorkerOptions {
         if (threads < 1 || threads > 1024) {
             throw new InvalidInputException("workers.range", "workers must be 1..1024, was " + threads);
@@ -51,57 +59,75 @@ public record WorkerOptions(int threads, int batchSize, Duration lease, ClaimMod
         if (handlerConnections < 0 || handlerConnections > 16) {
             throw new InvalidInputException("handler-connections.range", "handler connections must be 0..16, was " + handlerConnections);
         }
+        if (transactionWarnAge == null || transactionWarnAge.isNegative()
+                || transactionWarnAge.compareTo(Duration.ofHours(24)) > 0
+                || (!transactionWarnAge.isZero() && transactionWarnAge.toMillis() < 1)) {
+            throw new InvalidInputException("transaction-warn-age.range",
+                    "transaction warn age must be 0 (off) or 1 ms..24 h, was " + transactionWarnAge);
+        }
+    }
+
+    /** The same settings with {@link #DEFAULT_TRANSACTION_WARN_AGE} (the form before {@code transactionWarnAge} existed). */
+    public WorkerOptions(int threads, int batchSize, Duration lease, ClaimMode mode, Duration pollWait,
+                         RetryPolicy retry, Duration shutdownGrace, boolean stopWhenEmpty, int handlerConnections) {
+        this(threads, batchSize, lease, mode, pollWait, retry, shutdownGrace, stopWhenEmpty, handlerConnections,
+                DEFAULT_TRANSACTION_WARN_AGE);
     }
 
     /** The same settings with no handler connections (the form before {@code handlerConnections} existed). */
     public WorkerOptions(int threads, int batchSize, Duration lease, ClaimMode mode, Duration pollWait,
                          RetryPolicy retry, Duration shutdownGrace, boolean stopWhenEmpty) {
-        this(threads, batchSize, lease, mode, pollWait, retry, shutdownGrace, stopWhenEmpty, 0);
+        this(threads, batchSize, lease, mode, pollWait, retry, shutdownGrace, stopWhenEmpty, 0, DEFAULT_TRANSACTION_WARN_AGE);
     }
 
     /**
      * 4 threads, claims of up to 100 (adaptive, see {@link WorkerPool}), 30 s lease, lease mode, 1 s poll
-     * wait, default retry, 30 s grace.
+     * wait, default retry, 30 s grace, a WARN for transactions open elsewhere for 60 s.
      */
     public static WorkerOptions defaults() {
         return new WorkerOptions(4, 100, Duration.ofSeconds(30), ClaimMode.LEASE, Duration.ofSeconds(1),
-                RetryPolicy.defaults(), Duration.ofSeconds(30), false, 0);
+                RetryPolicy.defaults(), Duration.ofSeconds(30), false, 0, DEFAULT_TRANSACTION_WARN_AGE);
     }
 
     public WorkerOptions withThreads(int n) {
-        return new WorkerOptions(n, batchSize, lease, mode, pollWait, retry, shutdownGrace, stopWhenEmpty, handlerConnections);
+        return new WorkerOptions(n, batchSize, lease, mode, pollWait, retry, shutdownGrace, stopWhenEmpty, handlerConnections, transactionWarnAge);
     }
 
     public WorkerOptions withBatchSize(int n) {
-        return new WorkerOptions(threads, n, lease, mode, pollWait, retry, shutdownGrace, stopWhenEmpty, handlerConnections);
+        return new WorkerOptions(threads, n, lease, mode, pollWait, retry, shutdownGrace, stopWhenEmpty, handlerConnections, transactionWarnAge);
     }
 
     public WorkerOptions withLease(Duration d) {
-        return new WorkerOptions(threads, batchSize, d, mode, pollWait, retry, shutdownGrace, stopWhenEmpty, handlerConnections);
+        return new WorkerOptions(threads, batchSize, d, mode, pollWait, retry, shutdownGrace, stopWhenEmpty, handlerConnections, transactionWarnAge);
     }
 
     public WorkerOptions withMode(ClaimMode m) {
-        return new WorkerOptions(threads, batchSize, lease, m, pollWait, retry, shutdownGrace, stopWhenEmpty, handlerConnections);
+        return new WorkerOptions(threads, batchSize, lease, m, pollWait, retry, shutdownGrace, stopWhenEmpty, handlerConnections, transactionWarnAge);
     }
 
     public WorkerOptions withPollWait(Duration d) {
-        return new WorkerOptions(threads, batchSize, lease, mode, d, retry, shutdownGrace, stopWhenEmpty, handlerConnections);
+        return new WorkerOptions(threads, batchSize, lease, mode, d, retry, shutdownGrace, stopWhenEmpty, handlerConnections, transactionWarnAge);
     }
 
     public WorkerOptions withRetry(RetryPolicy r) {
-        return new WorkerOptions(threads, batchSize, lease, mode, pollWait, r, shutdownGrace, stopWhenEmpty, handlerConnections);
+        return new WorkerOptions(threads, batchSize, lease, mode, pollWait, r, shutdownGrace, stopWhenEmpty, handlerConnections, transactionWarnAge);
     }
 
     public WorkerOptions withShutdownGrace(Duration d) {
-        return new WorkerOptions(threads, batchSize, lease, mode, pollWait, retry, d, stopWhenEmpty, handlerConnections);
+        return new WorkerOptions(threads, batchSize, lease, mode, pollWait, retry, d, stopWhenEmpty, handlerConnections, transactionWarnAge);
     }
 
     public WorkerOptions withStopWhenEmpty(boolean b) {
-        return new WorkerOptions(threads, batchSize, lease, mode, pollWait, retry, shutdownGrace, b, handlerConnections);
+        return new WorkerOptions(threads, batchSize, lease, mode, pollWait, retry, shutdownGrace, b, handlerConnections, transactionWarnAge);
     }
 
     /** @see #handlerConnections() */
     public WorkerOptions withHandlerConnections(int n) {
-        return new WorkerOptions(threads, batchSize, lease, mode, pollWait, retry, shutdownGrace, stopWhenEmpty, n);
+        return new WorkerOptions(threads, batchSize, lease, mode, pollWait, retry, shutdownGrace, stopWhenEmpty, n, transactionWarnAge);
+    }
+
+    /** @see #transactionWarnAge() */
+    public WorkerOptions withTransactionWarnAge(Duration d) {
+        return new WorkerOptions(threads, batchSize, lease, mode, pollWait, retry, shutdownGrace, stopWhenEmpty, handlerConnections, d);
     }
 }

@@ -71,6 +71,14 @@ import org.slf4j.LoggerFactory;
  * it), or, better, writes in the delivery's own transaction where the backend offers it, or takes it
  * from a {@code DataSource} of its own. With a {@code DataSource} the caller brought, this library cannot
  * see its size: give it the same number of connections.
+ *
+ * <p><b>Transactions held open elsewhere.</b> On backends with {@link Capability#OLDEST_TRANSACTIONS} (PostgreSQL,
+ * MariaDB) a daemon thread of the pool reads {@link QueueClient#oldestTransactions} every half
+ * {@link WorkerOptions#transactionWarnAge()} (1 s..30 s; one query on the server's activity views, never on a claim's
+ * path) and logs a WARN naming the oldest session whose transaction has been open that long: its id, user,
+ * application, client, state, age and the start of its query. Such a transaction keeps the server from cleaning up
+ * the row versions claims leave behind, and every claim slows down (issue 31). The same session is named again every
+ * 10 minutes while it stays open; an INFO says when none is left. Each pool checks on its own.
  */
 public final class WorkerPool implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(WorkerPool.class);
@@ -89,6 +97,8 @@ public final class WorkerPool implements AutoCloseable {
     /** When each in-flight lease was claimed or last renewed (System.nanoTime). */
     private final Map<Receipt, Long> renewedAt = new ConcurrentHashMap<>();
     private final ScheduledExecutorService renewer;
+    /** Checks for transactions held open elsewhere (null when off or the backend cannot tell). */
+    private final ScheduledExecutorService watcher;
     private final AckGroupCommit acks;
 
     private WorkerPool(QueueClient client, QueueName queue, MessageHandler handler, WorkerOptions options,
@@ -103,6 +113,8 @@ public final class WorkerPool implements AutoCloseable {
         // transactional claims are renewed too: a backend may roll back a claim older than its lease
         boolean renew = client.capabilities().has(Capability.LEASE_EXTENSION);
         this.renewer = renew ? Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "sqlqueue-lease-renewer-" + queue)) : null;
+        boolean watch = !options.transactionWarnAge().isZero() && client.capabilities().has(Capability.OLDEST_TRANSACTIONS);
+        this.watcher = watch ? Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "sqlqueue-transaction-watch-" + queue)) : null;
     }
 
     private static Thread daemon(Runnable r, String name) {
@@ -151,6 +163,17 @@ public final class WorkerPool implements AutoCloseable {
         if (renewer != null) {
             long every = Math.max(50, options.lease().toMillis() / 3);
             renewer.scheduleWithFixedDelay(this::renewLeases, every, every, TimeUnit.MILLISECONDS);
+        }
+        if (watcher != null) {
+            TransactionWatch w = new TransactionWatch(client, queue, options.transactionWarnAge());
+            long every = TransactionWatch.interval(options.transactionWarnAge());
+            watcher.scheduleWithFixedDelay(() -> {
+                try {
+                    w.check();
+                } catch (RuntimeException e) {
+                    LOG.debug("the check for transactions held open failed: {}", e.toString());
+                }
+            }, 0, every, TimeUnit.MILLISECONDS);
         }
         for (int i = 0; i < options.threads(); i++) {
             HandlerCalls calls = new HandlerCalls();
@@ -201,6 +224,9 @@ public final class WorkerPool implements AutoCloseable {
         } finally {
             if (renewer != null) {
                 renewer.shutdownNow();
+            }
+            if (watcher != null) {
+                watcher.shutdownNow();
             }
         }
     }

@@ -22,6 +22,12 @@ public final class SqlQueueMeters {
     public static final String IN_FLIGHT = "sqlqueue.queue.in.flight";
     public static final String DEAD_LETTERS = "sqlqueue.queue.dead.letters";
     public static final String OLDEST_READY_AGE = "sqlqueue.queue.oldest.ready.age";
+    /**
+     * Time gauge, tag backend only: how long the oldest transaction open on the database (another session's) has been
+     * open, 0 when none; only for backends with {@link dev.sqlqueue.Capability#OLDEST_TRANSACTIONS}. A long one keeps
+     * the server from cleaning up the queue's dead row versions (issue 31).
+     */
+    public static final String OLDEST_TRANSACTION_AGE = "sqlqueue.oldest.transaction.age";
 
     // counters
     public static final String ENQUEUED = "sqlqueue.messages.enqueued";

@@ -4,6 +4,8 @@ import static dev.sqlqueue.micrometer.SqlQueueMeters.TAG_BACKEND;
 import static dev.sqlqueue.micrometer.SqlQueueMeters.TAG_OUTCOME;
 import static dev.sqlqueue.micrometer.SqlQueueMeters.TAG_QUEUE;
 
+import dev.sqlqueue.Capability;
+import dev.sqlqueue.OpenTransaction;
 import dev.sqlqueue.QueueName;
 import dev.sqlqueue.QueueStats;
 import dev.sqlqueue.spi.QueueBackend;
@@ -30,7 +32,9 @@ import org.slf4j.LoggerFactory;
 /**
  * One daemon thread that reads {@code stats()} of each queue every interval and keeps the last result;
  * the gauges read that result, so a scrape never reaches the database. A queue that disappears loses
- * its gauges; a failed sample keeps the previous values and is counted in the sample timer.
+ * its gauges; a failed sample keeps the previous values and is counted in the sample timer. On backends with
+ * {@link Capability#OLDEST_TRANSACTIONS} each sample also reads the oldest open transaction of the database, behind
+ * {@value SqlQueueMeters#OLDEST_TRANSACTION_AGE}.
  */
 final class StatsSampler implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(StatsSampler.class);
@@ -43,6 +47,10 @@ final class StatsSampler implements AutoCloseable {
     private final Runnable housekeeping;
     private final Map<QueueName, QueueGauges> gauges = new ConcurrentHashMap<>();
     private final ScheduledExecutorService executor;
+    /** The age in ms of the oldest open transaction at the last good read (NaN before it), when the backend tells. */
+    private volatile double oldestTransactionMillis = Double.NaN;
+    /** The gauge reading {@link #oldestTransactionMillis}, registered at the first sample; null when the backend cannot tell. */
+    private volatile Meter oldestTransactionGauge;
 
     /** The last sample of one queue and the gauges reading it. */
     private static final class QueueGauges {
@@ -102,6 +110,7 @@ final class StatsSampler implements AutoCloseable {
                     unregister(gauges.remove(gone));
                 }
             }
+            sampleOldestTransaction();
         } catch (RuntimeException e) {
             outcome = "error";
             throw e;
@@ -110,6 +119,30 @@ final class StatsSampler implements AutoCloseable {
                     .description("One sample of stats() for every metered queue")
                     .tag(TAG_BACKEND, backendName).tag(TAG_OUTCOME, outcome)
                     .register(registry).record(Duration.ofNanos(System.nanoTime() - start));
+        }
+    }
+
+    /**
+     * The age of the oldest open transaction, one query per sample on backends with
+     * {@link Capability#OLDEST_TRANSACTIONS}; a failed read (a user without the privilege to see other sessions, say)
+     * keeps the previous value and does not fail the queues' sample.
+     */
+    private void sampleOldestTransaction() {
+        if (!backend.capabilities().has(Capability.OLDEST_TRANSACTIONS)) {
+            return;
+        }
+        try {
+            List<OpenTransaction> oldest = backend.oldestTransactions(1);
+            oldestTransactionMillis = oldest.isEmpty() ? 0 : oldest.get(0).ageMillis();
+        } catch (RuntimeException e) {
+            LOG.debug("reading the oldest open transaction failed: {}", e.toString());
+        }
+        if (oldestTransactionGauge == null) {
+            oldestTransactionGauge = TimeGauge.builder(SqlQueueMeters.OLDEST_TRANSACTION_AGE, this, TimeUnit.MILLISECONDS,
+                            x -> x.oldestTransactionMillis)
+                    .description("How long the oldest transaction open on the database (another session's) has been open,"
+                            + " database clock; 0 when none. It holds back the clean-up of the queue's tables")
+                    .tags(Tags.of(TAG_BACKEND, backendName)).strongReference(true).register(registry);
         }
     }
 
@@ -151,5 +184,8 @@ final class StatsSampler implements AutoCloseable {
         }
         gauges.values().forEach(this::unregister);
         gauges.clear();
+        if (oldestTransactionGauge != null) {
+            registry.remove(oldestTransactionGauge);
+        }
     }
 }

@@ -19,7 +19,8 @@ public class SqlQueueActuatorAutoConfiguration {
     @ConditionalOnMissingBean(name = "sqlqueueHealthIndicator")
     @ConditionalOnEnabledHealthIndicator("sqlqueue")
     public SqlQueueHealthIndicator sqlqueueHealthIndicator(SqlQueue queue, SqlQueueProperties properties) {
-        return new SqlQueueHealthIndicator(queue, properties.getHealth().getOldestReadyMaxAge());
+        return new SqlQueueHealthIndicator(queue, properties.getHealth().getOldestReadyMaxAge(),
+                properties.getHealth().getOldestTransactionMaxAge());
     }
 
     @Bean

@@ -50,6 +50,14 @@ public class SqlQueueProperties {
         private int maxAttempts = 5;
         /** How long shutdown lets running handlers finish before interrupting them. */
         private Duration shutdownGrace = Duration.ofSeconds(30);
+        /**
+         * A transaction open elsewhere on the database this long is logged at WARN, naming its session (PostgreSQL,
+         * MariaDB); 0 turns the check off.
+         */
+        private Duration transactionWarnAge = Duration.ofSeconds(60);
+
+        public Duration getTransactionWarnAge() { return transactionWarnAge; }
+        public void setTransactionWarnAge(Duration transactionWarnAge) { this.transactionWarnAge = transactionWarnAge; }
 
         public boolean isEnabled() { return enabled; }
         public void setEnabled(boolean enabled) { this.enabled = enabled; }
@@ -93,6 +101,21 @@ public class SqlQueueProperties {
     public static class Health {
         /** A queue whose oldest ready message is older than this is reported stalled (health DOWN). */
         private Duration oldestReadyMaxAge = Duration.ofMinutes(5);
+        /**
+         * An open transaction of the database this old or older is named in the detail transactionWarning (the status
+         * stays UP); PostgreSQL and MariaDB.
+         */
+        private Duration oldestTransactionMaxAge = Duration.ofSeconds(60);
+
+        public Duration getOldestTransactionMaxAge() { return oldestTransactionMaxAge; }
+        /** @throws dev.sqlqueue.InvalidInputException (rule {@code health.oldest-transaction-max-age}) unless positive */
+        public void setOldestTransactionMaxAge(Duration oldestTransactionMaxAge) {
+            if (oldestTransactionMaxAge == null || oldestTransactionMaxAge.isNegative() || oldestTransactionMaxAge.isZero()) {
+                throw new dev.sqlqueue.InvalidInputException("health.oldest-transaction-max-age",
+                        "sqlqueue.health.oldest-transaction-max-age must be positive, was " + oldestTransactionMaxAge);
+            }
+            this.oldestTransactionMaxAge = oldestTransactionMaxAge;
+        }
 
         public Duration getOldestReadyMaxAge() { return oldestReadyMaxAge; }
         /** @throws dev.sqlqueue.InvalidInputException (rule {@code health.oldest-ready-max-age}) unless positive */

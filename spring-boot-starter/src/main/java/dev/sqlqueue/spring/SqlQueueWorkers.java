@@ -43,7 +43,8 @@ public class SqlQueueWorkers implements SmartLifecycle {
     /** The worker options {@code sqlqueue.worker.*} gives. */
     public static WorkerOptions options(SqlQueueProperties.Worker s) {
         return new WorkerOptions(s.getThreads(), s.getBatchSize(), s.getLease(), ClaimMode.LEASE, s.getPollWait(),
-                RetryPolicy.defaults().withMaxAttempts(s.getMaxAttempts()), s.getShutdownGrace(), false);
+                RetryPolicy.defaults().withMaxAttempts(s.getMaxAttempts()), s.getShutdownGrace(), false, 0,
+                s.getTransactionWarnAge());
     }
 
     @Override

@@ -1,6 +1,8 @@
 package dev.sqlqueue.cli;
 
+import dev.sqlqueue.Capability;
 import dev.sqlqueue.HistoryEntry;
+import dev.sqlqueue.OpenTransaction;
 import dev.sqlqueue.QueueName;
 import dev.sqlqueue.QueueStats;
 import dev.sqlqueue.SqlQueue;
@@ -19,7 +21,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code sqlqueue stats}: per queue the ready, in-flight, delayed and dead counts, the age of the oldest
- * ready message and the processed count; with {@code --history N} also the newest N history rows.
+ * ready message and the processed count; on PostgreSQL and MariaDB the oldest open transactions of the database (up
+ * to 5; a long one slows every claim); with {@code --history N} also the newest N history rows.
  */
 @Command(name = "stats", sortOptions = false, description = "Show queue counts and, with --history N, processed messages.")
 public final class StatsCommand implements Callable<Integer> {
@@ -63,6 +66,9 @@ public final class StatsCommand implements Callable<Integer> {
                         s.processed());
             }
             counts.print(out);
+            if (client.capabilities().has(Capability.OLDEST_TRANSACTIONS)) {
+                printOpenTransactions(out, client);
+            }
             if (historyRows != null) {
                 for (QueueName q : queues) {
                     printHistory(out, q, client.history(q, historyRows));
@@ -70,6 +76,41 @@ public final class StatsCommand implements Callable<Integer> {
             }
         }
         return ExitCodes.OK;
+    }
+
+    /**
+     * Up to {@value #TRANSACTIONS_SHOWN} open transactions of the database, oldest first (PostgreSQL, MariaDB): a long
+     * one keeps the server from cleaning up the queue's dead row versions, and every claim slows down (issue 31).
+     */
+    private static void printOpenTransactions(PrintWriter out, SqlQueue client) {
+        out.println();
+        List<OpenTransaction> open;
+        try {
+            open = client.oldestTransactions(TRANSACTIONS_SHOWN);
+        } catch (RuntimeException e) {
+            out.println("open transactions of the database: cannot read them: " + e.getMessage());
+            out.flush();
+            return;
+        }
+        if (open.isEmpty()) {
+            out.println("open transactions of the database: none holds back its clean-up");
+            out.flush();
+            return;
+        }
+        out.println("open transactions of the database, oldest first (they hold back the clean-up of the queue's rows;"
+                + " docs/backends/" + client.capabilities().backend() + ".md, \"A transaction held open elsewhere\"):");
+        TextTable t = new TextTable("SESSION", "USER", "APPLICATION", "CLIENT", "STATE", "OPEN FOR", "QUERY");
+        for (OpenTransaction o : open) {
+            t.row(o.sessionId(), dash(o.user()), dash(o.applicationName()), dash(o.clientAddress()), dash(o.state()),
+                    DurationConverter.format(Duration.ofMillis(o.ageMillis())), TextTable.preview(dash(o.query()), 60));
+        }
+        t.print(out);
+    }
+
+    private static final int TRANSACTIONS_SHOWN = 5;
+
+    private static String dash(String s) {
+        return s == null || s.isEmpty() ? "-" : s;
     }
 
     private static void printHistory(PrintWriter out, QueueName q, List<HistoryEntry> rows) {

@@ -57,6 +57,46 @@ final class PrivateServer implements AutoCloseable {
         return s;
     }
 
+    /**
+     * A fresh MariaDB server ({@code mariadb-install-db}, then {@code mariadbd} with stock settings but the data
+     * directory, port, socket and pid file; {@code --user=root} when run as root), database {@code test}, root
+     * without a password. Stopped with SIGTERM (a clean shutdown).
+     */
+    static PrivateServer mariadb() throws Exception {
+        Path dir = Files.createTempDirectory("sqlqueue-bench-mariadb-");
+        Path data = dir.resolve("data");
+        List<String> install = new ArrayList<>(List.of("/usr/bin/mariadb-install-db", "--no-defaults", "--datadir=" + data,
+                "--auth-root-authentication-method=normal", "--skip-test-db"));
+        if (isRoot()) {
+            install.add("--user=root");
+        }
+        run(install, dir);
+        int port = freePort();
+        List<String> cmd = new ArrayList<>(List.of("/usr/sbin/mariadbd", "--no-defaults", "--datadir=" + data,
+                "--port=" + port, "--bind-address=127.0.0.1", "--socket=" + dir.resolve("mariadbd.sock"),
+                "--pid-file=" + dir.resolve("mariadbd.pid"), "--skip-log-bin", "--max-connections=200"));
+        if (isRoot()) {
+            cmd.add("--user=root");
+        }
+        Process p = start(cmd, dir);
+        PrivateServer s = new PrivateServer(dir, port, p, "TERM");
+        s.awaitOpen();
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (true) {
+            try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:mariadb://127.0.0.1:" + port + "/", "root", "");
+                 java.sql.Statement st = c.createStatement()) {
+                st.execute("CREATE DATABASE IF NOT EXISTS test");
+                return s;
+            } catch (java.sql.SQLException e) {
+                if (System.nanoTime() > until) {
+                    s.close();
+                    throw e;
+                }
+                Thread.sleep(200);
+            }
+        }
+    }
+
     /** pgbouncer, {@code pool_mode = transaction}, {@code default_pool_size = poolSize}, in front of {@code host:port/database}. */
     static PrivateServer pgbouncer(String host, int serverPort, String database, String user, int poolSize)
             throws Exception {

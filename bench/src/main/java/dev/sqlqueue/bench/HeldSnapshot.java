@@ -41,6 +41,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * <pre>
  * HeldSnapshot --db=postgresql|mariadb [--rate=1000] [--seconds=60] [--warmup=10]
  * </pre>
+ *
+ * <p>Run it with {@code java -cp} (benchmarks.md), not {@code mvn -q exec:java}: under {@code -q} Maven's own SLF4J
+ * logger, which exec:java hands the program, drops the WARN.
  */
 public final class HeldSnapshot {
     private HeldSnapshot() {
@@ -100,6 +103,7 @@ public final class HeldSnapshot {
             try (SqlQueue queue = SqlQueue.wrap(timed, config)) {
                 queue.createQueue(q);
                 AtomicLong acked = new AtomicLong();
+                AtomicLong produced = new AtomicLong();
                 AtomicBoolean producing = new AtomicBoolean(true);
                 int perTick = Math.max(1, rate / 100);
                 Thread producer = new Thread(() -> {
@@ -111,6 +115,7 @@ public final class HeldSnapshot {
                             batch.add(Message.of(payload));
                         }
                         queue.enqueueAll(q, batch);
+                        produced.addAndGet(perTick);
                         next += 10_000_000L;
                         long wait = next - System.nanoTime();
                         if (wait > 0) {
@@ -131,7 +136,7 @@ public final class HeldSnapshot {
                     timed.claims.drain();
                     System.out.printf(Locale.ROOT, "%s %s, producer %d msg/s, 8 workers, %d s per phase%n", db,
                             queue.serverVersion(), rate, seconds);
-                    phase("no holder", queue, q, timed, acked, seconds, null, user);
+                    phase("no holder", queue, q, timed, acked, produced, seconds, null);
                     try (Connection holder = DriverManager.getConnection(url, user, "")) {
                         holder.setAutoCommit(false);
                         holder.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
@@ -139,7 +144,7 @@ public final class HeldSnapshot {
                                 "select count(*) from " + (db.equals("mariadb") ? "`sqlq_message`" : "\"sqlq_message\""))) {
                             rs.next();
                         }
-                        phase("snapshot held", queue, q, timed, acked, seconds, holder, user);
+                        phase("snapshot held", queue, q, timed, acked, produced, seconds, holder);
                         holder.rollback();
                     }
                 } finally {
@@ -151,10 +156,11 @@ public final class HeldSnapshot {
         }
     }
 
-    private static void phase(String name, SqlQueue queue, QueueName q, TimedBackend timed, AtomicLong acked, int seconds,
-                              Connection holder, String user) throws Exception {
+    private static void phase(String name, SqlQueue queue, QueueName q, TimedBackend timed, AtomicLong acked,
+                              AtomicLong produced, int seconds, Connection holder) throws Exception {
         timed.claims.drain();
         long ackedBefore = acked.get();
+        long producedBefore = produced.get();
         long maxDepth = 0;
         long maxBacklog = -1;
         String reported = "-";
@@ -173,9 +179,9 @@ public final class HeldSnapshot {
         double elapsed = (System.nanoTime() - t0) / 1e9;
         long[] c = timed.claims.drain();
         long depth = queue.stats(q).depth();
-        System.out.printf(Locale.ROOT, "%-14s claims %7d (empty %6d)  claim p50 %8.2f ms  p99 %8.2f ms  acks %6.0f/s"
+        System.out.printf(Locale.ROOT, "%-14s claims %7d (empty %6d)  claim p50 %8.2f ms  p99 %8.2f ms  enqueued %6.0f/s  acks %6.0f/s"
                         + "  depth end %7d max %7d  clean-up backlog max %d%n", name, c[0], c[1], c[2] / 1e6, c[3] / 1e6,
-                (acked.get() - ackedBefore) / elapsed, depth, maxDepth, maxBacklog);
+                (produced.get() - producedBefore) / elapsed, (acked.get() - ackedBefore) / elapsed, depth, maxDepth, maxBacklog);
         if (holder != null) {
             System.out.println("  oldestTransactions(1) at the end of the phase: " + reported);
         }

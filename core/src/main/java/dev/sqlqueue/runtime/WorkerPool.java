@@ -226,7 +226,8 @@ public final class WorkerPool implements AutoCloseable {
                 renewer.shutdownNow();
             }
             if (watcher != null) {
-                watcher.shutdownNow();
+                // no interrupt: a check in flight finishes its one query (an interrupt inside JDBC can break more)
+                watcher.shutdown();
             }
         }
     }

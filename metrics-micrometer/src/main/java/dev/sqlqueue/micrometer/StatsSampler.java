@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * the gauges read that result, so a scrape never reaches the database. A queue that disappears loses
  * its gauges; a failed sample keeps the previous values and is counted in the sample timer. On backends with
  * {@link Capability#OLDEST_TRANSACTIONS} each sample also reads the oldest open transaction of the database, behind
- * {@value SqlQueueMeters#OLDEST_TRANSACTION_AGE}.
+ * {@value SqlQueueMeters#OLDEST_TRANSACTION_AGE}, at most once a second.
  */
 final class StatsSampler implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(StatsSampler.class);
@@ -51,6 +51,14 @@ final class StatsSampler implements AutoCloseable {
     private volatile double oldestTransactionMillis = Double.NaN;
     /** The gauge reading {@link #oldestTransactionMillis}, registered at the first sample; null when the backend cannot tell. */
     private volatile Meter oldestTransactionGauge;
+    /** System.nanoTime of the last read of the oldest transaction; reads are at least {@link #TRANSACTION_READ_EVERY} apart. */
+    private long transactionReadAt;
+    private boolean transactionRead;
+    /**
+     * 1 s. MariaDB's INNODB_TRX is a server-wide cache that a read refreshes only when the previous read (anyone's) was
+     * 0.1 s or more before, so a sampler reading it every 50 ms kept a committed transaction in it for everyone.
+     */
+    static final long TRANSACTION_READ_EVERY = TimeUnit.SECONDS.toNanos(1);
 
     /** The last sample of one queue and the gauges reading it. */
     private static final class QueueGauges {
@@ -131,6 +139,12 @@ final class StatsSampler implements AutoCloseable {
         if (!backend.capabilities().has(Capability.OLDEST_TRANSACTIONS)) {
             return;
         }
+        long now = System.nanoTime();
+        if (transactionRead && now - transactionReadAt < TRANSACTION_READ_EVERY) {
+            return;
+        }
+        transactionRead = true;
+        transactionReadAt = now;
         try {
             List<OpenTransaction> oldest = backend.oldestTransactions(1);
             oldestTransactionMillis = oldest.isEmpty() ? 0 : oldest.get(0).ageMillis();

@@ -1,5 +1,6 @@
 package dev.sqlqueue.skiplocked;
 
+import dev.sqlqueue.InvalidInputException;
 import dev.sqlqueue.SqlQueueException;
 import dev.sqlqueue.TransientBackendException;
 import java.sql.Connection;
@@ -9,6 +10,7 @@ import java.sql.SQLException;
 import java.util.Map;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.MigrationVersion;
 import org.flywaydb.core.api.FlywayException;
 import org.flywaydb.core.api.output.MigrateResult;
 
@@ -18,7 +20,76 @@ import org.flywaydb.core.api.output.MigrateResult;
  * tables, live side by side in one schema; Flyway's own lock makes concurrent migrations safe.
  */
 final class SchemaMigrator {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SchemaMigrator.class);
+
+    /** The rule named when a library opened with migrate off meets a schema older than it needs. */
+    static final String VERSION_RULE = "schema.version";
+
     private SchemaMigrator() {
+    }
+
+    /**
+     * With migrate off, at open: reads the highest successful version in the prefix's Flyway history and
+     * refuses a schema older than {@link SkipLockedDialect#schemaVersion()}: it would open and fail later, at
+     * the first statement that needs what the missing migrations add (issue 31: {@code enqueueDeduplicated} met
+     * "..._dedupe_key does not exist"). A newer schema (a later release migrated it) is accepted: migrations only
+     * add (tables, columns that may be null, indexes), so a release keeps working on the next one's schema,
+     * which is what a rolling upgrade needs. No history table (nothing created yet) is left to the first
+     * statement, as before, with a warning: a drop or a probe of an empty prefix opens that way.
+     *
+     * @throws InvalidInputException rule {@value #VERSION_RULE}, naming the versions and the command to run
+     */
+    static void requireVersion(DataSource ds, SkipLockedDialect dialect, String prefix) {
+        String q = dialect == SkipLockedDialect.MARIADB ? "`" : "\"";
+        String table = SkipLockedStatements.flywayTable(prefix);
+        MigrationVersion found = null;
+        MigrationVersion failed = null;
+        try (Connection c = ds.getConnection()) {
+            try (PreparedStatement ps = c.prepareStatement("SELECT " + q + "version" + q + ", " + q + "success" + q
+                    + " FROM " + q + table + q + " WHERE " + q + "version" + q + " IS NOT NULL");
+                 ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    MigrationVersion v = MigrationVersion.fromVersion(rs.getString(1));
+                    if (rs.getBoolean(2)) {
+                        found = found == null || v.compareTo(found) > 0 ? v : found;
+                    } else {
+                        failed = failed == null || v.compareTo(failed) > 0 ? v : failed;
+                    }
+                }
+            } catch (SQLException e) {
+                if (e.getSQLState() == null || !e.getSQLState().startsWith("42")) {
+                    throw e;
+                }
+                LOG.warn("no sqlqueue schema for table prefix {} (no table {}) and migrate is off: statements will fail until"
+                        + " it is created with 'sqlqueue migrate' (or QueueClient.migrate())", prefix, table);
+            } finally {
+                if (!c.getAutoCommit()) {
+                    c.rollback();
+                }
+            }
+        } catch (SQLException e) {
+            throw JdbcErrors.isConnectionLoss(e)
+                    ? new TransientBackendException("cannot read the schema version: " + e.getMessage(), e)
+                    : new SqlQueueException("cannot read the schema version from " + table + ": " + e.getMessage(), e);
+        }
+        MigrationVersion required = MigrationVersion.fromVersion(Integer.toString(dialect.schemaVersion()));
+        if (found == null && failed == null) {
+            return;
+        }
+        if (found == null || found.compareTo(required) < 0 || failed != null && failed.compareTo(required) <= 0) {
+            String at = found == null ? "has no successful migration" : "is at version " + found;
+            String half = failed == null ? "" : "; migration " + failed + " failed half-way (see docs/backends/"
+                    + dialect.migrations().substring(dialect.migrations().lastIndexOf('/') + 1) + ".md, \"Upgrades\")";
+            throw new InvalidInputException(VERSION_RULE, "the sqlqueue schema of table prefix " + prefix + " " + at
+                    + " (table " + table + ")" + half + ", but this release needs version " + required
+                    + " and was opened with migrate off: run 'sqlqueue migrate --url <JDBC_URL> --table-prefix " + prefix
+                    + "' (or QueueClient.migrate(), or open once with migrate on) as a user that may alter the tables,"
+                    + " then open again; workers of the earlier release keep working on the upgraded schema");
+        }
+        if (found.compareTo(required) > 0) {
+            LOG.info("the sqlqueue schema of table prefix {} is at version {}, newer than the {} this release needs: a"
+                    + " later release migrated it; migrations only add, so this release runs on it", prefix, found, required);
+        }
     }
 
     /** @return how many migrations were applied (0 when the schema was current) */

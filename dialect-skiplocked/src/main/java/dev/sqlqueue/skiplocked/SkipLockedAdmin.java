@@ -57,7 +57,7 @@ final class SkipLockedAdmin {
     }
 
     void migrate() {
-        SchemaMigrator.migrate(ds, dialect, config.tablePrefix());
+        SchemaMigrator.migrate(ds, dialect, config.tablePrefix(), MigrationLocks.from(config));
     }
 
     void createQueue(QueueName queue) {

@@ -83,6 +83,7 @@ abstract class SkipLockedProvider implements BackendProvider {
     @Override
     public QueueBackend open(QueueConfig config) {
         checkOptionKeys(config);
+        MigrationLocks.from(config); // a bad value is refused before anything connects
         SkipLockedBackend backend;
         javax.sql.DataSource ds;
         if (config.dataSource() != null) {
@@ -156,9 +157,9 @@ abstract class SkipLockedProvider implements BackendProvider {
         }
     }
 
-    /** The {@link QueueConfig#options()} keys this backend reads; none by default. */
+    /** The {@link QueueConfig#options()} keys this backend reads: by default the migration's ({@link MigrationLocks}). */
     java.util.Set<String> optionKeys() {
-        return java.util.Set.of();
+        return MigrationLocks.KEYS;
     }
 
     /**

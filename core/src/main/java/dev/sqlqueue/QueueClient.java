@@ -71,6 +71,17 @@ public interface QueueClient extends Producer, Consumer, Acknowledger, QueueAdmi
         return java.util.OptionalInt.empty();
     }
 
+    /**
+     * How many connections the pool the backend takes its connections from can hand out at once: its own
+     * pool's size ({@link #ownPoolSize()}), or the maximum of a {@code DataSource} the caller brought when the
+     * backend can read it (the SKIP LOCKED backends read a HikariCP pool's {@code maximumPoolSize}, at the time
+     * of the call); empty when unknown. {@link dev.sqlqueue.runtime.WorkerPool} refuses a pool that would run out
+     * of connections by it.
+     */
+    default java.util.OptionalInt poolSize() {
+        return ownPoolSize();
+    }
+
     /** Release pools and background threads. Open transactional claims are rolled back. */
     @Override
     void close();

@@ -90,6 +90,27 @@ final class SkipLockedBackend implements QueueBackend {
         return caps;
     }
 
+    /**
+     * The caller's {@code DataSource} size when it is a HikariCP pool (or wraps one and says so through
+     * {@code unwrap}): its {@code maximumPoolSize} now; empty for any other {@code DataSource} and for the own pool,
+     * whose size {@code SqlQueue} knows from the config.
+     */
+    @Override
+    public java.util.OptionalInt poolSize() {
+        DataSource caller = config.dataSource();
+        if (ownedPool != null || caller == null) {
+            return java.util.OptionalInt.empty();
+        }
+        try {
+            if (caller.isWrapperFor(com.zaxxer.hikari.HikariConfigMXBean.class)) {
+                return java.util.OptionalInt.of(caller.unwrap(com.zaxxer.hikari.HikariConfigMXBean.class).getMaximumPoolSize());
+            }
+        } catch (java.sql.SQLException | RuntimeException e) {
+            LOG.debug("cannot read the size of the caller's DataSource", e);
+        }
+        return java.util.OptionalInt.empty();
+    }
+
     @Override
     public String serverVersion() {
         return tx.inTransaction("read server version", c -> c.getMetaData().getDatabaseProductName() + " "

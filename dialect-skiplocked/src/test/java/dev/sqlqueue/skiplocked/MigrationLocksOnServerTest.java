@@ -15,6 +15,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -172,6 +173,48 @@ class MigrationLocksOnServerTest {
             // nothing half-done: the next migration succeeds once the claim has ended
             try (SqlQueue q = SqlQueue.open(config(target, prefix, 2))) {
                 assertFalse(q.enqueueDeduplicated(QueueName.of("jobs"), SchemaVersionOnServerTest.keyed()).duplicate());
+            }
+        } finally {
+            target.cleanUp(prefix);
+        }
+    }
+
+    /** The bound is the migration's only: the connections it used go back to the pool with their own setting. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("backends")
+    void theMigrationsConnectionsGetTheirLockSettingBack(SkipLockedTarget target) throws Exception {
+        String prefix = SchemaVersionOnServerTest.newPrefix("mr");
+        String read = target.dialect == SkipLockedDialect.POSTGRES ? "SELECT current_setting('lock_timeout')"
+                : "SELECT CONCAT(@@SESSION.lock_wait_timeout, '/', @@SESSION.innodb_lock_wait_timeout)";
+        try (com.zaxxer.hikari.HikariDataSource ds = CallerPoolOnServerTest.callerPool(target, 2)) {
+            java.util.Set<String> before = new java.util.HashSet<>();
+            List<Connection> held = new java.util.ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                held.add(ds.getConnection());
+            }
+            for (Connection c : held) {
+                try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(read)) {
+                    rs.next();
+                    before.add(rs.getString(1));
+                }
+                c.rollback();
+                c.close();
+            }
+            try (SqlQueue q = SqlQueue.open(QueueConfig.builder().dataSource(ds).backend(target.name()).tablePrefix(prefix)
+                    .option("migrate.lock-timeout", "1s").build())) {
+                q.createQueue(QueueName.of("jobs"));
+            }
+            held.clear();
+            for (int i = 0; i < 2; i++) {
+                held.add(ds.getConnection());
+            }
+            for (Connection c : held) {
+                try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(read)) {
+                    rs.next();
+                    assertEquals(before, java.util.Set.of(rs.getString(1)), "the session's lock wait setting after the migration");
+                }
+                c.rollback();
+                c.close();
             }
         } finally {
             target.cleanUp(prefix);

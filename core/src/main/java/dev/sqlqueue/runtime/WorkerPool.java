@@ -154,9 +154,10 @@ public final class WorkerPool implements AutoCloseable {
                     : "each of the " + options.threads() + " handlers holds " + options.handlerConnections()
                       + " connection(s), and one more is needed for claims and acks";
             throw new InvalidInputException("workers.pool-size", (own ? "the backend's pool has " + poolSize.getAsInt()
-                    : "the DataSource the queue was opened with (a HikariCP pool, maximumPoolSize " + poolSize.getAsInt()
-                    + ") has " + poolSize.getAsInt()) + " connections but " + options.threads() + " worker threads need "
-                    + needed + ": " + why + "; raise " + (own ? "poolSize" : "its maximumPoolSize") + " to at least " + needed
+                    + " connections" : "the DataSource the queue was opened with (a HikariCP pool) leaves the workers "
+                    + poolSize.getAsInt() + " connections (its maximumPoolSize less those the backend holds for itself)")
+                    + " but " + options.threads() + " worker threads need " + needed + ": " + why + "; raise "
+                    + (own ? "poolSize to at least " + needed : "its maximumPoolSize by at least " + (needed - poolSize.getAsInt()))
                     + " or lower the worker threads");
         }
     }

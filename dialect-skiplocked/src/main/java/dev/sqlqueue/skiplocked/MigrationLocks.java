@@ -109,8 +109,10 @@ record MigrationLocks(Duration lockTimeout, int attempts) {
      * {@code ds} for Flyway: each connection it hands out waits at most {@link #lockTimeout()} for a lock, and
      * gets the session's earlier setting back when it is closed (it goes back to the pool the claims use).
      */
-    DataSource bounded(DataSource ds, SkipLockedDialect dialect) {
-        if (dialect == SkipLockedDialect.H2) {
+    DataSource bounded(DataSource ds, SkipLockedDialect dialect, boolean transactionPooler) {
+        // through a transaction pooler a session setting would stay on a server connection that other clients'
+        // transactions then use (pgbouncer 1.18 does not track lock_timeout): the role's own setting applies there
+        if (dialect == SkipLockedDialect.H2 || transactionPooler) {
             return ds;
         }
         return new BoundedDataSource(ds, dialect, lockTimeout);

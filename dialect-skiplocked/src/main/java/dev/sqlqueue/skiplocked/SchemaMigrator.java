@@ -91,24 +91,20 @@ final class SchemaMigrator {
         }
     }
 
-    /** @return how many migrations were applied (0 when the schema was current) */
-    static int migrate(DataSource ds, SkipLockedDialect dialect, String prefix) {
-        return migrate(ds, dialect, prefix, new MigrationLocks(java.time.Duration.ofSeconds(2), 6));
-    }
-
     /**
      * Migrates with each lock wait bounded by {@code locks} ({@link MigrationLocks}): an attempt whose lock
      * request timed out is retried after a back-off, and when the attempts run out the error names the sessions
      * that hold the locks. Each migration runs in its own transaction on H2 and PostgreSQL, so a timed-out one
      * left nothing and those applied before it stay. MariaDB commits each DDL statement: Flyway records the
      * migration as failed, which is repaired and retried only when its first statement was the one that timed out
-     * (nothing of it was applied); otherwise the error says the migration is half-applied.
+     * (nothing of it was applied); otherwise the error says the migration is half-applied. Through a transaction
+     * pooler ({@code transactionPooler}) no session setting is made, the retry still applies.
      *
      * @return how many migrations were applied (0 when the schema was current)
      */
-    static int migrate(DataSource ds, SkipLockedDialect dialect, String prefix, MigrationLocks locks) {
+    static int migrate(DataSource ds, SkipLockedDialect dialect, String prefix, MigrationLocks locks, boolean transactionPooler) {
         Flyway flyway = Flyway.configure()
-                .dataSource(locks.bounded(ds, dialect))
+                .dataSource(locks.bounded(ds, dialect, transactionPooler))
                 .locations(dialect.migrations())
                 .table(SkipLockedStatements.flywayTable(prefix))
                 .placeholders(Map.of("prefix", prefix))

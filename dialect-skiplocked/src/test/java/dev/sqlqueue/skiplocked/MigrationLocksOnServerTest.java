@@ -186,7 +186,7 @@ class MigrationLocksOnServerTest {
         String prefix = SchemaVersionOnServerTest.newPrefix("mr");
         String read = target.dialect == SkipLockedDialect.POSTGRES ? "SELECT current_setting('lock_timeout')"
                 : "SELECT CONCAT(@@SESSION.lock_wait_timeout, '/', @@SESSION.innodb_lock_wait_timeout)";
-        try (com.zaxxer.hikari.HikariDataSource ds = CallerPoolOnServerTest.callerPool(target, 2)) {
+        try (com.zaxxer.hikari.HikariDataSource ds = CallerPoolOnServerTest.callerPool(target, 2, 30_000)) {
             java.util.Set<String> before = new java.util.HashSet<>();
             List<Connection> held = new java.util.ArrayList<>();
             for (int i = 0; i < 2; i++) {

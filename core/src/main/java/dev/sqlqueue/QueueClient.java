@@ -71,6 +71,18 @@ public interface QueueClient extends Producer, Consumer, Acknowledger, QueueAdmi
         return java.util.OptionalInt.empty();
     }
 
+    /**
+     * How many connections the pool the backend takes its connections from can hand out at once: its own
+     * pool's size ({@link #ownPoolSize()}), or what a {@code DataSource} the caller brought leaves for claims and
+     * handlers when the backend can read its size (the SKIP LOCKED backends read a HikariCP pool's
+     * {@code maximumPoolSize} at the time of the call, less the PostgreSQL LISTEN connection they hold from it);
+     * empty when unknown. {@link dev.sqlqueue.runtime.WorkerPool} refuses a pool that would run out
+     * of connections by it.
+     */
+    default java.util.OptionalInt poolSize() {
+        return ownPoolSize();
+    }
+
     /** Release pools and background threads. Open transactional claims are rolled back. */
     @Override
     void close();

@@ -90,6 +90,12 @@ public final class SqlQueue implements QueueClient {
         return ownPoolSize;
     }
 
+    /** {@link #ownPoolSize()}, else what the backend reads of the caller's {@code DataSource}. */
+    @Override
+    public java.util.OptionalInt poolSize() {
+        return ownPoolSize.isPresent() ? ownPoolSize : backend.poolSize();
+    }
+
     @Override
     public Capabilities capabilities() {
         return caps;

@@ -11,9 +11,9 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code sqlqueue migrate}: create or upgrade the schema. The public API reports no migration steps
- * ({@code QueueAdmin.migrate()} returns nothing), so the command prints the backend, server, prefix and
- * the queues found afterwards.
+ * {@code sqlqueue migrate}: create or upgrade the schema (the open migrates). The public API reports no
+ * migration steps ({@code QueueAdmin.migrate()} returns nothing), so the command prints the backend, server,
+ * prefix, the time the open with its migration took and the queues found afterwards.
  */
 @Command(name = "migrate", description = "Create or upgrade the sqlqueue schema in the database.")
 public final class MigrateCommand implements Callable<Integer> {
@@ -28,11 +28,12 @@ public final class MigrateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        QueueConfig config = connection.config(history.orDefault(false)).toBuilder().migrate(false).build();
+        // migrate on: with it off, opening refuses a schema older than this release needs (rule schema.version),
+        // which is the schema this command is for
+        QueueConfig config = connection.config(history.orDefault(false)).toBuilder().migrate(true).build();
         PrintWriter out = spec.commandLine().getOut();
+        long started = System.nanoTime();
         try (SqlQueue client = SqlQueue.open(config)) {
-            long started = System.nanoTime();
-            client.migrate();
             long ms = (System.nanoTime() - started) / 1_000_000;
             int queues = client.queues().size();
             out.printf("schema up to date: backend %s, server %s, table prefix %s, url %s (%d ms); %d queue%s%n",

@@ -35,6 +35,29 @@ class AdminCommandsTest {
         assertEquals("no queues", stats.out().strip(), stats::toString);
     }
 
+    /**
+     * The command a library opened with migrate off names for an older schema (rule schema.version) is the one
+     * that upgrades it: here a schema at version 2, what release 2e2e8c0 created.
+     */
+    @Test
+    void migrateUpgradesASchemaOfAnEarlierRelease() {
+        Cli cli = new Cli(dir);
+        org.flywaydb.core.Flyway.configure().dataSource(cli.url(), "", "").locations("classpath:db/sqlqueue/h2")
+                .table("old_schema_history").placeholders(java.util.Map.of("prefix", "old_")).baselineOnMigrate(true)
+                .baselineVersion("0").target("2").load().migrate();
+        dev.sqlqueue.QueueConfig off = dev.sqlqueue.QueueConfig.builder().url(cli.url()).user("").password("")
+                .tablePrefix("old_").migrate(false).build();
+        dev.sqlqueue.InvalidInputException refused = org.junit.jupiter.api.Assertions.assertThrows(
+                dev.sqlqueue.InvalidInputException.class, () -> SqlQueue.open(off).close());
+        assertTrue(refused.getMessage().contains("run 'sqlqueue migrate --url <JDBC_URL> --table-prefix old_'"), refused.getMessage());
+
+        Cli.Run migrate = cli.run("migrate", "--table-prefix", "old_");
+        assertEquals(0, migrate.code(), migrate::toString);
+        try (SqlQueue q = SqlQueue.open(off)) {
+            assertEquals(0, q.queues().size());
+        }
+    }
+
     @Test
     void statsCountsAndDlqPurge() throws Exception {
         Cli cli = new Cli(dir);

@@ -65,12 +65,13 @@ import org.slf4j.LoggerFactory;
  * ({@link WorkerOptions#handlerConnections()}), and one for everything else (claims of the next batch,
  * statistics). In lease mode no connection is held while a handler runs; with handler connections the
  * pool needs {@code threads x handlerConnections + 1}. {@link #start} refuses a smaller
- * {@link QueueClient#ownPoolSize()} with an {@link InvalidInputException} (rule
- * {@code workers.pool-size}) that names the numbers. A handler that needs a connection of its own
- * either declares it with {@link WorkerOptions#withHandlerConnections(int)} (and the pool is sized for
- * it), or, better, writes in the delivery's own transaction where the backend offers it, or takes it
- * from a {@code DataSource} of its own. With a {@code DataSource} the caller brought, this library cannot
- * see its size: give it the same number of connections.
+ * {@link QueueClient#poolSize()} with an {@link InvalidInputException} (rule
+ * {@code workers.pool-size}) that names the numbers: the backend's own pool, or a caller's {@code DataSource}
+ * whose size the backend can read (a HikariCP pool, on the SKIP LOCKED backends). A handler that needs a
+ * connection of its own either declares it with {@link WorkerOptions#withHandlerConnections(int)} (and the pool
+ * is sized for it), or, better, writes in the delivery's own transaction where the backend offers it, or takes
+ * it from a {@code DataSource} of its own. When the size of a caller's {@code DataSource} cannot be read, the
+ * first start that needs connections logs a WARN (once per process): give it that number of connections.
  *
  * <p><b>Transactions held open elsewhere.</b> On backends with {@link Capability#OLDEST_TRANSACTIONS} (PostgreSQL,
  * MariaDB) a daemon thread of the pool reads {@link QueueClient#oldestTransactions} every half
@@ -126,7 +127,7 @@ public final class WorkerPool implements AutoCloseable {
     /** Start {@code options.threads()} consumer threads on {@code queue}. */
     public static WorkerPool start(QueueClient client, QueueName queue, MessageHandler handler,
                                    WorkerOptions options, WorkerListener listener) {
-        checkPoolSize(client.ownPoolSize(), options);
+        checkPoolSize(client, options);
         WorkerPool pool = new WorkerPool(client, queue, handler, options, listener);
         pool.begin();
         return pool;
@@ -144,18 +145,32 @@ public final class WorkerPool implements AutoCloseable {
         return options.handlerConnections() == 0 ? 0 : options.threads() * options.handlerConnections() + 1;
     }
 
-    private static void checkPoolSize(OptionalInt poolSize, WorkerOptions options) {
+    /** Whether the WARN of a pool whose size is unknown was logged (once per process). */
+    private static final java.util.concurrent.atomic.AtomicBoolean UNKNOWN_SIZE_LOGGED = new java.util.concurrent.atomic.AtomicBoolean();
+
+    private static void checkPoolSize(QueueClient client, WorkerOptions options) {
         int needed = connectionsNeeded(options);
+        OptionalInt poolSize = client.poolSize();
+        if (poolSize.isEmpty() && needed > 0 && UNKNOWN_SIZE_LOGGED.compareAndSet(false, true)) {
+            LOG.warn("{} worker threads{} need a pool of at least {} connections, but the size of the DataSource the queue"
+                    + " was opened with cannot be read (only a HikariCP pool's can): give it that many, or the handlers'"
+                    + " connections wait for those the claims hold (pool time-outs); logged once",
+                    options.threads(), options.mode() == ClaimMode.TRANSACTIONAL ? " in transactional mode" : "", needed);
+        }
         if (poolSize.isPresent() && poolSize.getAsInt() < needed) {
+            boolean own = client.ownPoolSize().isPresent();
             String why = options.mode() == ClaimMode.TRANSACTIONAL
                     ? "in transactional mode each of the " + options.threads() + " worker threads holds one connection for its"
                       + " batch's whole run" + (options.handlerConnections() > 0 ? ", each handler holds "
                       + options.handlerConnections() + " more" : "") + ", and one more is needed for claims and statistics"
                     : "each of the " + options.threads() + " handlers holds " + options.handlerConnections()
                       + " connection(s), and one more is needed for claims and acks";
-            throw new InvalidInputException("workers.pool-size", "the backend's pool has " + poolSize.getAsInt()
-                    + " connections but " + options.threads() + " worker threads need " + needed + ": " + why
-                    + "; raise poolSize to at least " + needed + " or lower the worker threads");
+            throw new InvalidInputException("workers.pool-size", (own ? "the backend's pool has " + poolSize.getAsInt()
+                    + " connections" : "the DataSource the queue was opened with (a HikariCP pool) leaves the workers "
+                    + poolSize.getAsInt() + " connections (its maximumPoolSize less those the backend holds for itself)")
+                    + " but " + options.threads() + " worker threads need " + needed + ": " + why + "; raise "
+                    + (own ? "poolSize to at least " + needed : "its maximumPoolSize by at least " + (needed - poolSize.getAsInt()))
+                    + " or lower the worker threads");
         }
     }
 

@@ -69,6 +69,11 @@ public abstract class ForwardingQueueBackend implements QueueBackend {
     }
 
     @Override
+    public java.util.OptionalInt poolSize() {
+        return delegate.poolSize();
+    }
+
+    @Override
     public boolean waitsInConsume() {
         return delegate.waitsInConsume();
     }

@@ -93,6 +93,9 @@ public final class PostgresProvider extends SkipLockedProvider {
 
     @Override
     java.util.Set<String> optionKeys() {
-        return java.util.Set.of(PostgresOptions.TRANSACTION_POOLER, PostgresOptions.VACUUM_EVERY);
+        java.util.Set<String> keys = new java.util.HashSet<>(super.optionKeys());
+        keys.add(PostgresOptions.TRANSACTION_POOLER);
+        keys.add(PostgresOptions.VACUUM_EVERY);
+        return keys;
     }
 }

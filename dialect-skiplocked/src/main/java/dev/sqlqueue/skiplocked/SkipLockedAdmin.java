@@ -57,7 +57,8 @@ final class SkipLockedAdmin {
     }
 
     void migrate() {
-        SchemaMigrator.migrate(ds, dialect, config.tablePrefix());
+        SchemaMigrator.migrate(ds, dialect, config.tablePrefix(), MigrationLocks.from(config),
+                dialect == SkipLockedDialect.POSTGRES && PostgresOptions.from(config).transactionPooler());
     }
 
     void createQueue(QueueName queue) {

@@ -90,6 +90,31 @@ final class SkipLockedBackend implements QueueBackend {
         return caps;
     }
 
+    /**
+     * The connections of the caller's {@code DataSource} left for claims and handlers when it is a HikariCP pool
+     * (or wraps one and says so through {@code unwrap}): its {@code maximumPoolSize} now, less the one the
+     * PostgreSQL LISTEN connection holds for as long as the backend is open (it comes from the caller's pool when
+     * the config has no URL); empty for any other {@code DataSource} and for the own pool, whose size
+     * {@code SqlQueue} knows from the config.
+     */
+    @Override
+    public java.util.OptionalInt poolSize() {
+        DataSource caller = config.dataSource();
+        if (ownedPool != null || caller == null) {
+            return java.util.OptionalInt.empty();
+        }
+        try {
+            if (caller.isWrapperFor(com.zaxxer.hikari.HikariConfigMXBean.class)) {
+                int max = caller.unwrap(com.zaxxer.hikari.HikariConfigMXBean.class).getMaximumPoolSize();
+                int listening = wakeups != null && config.url() == null ? 1 : 0;
+                return java.util.OptionalInt.of(Math.max(0, max - listening));
+            }
+        } catch (java.sql.SQLException | RuntimeException e) {
+            LOG.debug("cannot read the size of the caller's DataSource", e);
+        }
+        return java.util.OptionalInt.empty();
+    }
+
     @Override
     public String serverVersion() {
         return tx.inTransaction("read server version", c -> c.getMetaData().getDatabaseProductName() + " "

@@ -16,29 +16,40 @@ public enum SkipLockedDialect {
      * claim. The migration therefore creates the function {@code <prefix>now_ms}, bound to
      * {@code System.currentTimeMillis} of the process that runs the H2 engine: the database's own clock.
      */
-    H2("h2", SQLDialect.H2, "\"%snow_ms\"()"),
+    H2("h2", SQLDialect.H2, "\"%snow_ms\"()", 4),
     /**
      * PostgreSQL 12+. {@code statement_timestamp()} is fixed for one statement but moves inside a long
      * transaction, so a nack in a transactional claim is measured from the nack, not the claim.
      */
     POSTGRES("postgresql", SQLDialect.POSTGRES,
-            "CAST(FLOOR(EXTRACT(EPOCH FROM statement_timestamp()) * 1000) AS BIGINT)"),
+            "CAST(FLOOR(EXTRACT(EPOCH FROM statement_timestamp()) * 1000) AS BIGINT)", 4),
     /**
      * MariaDB 10.6+ (and the MySQL 8 path). {@code UTC_TIMESTAMP(6)} and the epoch are both
      * {@code DATETIME} values, so {@code TIMESTAMPDIFF} is plain arithmetic, untouched by the session
      * time zone (MariaDB Knowledge Base: UTC_TIMESTAMP, TIMESTAMPDIFF).
      */
     MARIADB("mariadb", SQLDialect.MARIADB,
-            "(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000)");
+            "(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000)", 3);
 
     private final String folder;
     private final SQLDialect jooq;
     private final String nowMillis;
+    private final int schemaVersion;
 
-    SkipLockedDialect(String folder, SQLDialect jooq, String nowMillis) {
+    SkipLockedDialect(String folder, SQLDialect jooq, String nowMillis, int schemaVersion) {
         this.folder = folder;
         this.jooq = jooq;
         this.nowMillis = nowMillis;
+        this.schemaVersion = schemaVersion;
+    }
+
+    /**
+     * The schema version this release needs: its highest migration ({@code V<n>__...sql} under
+     * {@link #migrations()}); {@code SchemaVersionOnServerTest} keeps the two equal. A library opened with migrate off
+     * refuses a schema below it (rule {@code schema.version}).
+     */
+    public int schemaVersion() {
+        return schemaVersion;
     }
 
     /** The jOOQ dialect that renders this database's statements. */

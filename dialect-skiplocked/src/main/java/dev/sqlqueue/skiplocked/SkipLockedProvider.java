@@ -83,6 +83,7 @@ abstract class SkipLockedProvider implements BackendProvider {
     @Override
     public QueueBackend open(QueueConfig config) {
         checkOptionKeys(config);
+        MigrationLocks.from(config); // a bad value is refused before anything connects
         SkipLockedBackend backend;
         javax.sql.DataSource ds;
         if (config.dataSource() != null) {
@@ -124,9 +125,7 @@ abstract class SkipLockedProvider implements BackendProvider {
                 backend = new SkipLockedBackend(dialect, name, config.wrap(pool), pool, config);
                 try {
                     checkOpened(pool, config);
-                    if (config.migrate()) {
-                        backend.migrate();
-                    }
+                    migrateOrCheck(backend, pool, config);
                     return backend;
                 } catch (RuntimeException e) {
                     backend.close();
@@ -138,9 +137,7 @@ abstract class SkipLockedProvider implements BackendProvider {
         }
         try {
             checkOpened(ds, config);
-            if (config.migrate()) {
-                backend.migrate();
-            }
+            migrateOrCheck(backend, ds, config);
         } catch (RuntimeException e) {
             backend.close();
             throw e;
@@ -148,10 +145,21 @@ abstract class SkipLockedProvider implements BackendProvider {
         return backend;
     }
 
+    /**
+     * Migrates with migrate on; with it off, refuses a schema older than this release needs
+     * ({@link SchemaMigrator#requireVersion}, rule {@value SchemaMigrator#VERSION_RULE}).
+     */
+    private void migrateOrCheck(SkipLockedBackend backend, javax.sql.DataSource ds, QueueConfig config) {
+        if (config.migrate()) {
+            backend.migrate();
+        } else {
+            SchemaMigrator.requireVersion(ds, dialect, config.tablePrefix());
+        }
+    }
 
-    /** The {@link QueueConfig#options()} keys this backend reads; none by default. */
+    /** The {@link QueueConfig#options()} keys this backend reads: by default the migration's ({@link MigrationLocks}). */
     java.util.Set<String> optionKeys() {
-        return java.util.Set.of();
+        return MigrationLocks.KEYS;
     }
 
     /**

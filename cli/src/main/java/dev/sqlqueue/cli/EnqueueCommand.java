@@ -24,6 +24,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicBoolean;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -35,6 +36,11 @@ import picocli.CommandLine.Spec;
  * {@code sqlqueue enqueue}: one message per input line (a file, or standard input), in batches written
  * with {@code enqueueAll}. The whole input and every option is validated before anything is written,
  * so a bad line 5000 writes nothing; the error names the line and the rule broken.
+ *
+ * <p>SIGINT (Ctrl-C) or SIGTERM stops it after the batch being written (each batch is one transaction): it
+ * says on standard error how many messages were committed, up to which input line, and the command that
+ * enqueues the rest ({@code --from-line}, the first line not written), and exits 130 or 143 (issue 31: it
+ * exited silently, and running it again queued the committed lines twice).
  */
 @Command(name = "enqueue", sortOptions = false,
         description = "Enqueue one message per line of FILE or of standard input (empty lines are skipped).")
@@ -88,8 +94,18 @@ public final class EnqueueCommand implements Callable<Integer> {
             description = "Messages per transaction, 1..10000. Default: ${DEFAULT-VALUE}.")
     int batch;
 
+    @Option(names = "--from-line", paramLabel = "N",
+            description = "Skip the input's lines before line N (1 = the first line; empty lines count): resumes an "
+                    + "enqueue that was stopped, as its message says.")
+    Long fromLine;
+
     @Mixin
     ConnectionOptions connection;
+
+    /** Lines of the input committed so far, and the number of the last of them (read by the signal's thread). */
+    private volatile long committedLines;
+    private volatile long lastCommittedLine;
+    private volatile long totalLines;
 
     @Mixin
     HistoryOption history;
@@ -105,6 +121,9 @@ public final class EnqueueCommand implements Callable<Integer> {
         if (dedupeColumn != null && dedupeColumn < 1) {
             throw new InvalidInputException("dedupe.column", "--dedupe-column must be 1 or more, was " + dedupeColumn);
         }
+        if (fromLine != null && fromLine < 1) {
+            throw new InvalidInputException("from-line.range", "--from-line must be 1 or more, was " + fromLine);
+        }
         boolean keyed = dedupe || dedupeColumn != null;
         QueueConfig.Builder config = connection.config(history.orDefault(false)).toBuilder();
         if (dedupeWindow != null) {
@@ -113,9 +132,13 @@ public final class EnqueueCommand implements Callable<Integer> {
         Message template = template(new byte[0], null);
         String source = file != null ? file : fileArgument;
         List<LineReader.Line> lines = read(source);
+        if (fromLine != null) {
+            lines = lines.stream().filter(l -> l.number() >= fromLine).toList();
+        }
         if (lines.isEmpty()) {
             // nothing to write: the queue is not created (a typo in a queue name leaves no trace)
-            spec.commandLine().getOut().printf("enqueued 0 messages to '%s' (the input has no non-empty line)%n", queue);
+            spec.commandLine().getOut().printf("enqueued 0 messages to '%s' (the input has no non-empty line%s)%n", queue,
+                    fromLine != null ? " from line " + fromLine : "");
             spec.commandLine().getOut().flush();
             return ExitCodes.OK;
         }
@@ -124,11 +147,18 @@ public final class EnqueueCommand implements Callable<Integer> {
         for (LineReader.Line line : lines) {
             keys.add(keyed ? key(line) : null);
         }
-        try (SqlQueue client = SqlQueue.open(config.build())) {
+        totalLines = lines.size();
+        AtomicBoolean stop = new AtomicBoolean();
+        try (SqlQueue client = SqlQueue.open(config.build());
+             ShutdownGuard guard = new ShutdownGuard(() -> stop.set(true), () -> stopped(null, true), Duration.ofSeconds(60))) {
             check(client.capabilities(), template, lines);
             checkArguments(lines);
             if (keyed && !client.capabilities().has(Capability.DEDUPLICATION)) {
                 throw new UnsupportedCapabilityException(Capability.DEDUPLICATION, client.capabilities().backend());
+            }
+            if (stop.get()) {
+                stopped(guard, false);
+                return guard.exitCode(ExitCodes.OK);
             }
             client.createQueue(queue);
             long done = 0;
@@ -136,20 +166,98 @@ public final class EnqueueCommand implements Callable<Integer> {
             List<Message> chunk = new ArrayList<>(Math.min(batch, lines.size()));
             for (int i = 0; i < lines.size(); i++) {
                 chunk.add(template(lines.get(i).bytes(), keys.get(i)));
-                if (chunk.size() == batch) {
+                if (chunk.size() == batch || i == lines.size() - 1) {
                     duplicates += keyed ? writeKeyed(client, chunk) : 0;
                     done += keyed ? chunk.size() : write(client, chunk, done, lines);
                     chunk.clear();
+                    lastCommittedLine = lines.get(i).number();
+                    committedLines = done;
+                    if (stop.get() && i < lines.size() - 1) {
+                        stopped(guard, false);
+                        return guard.exitCode(ExitCodes.OK);
+                    }
                 }
             }
-            duplicates += keyed ? writeKeyed(client, chunk) : 0;
-            done += keyed ? chunk.size() : write(client, chunk, done, lines);
             long queued = done - duplicates;
             spec.commandLine().getOut().printf("enqueued %d message%s to '%s'%s%n", queued, queued == 1 ? "" : "s", queue,
                     keyed ? " (" + duplicates + " duplicate" + (duplicates == 1 ? "" : "s") + " skipped)" : "");
             spec.commandLine().getOut().flush();
         }
         return ExitCodes.OK;
+    }
+
+    /**
+     * Says on standard error what a signal left committed and how to enqueue the rest. {@code forced}: a second
+     * signal exits at once, while a batch may be in flight: that batch may have committed too.
+     */
+    private void stopped(ShutdownGuard guard, boolean forced) {
+        long n = committedLines;
+        long last = lastCommittedLine;
+        java.io.PrintWriter err = spec.commandLine().getErr();
+        int code = guard == null ? 0 : guard.exitCode(0);
+        String how = guard == null ? "a second signal" : code == 130 ? "SIGINT" : code == 143 ? "SIGTERM" : "the JVM's shutdown";
+        if (n == 0) {
+            err.printf("sqlqueue: stopped by %s: enqueued 0 of %d messages to '%s'%s; nothing was written, run the same"
+                    + " command again%n", how, totalLines, queue, forced ? " (a batch being written may have committed)" : "");
+        } else {
+            err.printf("sqlqueue: stopped by %s: enqueued %d of %d messages to '%s' (lines %d to %d of the input; "
+                    + "nothing after line %d was written%s)%n", how, n, totalLines, queue, fromLine != null ? fromLine : 1, last,
+                    last,
+                    forced ? ", unless the batch being written committed as the process exited: check with 'sqlqueue stats'" : "");
+            err.printf("sqlqueue: to enqueue the rest without duplicates, run: %s%n", resumeCommand(last + 1));
+            if (file == null && (fileArgument == null || fileArgument.equals("-"))) {
+                err.println("sqlqueue: (with the same input on standard input)");
+            }
+        }
+        err.flush();
+    }
+
+    /**
+     * This command line with {@code --from-line next} in place of any it had, quoted for a POSIX shell; a password
+     * given on it is replaced by {@code ***} (give it again, or use SQLQUEUE_PASSWORD), and so is one in a URL.
+     */
+    private String resumeCommand(long next) {
+        List<String> original = spec.commandLine().getParseResult() != null
+                ? spec.root().commandLine().getParseResult().originalArgs() : List.of();
+        List<String> out = new ArrayList<>();
+        out.add("sqlqueue");
+        for (int i = 0; i < original.size(); i++) {
+            String a = original.get(i);
+            if (a.equals("--from-line")) {
+                i++;
+                continue;
+            }
+            if (a.startsWith("--from-line=")) {
+                continue;
+            }
+            if (a.equals("--password") && i + 1 < original.size()) {
+                out.add(a);
+                out.add("***");
+                i++;
+                continue;
+            }
+            if (a.startsWith("--password=")) {
+                out.add("--password=***");
+                continue;
+            }
+            if (a.startsWith("--url=")) {
+                a = "--url=" + dev.sqlqueue.spi.BackendDiscovery.redact(a.substring("--url=".length()));
+            } else if (i > 0 && original.get(i - 1).equals("--url")) {
+                a = dev.sqlqueue.spi.BackendDiscovery.redact(a);
+            }
+            out.add(a);
+        }
+        out.add("--from-line");
+        out.add(Long.toString(next));
+        return String.join(" ", out.stream().map(EnqueueCommand::shellWord).toList());
+    }
+
+    /** {@code word} as one word for a POSIX shell: as it is when safe, else in single quotes. */
+    static String shellWord(String word) {
+        if (!word.isEmpty() && word.matches("[A-Za-z0-9_./:,+@%^=-]+")) {
+            return word;
+        }
+        return "'" + word.replace("'", "'\\''") + "'";
     }
 
     /** The deduplication key of a line: its {@code --dedupe-column} field, else {@code sha256:} and the hex of its bytes. */

@@ -11,7 +11,8 @@ package dev.sqlqueue.cli;
  *       negative delay, an over-size payload, an unknown backend); nothing was written.</li>
  *   <li>{@link #INCOMPLETE} 3: the command ran but not everything succeeded ({@code work}: messages
  *       were dead-lettered; {@code demo}: messages were lost).</li>
- *   <li>130 / 143: {@code work} or {@code demo} stopped by SIGINT (Ctrl-C) / SIGTERM, after a clean stop.</li>
+ *   <li>130 / 143: {@code work}, {@code demo}, {@code dashboard} or {@code enqueue} stopped by SIGINT (Ctrl-C) / SIGTERM,
+ *       after a clean stop.</li>
  * </ul>
  */
 public final class ExitCodes {

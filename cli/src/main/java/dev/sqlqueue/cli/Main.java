@@ -92,7 +92,7 @@ public final class Main {
             // a command that only groups others (dlq, history) connects through them
             boolean connects = spec.findOption("--url") != null
                     || sub.getSubcommands().values().stream().anyMatch(s -> s.getCommandSpec().findOption("--url") != null);
-            boolean runs = name.equals("work") || name.equals("demo") || name.equals("dashboard");
+            boolean runs = name.equals("work") || name.equals("demo") || name.equals("dashboard") || name.equals("enqueue");
             boolean urlRequired = spec.findOption("--url") != null && spec.findOption("--url").required();
             List<String> lines = new ArrayList<>();
             if (urlRequired) {
@@ -129,6 +129,9 @@ public final class Main {
                 lines.add("  130/143 stopped cleanly after Ctrl-C (SIGINT) / SIGTERM.");
             } else if (name.equals("dashboard")) {
                 lines.add("  130/143 stopped cleanly after Ctrl-C (SIGINT) / SIGTERM.");
+            } else if (name.equals("enqueue")) {
+                lines.add("  130/143 stopped after Ctrl-C (SIGINT) / SIGTERM, saying what was committed");
+                lines.add("    and the command that enqueues the rest (--from-line).");
             }
             spec.usageMessage().footerHeading(connects ? "%nDatabase:%n" : "%n");
             spec.usageMessage().footer(lines.toArray(String[]::new));

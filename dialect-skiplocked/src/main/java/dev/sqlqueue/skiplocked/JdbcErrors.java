@@ -95,7 +95,7 @@ final class JdbcErrors {
         if (e instanceof QueryTimeouts.StatementTimeout) {
             return new TransientBackendException(what + " failed: " + e.getMessage(), e);
         }
-        if (isConnectionLoss(e) || isRetryable(e)) {
+        if (isConnectionLoss(e) || isRetryable(e) || H2StaleSlots.matches(e)) {
             return new TransientBackendException(what + " failed: " + e.getMessage(), e);
         }
         return new SqlQueueException(what + " failed: " + e.getMessage(), e);

@@ -101,6 +101,7 @@ final class SkipLockedAcks {
             } catch (SQLException e) {
                 claims.remove(claim.token);
                 if (JdbcErrors.isConnectionLoss(e) && !(e instanceof QueryTimeouts.StatementTimeout)) {
+                    tx.sweepStaleSlots(); // a killed session may have left a slot stale (H2)
                     throw new LeaseLostException(r.messageId(), "the connection of transactional claim " + claim.token
                             + " broke; its messages were rolled back to the queue: " + e.getMessage());
                 }

@@ -104,8 +104,10 @@ final class SkipLockedAdmin {
         claims.values().forEach(TransactionalClaim::abort);
         inTransaction("drop schema", c -> {
             try (Statement st = c.createStatement()) {
-                for (String s : sql.emptyBeforeDrop) { // H2: wait for other sessions' row locks first
-                    st.execute(s);
+                for (Map.Entry<String, String> e : sql.emptyBeforeDrop.entrySet()) { // H2: wait for other sessions' row locks first
+                    if (tableExists(c, e.getKey())) { // H2 has no DELETE ... IF EXISTS
+                        st.execute(e.getValue());
+                    }
                 }
                 for (String s : sql.dropSchema) {
                     st.execute(s);
@@ -117,6 +119,13 @@ final class SkipLockedAdmin {
             return null;
         });
         knownQueues.clear();
+    }
+
+    /** Whether the connection's current schema holds a table of exactly this name. */
+    private static boolean tableExists(Connection c, String table) throws SQLException {
+        try (ResultSet rs = c.getMetaData().getTables(c.getCatalog(), c.getSchema(), table, new String[] {"TABLE", "BASE TABLE"})) {
+            return rs.next();
+        }
     }
 
     long purge(QueueName queue) {

@@ -72,7 +72,7 @@ final class SkipLockedBackend implements QueueBackend {
         this.listen = postgres != null && !postgres.transactionPooler();
         this.caps = SkipLockedCapabilities.of(name, dialect, listen);
         // H2 has no socket to bound in embedded mode, and ignores a network timeout
-        this.tx = new Transactions(ds, ownedPool, dialect != SkipLockedDialect.H2);
+        this.tx = new Transactions(ds, ownedPool, dialect != SkipLockedDialect.H2, dialect == SkipLockedDialect.H2);
         Map<Long, TransactionalClaim> claims = new ConcurrentHashMap<>();
         QueryTimeouts timeouts = new QueryTimeouts();
         ClaimRows claimRows = new ClaimRows(sql, config, claims);

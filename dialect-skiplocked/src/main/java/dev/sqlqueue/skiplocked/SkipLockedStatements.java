@@ -8,7 +8,10 @@ import static org.jooq.impl.DSL.table;
 import static org.jooq.impl.DSL.unquotedName;
 import static org.jooq.impl.DSL.when;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
@@ -265,9 +268,11 @@ public final class SkipLockedStatements {
      * claim's transaction then ends H2 replays its undo log against the dropped table and the database file
      * fails ("MVStoreException: Unable to read the page"; H2DropSchemaTest, cf. h2database #3695). A
      * {@code DELETE} waits for every row lock ({@code LOCK_TIMEOUT}); PostgreSQL's and MariaDB's
-     * {@code DROP TABLE} wait for row locks themselves.
+     * {@code DROP TABLE} wait for row locks themselves. Keyed by the table's name: a table that does not
+     * exist (an empty database, a half-created schema, a second drop) is skipped, since H2 has no
+     * {@code DELETE ... IF EXISTS} (issue 31: {@code Table "..._dedupe_key" not found}).
      */
-    public final List<String> emptyBeforeDrop;
+    public final Map<String, String> emptyBeforeDrop;
     /** PostgreSQL only (else null): (channel, queue) wake listeners when the transaction commits. */
     public final String notify;
     /** PostgreSQL only (else null): subscribe to the prefix's wake-up channel. */
@@ -596,12 +601,15 @@ public final class SkipLockedStatements {
                 sql(dsl.dropTableIfExists(message), dsl),
                 sql(dsl.dropTableIfExists(queueTable), dsl),
                 sql(dsl.dropTableIfExists(table(quotedName(prefix + "schema_history"))), dsl));
-        emptyBeforeDrop = dialect != SkipLockedDialect.H2 ? List.of() : List.of(
-                sql(dsl.deleteFrom(dedupe), dsl),
-                sql(dsl.deleteFrom(history), dsl),
-                sql(dsl.deleteFrom(deadLetter), dsl),
-                sql(dsl.deleteFrom(message), dsl),
-                sql(dsl.deleteFrom(queueTable), dsl));
+        Map<String, String> empty = new LinkedHashMap<>();
+        if (dialect == SkipLockedDialect.H2) {
+            empty.put(prefix + "dedupe_key", sql(dsl.deleteFrom(dedupe), dsl));
+            empty.put(prefix + "history", sql(dsl.deleteFrom(history), dsl));
+            empty.put(prefix + "dead_letter", sql(dsl.deleteFrom(deadLetter), dsl));
+            empty.put(prefix + "message", sql(dsl.deleteFrom(message), dsl));
+            empty.put(prefix + "queue", sql(dsl.deleteFrom(queueTable), dsl));
+        }
+        emptyBeforeDrop = Collections.unmodifiableMap(empty);
         channel = prefix + "wakeup";
         notify = dialect == SkipLockedDialect.POSTGRES ? "select pg_notify(?, ?)" : null;
         listen = dialect == SkipLockedDialect.POSTGRES ? "listen \"" + channel + "\"" : null;

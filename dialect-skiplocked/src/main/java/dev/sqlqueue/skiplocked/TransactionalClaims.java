@@ -127,8 +127,14 @@ final class TransactionalClaims {
                 if (e instanceof QueryTimeouts.StatementTimeout) {
                     throw JdbcErrors.translate("consume", e);
                 }
+                if (JdbcErrors.isConnectionLoss(e)) {
+                    tx.sweepStaleSlots();
+                }
                 if (attempt == 1 && JdbcErrors.isConnectionLoss(e)) {
                     evictIdleConnections();
+                    continue;
+                }
+                if (tx.repairedStaleSlot(e, attempt)) {
                     continue;
                 }
                 if (JdbcErrors.isRetryable(e) && attempt < MAX_DEADLOCK_RETRIES) {
@@ -173,6 +179,7 @@ final class TransactionalClaims {
         } catch (SQLException e) {
             claims.remove(claim.token);
             if (JdbcErrors.isConnectionLoss(e) && !(e instanceof QueryTimeouts.StatementTimeout)) {
+                tx.sweepStaleSlots(); // a killed session may have left a slot stale (H2)
                 throw new LeaseLostException(r.messageId(), "the connection of transactional claim " + claim.token
                         + " broke; its messages were rolled back to the queue: " + e.getMessage());
             }

@@ -23,12 +23,36 @@ final class Transactions {
     private final DataSource ds;
     private final AutoCloseable ownedPool;
     private final boolean boundsNetwork;
+    /** H2 only (else null): repairs a transaction slot left stale by a killed session ({@link H2StaleSlots}). */
+    private final H2StaleSlots staleSlots;
 
-    /** @param boundsNetwork whether bounded transactions set the network timeout (not on H2, which ignores it) */
-    Transactions(DataSource ds, AutoCloseable ownedPool, boolean boundsNetwork) {
+    /**
+     * @param boundsNetwork whether bounded transactions set the network timeout (not on H2, which ignores it)
+     * @param h2 whether the database is H2, whose stale transaction slots are repaired ({@link H2StaleSlots})
+     */
+    Transactions(DataSource ds, AutoCloseable ownedPool, boolean boundsNetwork, boolean h2) {
         this.ds = ds;
         this.ownedPool = ownedPool;
         this.boundsNetwork = boundsNetwork;
+        this.staleSlots = h2 ? new H2StaleSlots(ds) : null;
+    }
+
+    /**
+     * H2's "An old transaction with the same id is still open" ({@link H2StaleSlots}): the stale slot is repaired, and
+     * true is returned when the failed work, which wrote nothing (its first write
+     * failed and its transaction was rolled back), may run again: up to {@code MAX_STALE_SLOT_RETRIES} attempts.
+     */
+    boolean repairedStaleSlot(SQLException e, int attempt) {
+        return staleSlots != null && attempt < MAX_STALE_SLOT_RETRIES && H2StaleSlots.matches(e) && staleSlots.repair(e);
+    }
+
+    static final int MAX_STALE_SLOT_RETRIES = 4;
+
+    /** H2: after a session was found lost (killed), repairs the slots its killing left stale ({@link H2StaleSlots#sweep}). */
+    void sweepStaleSlots() {
+        if (staleSlots != null) {
+            staleSlots.sweep();
+        }
     }
 
     /** Run {@code work} in one transaction on a pooled connection, retrying deadlock victims. */
@@ -115,6 +139,12 @@ final class Transactions {
         if (JdbcErrors.isRetryable(e) && attempt < MAX_DEADLOCK_RETRIES) {
             sleepJitter(attempt);
             return true;
+        }
+        if (repairedStaleSlot(e, attempt)) {
+            return lossRetryable; // else the repair serves the next call, and this one fails as transient
+        }
+        if (JdbcErrors.isConnectionLoss(e)) {
+            sweepStaleSlots();
         }
         if (lossRetryable && attempt == 1 && JdbcErrors.isConnectionLoss(e)) {
             evictIdleConnections();

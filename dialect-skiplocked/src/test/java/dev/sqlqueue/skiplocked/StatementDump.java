@@ -35,6 +35,11 @@ final class StatementDump {
                 for (int i = 0; i < list.size(); i++) {
                     out.put(f.getName() + "[" + i + "]", (String) list.get(i));
                 }
+            } else if (v instanceof Map<?, ?> byTable) { // statements keyed by the table they act on
+                int i = 0;
+                for (Object text : byTable.values()) {
+                    out.put(f.getName() + "[" + i++ + "]", (String) text);
+                }
             }
         }
         return out;

@@ -104,7 +104,7 @@ public class SqlQueueAutoConfiguration {
     public SqlQueueWorkers sqlQueueWorkers(SqlQueue queue, SqlQueueProperties properties, SqlQueueHandlerRegistrar registrar,
                                            ObjectProvider<QueueWorker> workerBeans,
                                            ObjectProvider<MessageHandlerDecorator> decorators) {
-        return new SqlQueueWorkers(queue, properties.getWorker(), () -> {
+        return new SqlQueueWorkers(queue, properties.getWorker(), properties.getHandlers(), () -> {
             List<QueueWorker> all = new ArrayList<>(workerBeans.orderedStream().toList());
             all.addAll(registrar.workers());
             return all;

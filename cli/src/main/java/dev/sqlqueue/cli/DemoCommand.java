@@ -85,7 +85,7 @@ public final class DemoCommand implements Callable<Integer> {
         // closed in reverse order: the database, then the temporary directory, then the signal guard
         try (ShutdownGuard guard = new ShutdownGuard(() -> run.stop(running.get()), Duration.ofSeconds(30));
              DemoDatabase db = ownUrl ? DemoDatabase.of(connection.effectiveUrl()) : DemoDatabase.createTemporary();
-             SqlQueue client = SqlQueue.open(connection.config(db.url(), history.orDefault(false), workers, 3))) {
+             SqlQueue client = SqlQueue.open(connection.config(db.url(), history.orDefault(true), workers, 3))) {
             client.createQueue(queue);
             out.printf("demo: %,d messages, %d workers, batch %d, %s mode, backend %s (%s)%s%n", messages, workers,
                     batchSize, mode.name().toLowerCase(), client.capabilities().backend(), client.serverVersion(),

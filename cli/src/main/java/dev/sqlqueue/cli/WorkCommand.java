@@ -58,8 +58,8 @@ public final class WorkCommand implements Callable<Integer> {
                     + "are slow, up to this many while they take milliseconds. Default: ${DEFAULT-VALUE}.")
     String batchSize;
 
-    /** The largest claim of --batch-size auto. */
-    static final int AUTO_MAX_BATCH = 32;
+    /** The largest claim of --batch-size auto: the library's default (WorkerOptions.defaults()), as the starter's. */
+    static final int AUTO_MAX_BATCH = 100;
 
     @Option(names = "--drain", description = "Exit once the queue has nothing ready, delayed or in flight.")
     boolean drain;

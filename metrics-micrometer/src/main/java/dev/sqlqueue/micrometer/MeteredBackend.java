@@ -28,9 +28,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Counts and times the calls that reach the backend. Counters move only when the call succeeded (an
- * enqueue on the caller's connection counts when the insert succeeded, even if the caller later rolls
- * back). Remembers the enqueue time of each claimed delivery until it is settled, for the
+ * Counts and times the calls that reach the backend. Counters move only when the call succeeded; an
+ * enqueue on the caller's connection counts when the {@link TransactionCommitHook} reports the caller's
+ * commit, or, without a hook that can tell, when the insert succeeded. Remembers the enqueue time of each claimed delivery until it is settled, for the
  * enqueue-to-ack timer.
  */
 final class MeteredBackend extends ForwardingQueueBackend {
@@ -45,10 +45,21 @@ final class MeteredBackend extends ForwardingQueueBackend {
     private record Claimed(Instant enqueuedAt, long claimedAtNanos) {
     }
 
-    MeteredBackend(QueueBackend delegate, MeterRegistry registry, String backendName) {
+    private final TransactionCommitHook commitHook;
+
+    MeteredBackend(QueueBackend delegate, MeterRegistry registry, String backendName, TransactionCommitHook commitHook) {
         super(delegate);
         this.registry = registry;
         this.backendName = backendName;
+        this.commitHook = commitHook;
+    }
+
+    /** Counts one enqueue made on {@code connection}: at the caller's commit when the hook can tell. */
+    private void countEnqueuedOn(Connection connection, QueueName queue) {
+        TransactionCommitHook hook = commitHook;
+        if (hook == null || !hook.afterCommit(connection, () -> count(SqlQueueMeters.ENQUEUED, queue, 1))) {
+            count(SqlQueueMeters.ENQUEUED, queue, 1);
+        }
     }
 
     void startSampling(Duration interval, List<QueueName> queues) {
@@ -116,7 +127,7 @@ final class MeteredBackend extends ForwardingQueueBackend {
     @Override
     public long enqueue(Connection connection, QueueName queue, Message message) {
         long id = super.enqueue(connection, queue, message);
-        count(SqlQueueMeters.ENQUEUED, queue, 1);
+        countEnqueuedOn(connection, queue);
         return id;
     }
 
@@ -134,7 +145,7 @@ final class MeteredBackend extends ForwardingQueueBackend {
     public EnqueueResult enqueueDeduplicated(Connection connection, QueueName queue, Message message) {
         EnqueueResult r = super.enqueueDeduplicated(connection, queue, message);
         if (!r.duplicate()) {
-            count(SqlQueueMeters.ENQUEUED, queue, 1);
+            countEnqueuedOn(connection, queue);
         }
         return r;
     }

@@ -41,16 +41,18 @@ public final class SqlQueueMetrics {
     private final MeterRegistry registry;
     private final Duration statsInterval;
     private final List<QueueName> queues;
+    private final TransactionCommitHook commitHook;
 
-    private SqlQueueMetrics(MeterRegistry registry, Duration statsInterval, List<QueueName> queues) {
+    private SqlQueueMetrics(MeterRegistry registry, Duration statsInterval, List<QueueName> queues, TransactionCommitHook commitHook) {
         this.registry = registry;
         this.statsInterval = statsInterval;
         this.queues = queues;
+        this.commitHook = commitHook;
     }
 
     /** Meters registered in {@code registry}; gauges sampled every 15 s for every queue that exists. */
     public static SqlQueueMetrics of(MeterRegistry registry) {
-        return new SqlQueueMetrics(Objects.requireNonNull(registry, "registry"), DEFAULT_STATS_INTERVAL, List.of());
+        return new SqlQueueMetrics(Objects.requireNonNull(registry, "registry"), DEFAULT_STATS_INTERVAL, List.of(), null);
     }
 
     /**
@@ -62,14 +64,22 @@ public final class SqlQueueMetrics {
         if (interval == null || interval.toMillis() < 10 || interval.compareTo(Duration.ofHours(1)) > 0) {
             throw new InvalidInputException("metrics.stats-interval", "stats interval must be 10 ms..1 h, was " + interval);
         }
-        return new SqlQueueMetrics(registry, interval, queues);
+        return new SqlQueueMetrics(registry, interval, queues, commitHook);
     }
 
     /**
      * Sample only these queues (empty: every queue {@code queues()} lists at each sample, the default).
      */
     public SqlQueueMetrics withQueues(List<QueueName> only) {
-        return new SqlQueueMetrics(registry, statsInterval, List.copyOf(only));
+        return new SqlQueueMetrics(registry, statsInterval, List.copyOf(only), commitHook);
+    }
+
+    /**
+     * Count an enqueue on the caller's connection when {@code hook} says its transaction committed, not
+     * when its insert succeeded (see {@link TransactionCommitHook}); {@code null} for none (the default).
+     */
+    public SqlQueueMetrics withCommitHook(TransactionCommitHook hook) {
+        return new SqlQueueMetrics(registry, statsInterval, queues, hook);
     }
 
     public Duration statsInterval() {
@@ -95,7 +105,7 @@ public final class SqlQueueMetrics {
      * returned backend stops the sampler, removes the gauges and closes {@code backend}.
      */
     public QueueBackend instrument(QueueBackend backend) {
-        MeteredBackend metered = new MeteredBackend(backend, registry, backend.capabilities().backend());
+        MeteredBackend metered = new MeteredBackend(backend, registry, backend.capabilities().backend(), commitHook);
         metered.startSampling(statsInterval, queues);
         return metered;
     }

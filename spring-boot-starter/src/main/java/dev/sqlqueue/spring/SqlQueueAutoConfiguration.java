@@ -19,7 +19,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.sql.init.dependency.DatabaseInitializationDependencyConfigurer;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 
 /**
  * Auto-configures a {@link SqlQueue} on the application's {@code DataSource} (the backend opens no pool
@@ -27,12 +29,16 @@ import org.springframework.context.annotation.Bean;
  * transaction, and {@link SqlQueueWorkers} that run every {@link QueueWorker} bean and
  * {@link SqlQueueHandler} method with the context's lifecycle. {@link QueueBackendDecorator} beans
  * (metrics, tracing) wrap the backend first.
+ *
+ * <p>The queue bean is created after Spring Boot's database initializers (Flyway, Liquibase, SQL
+ * scripts): see {@link SqlQueueDependsOnDatabaseInitializationDetector}.
  */
 @AutoConfiguration(after = DataSourceAutoConfiguration.class)
 @ConditionalOnClass({SqlQueue.class, DataSource.class})
 @ConditionalOnSingleCandidate(DataSource.class)
 @ConditionalOnProperty(prefix = "sqlqueue", name = "enabled", matchIfMissing = true)
 @EnableConfigurationProperties(SqlQueueProperties.class)
+@Import(DatabaseInitializationDependencyConfigurer.class)
 public class SqlQueueAutoConfiguration {
 
     @Bean(destroyMethod = "close")
@@ -98,7 +104,7 @@ public class SqlQueueAutoConfiguration {
     public SqlQueueWorkers sqlQueueWorkers(SqlQueue queue, SqlQueueProperties properties, SqlQueueHandlerRegistrar registrar,
                                            ObjectProvider<QueueWorker> workerBeans,
                                            ObjectProvider<MessageHandlerDecorator> decorators) {
-        return new SqlQueueWorkers(queue, properties.getWorker(), () -> {
+        return new SqlQueueWorkers(queue, properties.getWorker(), properties.getHandlers(), () -> {
             List<QueueWorker> all = new ArrayList<>(workerBeans.orderedStream().toList());
             all.addAll(registrar.workers());
             return all;

@@ -15,8 +15,14 @@ import java.lang.annotation.Target;
  * {@code void} (= ack). A thrown exception retries the message with the retry policy's back-off and
  * dead-letters it once {@code sqlqueue.worker.max-attempts} deliveries failed.
  *
+ * <p>Every attribute takes a property placeholder ({@code ${app.queue:jobs}}) and a SpEL expression
+ * ({@code #{...}}), resolved when the bean is created, as {@code @RabbitListener}, {@code @KafkaListener}
+ * and {@code @JmsListener} do. An attribute left empty takes {@code sqlqueue.handlers.<queue>.*}, then
+ * {@code sqlqueue.worker.*}; a value that is not a number in range fails the start, naming the method,
+ * the attribute and the value.
+ *
  * <pre>{@code
- * @SqlQueueHandler(queue = "mail", threads = 2)
+ * @SqlQueueHandler(queue = "${app.mail-queue:mail}", threads = "${app.mail-threads:2}")
  * void send(String address) { mailer.send(address); }
  * }</pre>
  */
@@ -24,12 +30,19 @@ import java.lang.annotation.Target;
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 public @interface SqlQueueHandler {
-    /** The queue name (created at start if missing). */
+    /** The queue name (created at start if missing); placeholders and SpEL resolved. */
     String queue();
 
-    /** Consumer threads, 1..1024; 0 takes {@code sqlqueue.worker.threads}. */
-    int threads() default 0;
+    /** Consumer threads, 1..1024; empty takes {@code sqlqueue.handlers.<queue>.threads}, then {@code sqlqueue.worker.threads}. */
+    String threads() default "";
 
-    /** Messages per claim, 1..1000; 0 takes {@code sqlqueue.worker.batch-size}. */
-    int batchSize() default 0;
+    /**
+     * The most messages one claim takes, 1..1000 (claims are sized by the backlog and the handler's time,
+     * see {@link dev.sqlqueue.runtime.WorkerPool}); empty takes {@code sqlqueue.handlers.<queue>.batch-size},
+     * then {@code sqlqueue.worker.batch-size}.
+     */
+    String batchSize() default "";
+
+    /** Deliveries before a failing message is dead-lettered, 1..1000; empty takes {@code sqlqueue.handlers.<queue>.max-attempts}, then {@code sqlqueue.worker.max-attempts}. */
+    String maxAttempts() default "";
 }

@@ -11,14 +11,31 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
 import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.config.BeanExpressionContext;
+import org.springframework.beans.factory.config.BeanExpressionResolver;
 import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.core.MethodIntrospector;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.util.ReflectionUtils;
 
-/** Finds {@link SqlQueueHandler} methods on beans and turns each into a {@link QueueWorker}. */
-public class SqlQueueHandlerRegistrar implements BeanPostProcessor {
+/**
+ * Finds {@link SqlQueueHandler} methods on beans and turns each into a {@link QueueWorker}. The
+ * annotation's attributes are resolved in the bean factory: placeholders ({@code ${...}}) against the
+ * environment, then SpEL ({@code #{...}}).
+ */
+public class SqlQueueHandlerRegistrar implements BeanPostProcessor, BeanFactoryAware {
     private final List<QueueWorker> workers = new CopyOnWriteArrayList<>();
+    private volatile ConfigurableBeanFactory beanFactory;
+
+    @Override
+    public void setBeanFactory(BeanFactory beanFactory) {
+        if (beanFactory instanceof ConfigurableBeanFactory c) {
+            this.beanFactory = c;
+        }
+    }
 
     @Override
     public Object postProcessAfterInitialization(Object bean, String beanName) {
@@ -34,7 +51,53 @@ public class SqlQueueHandlerRegistrar implements BeanPostProcessor {
         return List.copyOf(workers);
     }
 
-    private static QueueWorker worker(Object bean, String beanName, Method method, SqlQueueHandler a) {
+    /** The attribute with its placeholders and SpEL resolved (as given without a bean factory). */
+    private String resolve(String value) {
+        ConfigurableBeanFactory bf = beanFactory;
+        if (bf == null || value == null || value.isEmpty()) {
+            return value;
+        }
+        String s = bf.resolveEmbeddedValue(value);
+        BeanExpressionResolver expressions = bf.getBeanExpressionResolver();
+        if (expressions == null || s == null) {
+            return s;
+        }
+        Object evaluated = expressions.evaluate(s, new BeanExpressionContext(bf, null));
+        return evaluated == null ? null : evaluated.toString().trim();
+    }
+
+    /** {@code null} when the attribute is empty. */
+    private Integer number(String raw, String attribute, int min, int max, String where) {
+        String v = resolve(raw);
+        if (v == null || v.isEmpty()) {
+            if (!raw.isEmpty()) {
+                throw new IllegalStateException(where + " " + attribute + " '" + raw + "' resolved to nothing");
+            }
+            return null;
+        }
+        int n;
+        try {
+            n = Integer.parseInt(v);
+        } catch (NumberFormatException e) {
+            throw new IllegalStateException(where + " " + attribute + " must be a number " + min + ".." + max
+                    + ", was '" + v + "'" + (v.equals(raw) ? "" : " (from '" + raw + "')"));
+        }
+        if (n < min || n > max) {
+            throw new IllegalStateException(where + " " + attribute + " must be " + min + ".." + max + ", was " + n
+                    + (v.equals(raw) ? "" : " (from '" + raw + "')"));
+        }
+        return n;
+    }
+
+    private QueueWorker worker(Object bean, String beanName, Method method, SqlQueueHandler a) {
+        String where = "@SqlQueueHandler method " + beanName + "." + method.getName() + ":";
+        String queue = resolve(a.queue());
+        if (queue == null || queue.isBlank()) {
+            throw new IllegalStateException(where + " queue '" + a.queue() + "' resolved to nothing");
+        }
+        Integer threads = number(a.threads(), "threads", 1, 1024, where);
+        Integer batchSize = number(a.batchSize(), "batchSize", 1, 1000, where);
+        Integer maxAttempts = number(a.maxAttempts(), "maxAttempts", 1, 1000, where);
         if (method.getParameterCount() != 1) {
             throw new IllegalStateException("@SqlQueueHandler method " + beanName + "." + method.getName()
                     + " must take one parameter (Delivery, String or byte[])");
@@ -68,10 +131,11 @@ public class SqlQueueHandlerRegistrar implements BeanPostProcessor {
                 throw e;
             }
         };
-        QueueWorker w = new QueueWorker(QueueName.of(a.queue()), handler, null);
+        QueueWorker w = new QueueWorker(QueueName.of(queue), handler, null);
         return w.withOptions(o -> {
-            var x = a.threads() > 0 ? o.withThreads(a.threads()) : o;
-            return a.batchSize() > 0 ? x.withBatchSize(a.batchSize()) : x;
+            var x = threads != null ? o.withThreads(threads) : o;
+            x = batchSize != null ? x.withBatchSize(batchSize) : x;
+            return maxAttempts != null ? x.withRetry(x.retry().withMaxAttempts(maxAttempts)) : x;
         });
     }
 }

@@ -27,7 +27,9 @@ public class SqlQueueMetricsAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     public SqlQueueMetrics sqlQueueMetrics(MeterRegistry registry, SqlQueueProperties properties) {
-        return SqlQueueMetrics.of(registry).withStatsInterval(properties.getMetrics().getStatsInterval());
+        // an enqueue in a Spring transaction counts at its commit, never when it rolled back
+        return SqlQueueMetrics.of(registry).withStatsInterval(properties.getMetrics().getStatsInterval())
+                .withCommitHook(new SpringTransactionCommitHook());
     }
 
     @Bean

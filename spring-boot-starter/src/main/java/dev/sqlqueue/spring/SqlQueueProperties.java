@@ -2,7 +2,9 @@ package dev.sqlqueue.spring;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
@@ -17,8 +19,8 @@ public class SqlQueueProperties {
     private String backend;
     /** Prefix of every table the backend creates: 1..24 characters of [a-z][a-z0-9_]*. */
     private String tablePrefix = "sqlq_";
-    /** Keep acked and dead-lettered messages in a history table instead of deleting them. */
-    private boolean history = false;
+    /** Keep acked and dead-lettered messages in a history table instead of deleting them (as sqlqueue work does; the dashboard's charts read it). */
+    private boolean history = true;
     /** Create or upgrade the schema (Flyway, table prefix's own history table) at start. */
     private boolean migrate = true;
     /** The longest pause between two polls of an idle consumer. */
@@ -28,6 +30,13 @@ public class SqlQueueProperties {
     /** Queues to create at start (idempotent); queues of handlers are created too. */
     private List<String> queues = new ArrayList<>();
     private final Worker worker = new Worker();
+    /**
+     * Settings of the handlers of one queue, by queue name (for example
+     * {@code sqlqueue.handlers.mail.max-attempts=10}): each one given overrides {@code sqlqueue.worker.*}
+     * for the handlers of that queue, annotated methods and QueueWorker beans alike; an annotation's
+     * attribute and a QueueWorker bean's own options override it.
+     */
+    private Map<String, Handler> handlers = new LinkedHashMap<>();
     private final Metrics metrics = new Metrics();
     private final Health health = new Health();
     private final Tracing tracing = new Tracing();
@@ -40,8 +49,8 @@ public class SqlQueueProperties {
         private boolean enabled = true;
         /** Consumer threads per handler, 1..1024. */
         private int threads = 4;
-        /** Messages claimed per consume, 1..1000. */
-        private int batchSize = 10;
+        /** The most messages one claim takes, 1..1000; claims are sized by the backlog and the handler's time (as the library's and sqlqueue work's). */
+        private int batchSize = 100;
         /** Lease per claim; renewed every third of it while the handler runs. */
         private Duration lease = Duration.ofSeconds(30);
         /** How long one consume waits for a message before the thread checks for shutdown. */
@@ -59,6 +68,10 @@ public class SqlQueueProperties {
         public Duration getTransactionWarnAge() { return transactionWarnAge; }
         public void setTransactionWarnAge(Duration transactionWarnAge) { this.transactionWarnAge = transactionWarnAge; }
 
+        /** The delay before a failed message is delivered again. */
+        private final Backoff backoff = new Backoff();
+
+        public Backoff getBackoff() { return backoff; }
         public boolean isEnabled() { return enabled; }
         public void setEnabled(boolean enabled) { this.enabled = enabled; }
         public int getThreads() { return threads; }
@@ -73,6 +86,75 @@ public class SqlQueueProperties {
         public void setMaxAttempts(int maxAttempts) { this.maxAttempts = maxAttempts; }
         public Duration getShutdownGrace() { return shutdownGrace; }
         public void setShutdownGrace(Duration shutdownGrace) { this.shutdownGrace = shutdownGrace; }
+    }
+
+    /**
+     * Exponential back-off with jitter: after failed delivery {@code a} the message waits
+     * {@code min(max, initial * multiplier^(a-1))}, varied by up to {@code jitter} either way.
+     */
+    public static class Backoff {
+        /** The delay after the first failure, 0..1 day. */
+        private Duration initial = Duration.ofSeconds(1);
+        /** Each further failure multiplies the delay by this, 1.0..10.0. */
+        private double multiplier = 2.0;
+        /** The longest delay, at least the initial one. */
+        private Duration max = Duration.ofMinutes(5);
+        /** The fraction by which a delay may vary either way, 0.0..1.0. */
+        private double jitter = 0.2;
+
+        public Duration getInitial() { return initial; }
+        public void setInitial(Duration initial) { this.initial = initial; }
+        public double getMultiplier() { return multiplier; }
+        public void setMultiplier(double multiplier) { this.multiplier = multiplier; }
+        public Duration getMax() { return max; }
+        public void setMax(Duration max) { this.max = max; }
+        public double getJitter() { return jitter; }
+        public void setJitter(double jitter) { this.jitter = jitter; }
+    }
+
+    /** The settings of one queue's handlers; each one left unset takes {@code sqlqueue.worker.*}. */
+    public static class Handler {
+        /** Consumer threads, 1..1024. */
+        private Integer threads;
+        /** The most messages one claim takes, 1..1000. */
+        private Integer batchSize;
+        /** Lease per claim. */
+        private Duration lease;
+        /** Deliveries of a message before it is dead-lettered, 1..1000. */
+        private Integer maxAttempts;
+        /** Back-off of this queue's handlers. */
+        private final HandlerBackoff backoff = new HandlerBackoff();
+
+        public Integer getThreads() { return threads; }
+        public void setThreads(Integer threads) { this.threads = threads; }
+        public Integer getBatchSize() { return batchSize; }
+        public void setBatchSize(Integer batchSize) { this.batchSize = batchSize; }
+        public Duration getLease() { return lease; }
+        public void setLease(Duration lease) { this.lease = lease; }
+        public Integer getMaxAttempts() { return maxAttempts; }
+        public void setMaxAttempts(Integer maxAttempts) { this.maxAttempts = maxAttempts; }
+        public HandlerBackoff getBackoff() { return backoff; }
+    }
+
+    /** A queue's back-off; each one left unset takes {@code sqlqueue.worker.backoff.*}. */
+    public static class HandlerBackoff {
+        /** The delay after the first failure, 0..1 day. */
+        private Duration initial;
+        /** Each further failure multiplies the delay by this, 1.0..10.0. */
+        private Double multiplier;
+        /** The longest delay, at least the initial one. */
+        private Duration max;
+        /** The fraction by which a delay may vary either way, 0.0..1.0. */
+        private Double jitter;
+
+        public Duration getInitial() { return initial; }
+        public void setInitial(Duration initial) { this.initial = initial; }
+        public Double getMultiplier() { return multiplier; }
+        public void setMultiplier(Double multiplier) { this.multiplier = multiplier; }
+        public Duration getMax() { return max; }
+        public void setMax(Duration max) { this.max = max; }
+        public Double getJitter() { return jitter; }
+        public void setJitter(Double jitter) { this.jitter = jitter; }
     }
 
     /** Micrometer meters (when sqlqueue-micrometer and a MeterRegistry are present). */
@@ -194,6 +276,8 @@ public class SqlQueueProperties {
     public List<String> getQueues() { return queues; }
     public void setQueues(List<String> queues) { this.queues = queues; }
     public Worker getWorker() { return worker; }
+    public Map<String, Handler> getHandlers() { return handlers; }
+    public void setHandlers(Map<String, Handler> handlers) { this.handlers = handlers; }
     public Metrics getMetrics() { return metrics; }
     public Health getHealth() { return health; }
     public Tracing getTracing() { return tracing; }

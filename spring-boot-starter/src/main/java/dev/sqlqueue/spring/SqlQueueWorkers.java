@@ -8,6 +8,7 @@ import dev.sqlqueue.runtime.WorkerOptions;
 import dev.sqlqueue.runtime.WorkerPool;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,6 +25,7 @@ public class SqlQueueWorkers implements SmartLifecycle {
 
     private final SqlQueue queue;
     private final SqlQueueProperties.Worker settings;
+    private final Map<String, SqlQueueProperties.Handler> handlerSettings;
     private final Supplier<List<QueueWorker>> workers;
     private final List<MessageHandlerDecorator> decorators;
     private final List<WorkerPool> pools = new ArrayList<>();
@@ -34,17 +36,59 @@ public class SqlQueueWorkers implements SmartLifecycle {
      */
     public SqlQueueWorkers(SqlQueue queue, SqlQueueProperties.Worker settings, Supplier<List<QueueWorker>> workers,
                            List<MessageHandlerDecorator> decorators) {
+        this(queue, settings, Map.of(), workers, decorators);
+    }
+
+    /**
+     * @param handlerSettings {@code sqlqueue.handlers.*}: settings by queue name over {@code settings}
+     * @param workers read at {@link #start()}, when every bean (and so every annotated method) exists
+     */
+    public SqlQueueWorkers(SqlQueue queue, SqlQueueProperties.Worker settings, Map<String, SqlQueueProperties.Handler> handlerSettings,
+                           Supplier<List<QueueWorker>> workers, List<MessageHandlerDecorator> decorators) {
         this.queue = queue;
         this.settings = settings;
+        this.handlerSettings = Map.copyOf(handlerSettings);
+        // a value out of range fails the context's start here, naming the rule, not at the first pool
+        WorkerOptions defaults = options(settings);
+        this.handlerSettings.values().forEach(h -> options(defaults, h));
         this.workers = workers;
         this.decorators = List.copyOf(decorators);
     }
 
-    /** The worker options {@code sqlqueue.worker.*} gives. */
+    /**
+     * The worker options {@code sqlqueue.worker.*} gives.
+     *
+     * @throws dev.sqlqueue.InvalidInputException naming the rule a value breaks (for example
+     *     {@code retry.multiplier})
+     */
     public static WorkerOptions options(SqlQueueProperties.Worker s) {
+        SqlQueueProperties.Backoff b = s.getBackoff();
         return new WorkerOptions(s.getThreads(), s.getBatchSize(), s.getLease(), ClaimMode.LEASE, s.getPollWait(),
-                RetryPolicy.defaults().withMaxAttempts(s.getMaxAttempts()), s.getShutdownGrace(), false, 0,
-                s.getTransactionWarnAge());
+                new RetryPolicy(s.getMaxAttempts(), b.getInitial(), b.getMax(), b.getMultiplier(), b.getJitter()),
+                s.getShutdownGrace(), false, 0, s.getTransactionWarnAge());
+    }
+
+    /** {@code defaults} with the settings of {@code sqlqueue.handlers.<queue>.*} that are given. */
+    public static WorkerOptions options(WorkerOptions defaults, SqlQueueProperties.Handler h) {
+        if (h == null) {
+            return defaults;
+        }
+        WorkerOptions o = defaults;
+        if (h.getThreads() != null) {
+            o = o.withThreads(h.getThreads());
+        }
+        if (h.getBatchSize() != null) {
+            o = o.withBatchSize(h.getBatchSize());
+        }
+        if (h.getLease() != null) {
+            o = o.withLease(h.getLease());
+        }
+        RetryPolicy r = o.retry();
+        SqlQueueProperties.HandlerBackoff b = h.getBackoff();
+        RetryPolicy retry = new RetryPolicy(h.getMaxAttempts() != null ? h.getMaxAttempts() : r.maxAttempts(),
+                b.getInitial() != null ? b.getInitial() : r.initialBackoff(), b.getMax() != null ? b.getMax() : r.maxBackoff(),
+                b.getMultiplier() != null ? b.getMultiplier() : r.multiplier(), b.getJitter() != null ? b.getJitter() : r.jitter());
+        return o.withRetry(retry);
     }
 
     @Override
@@ -60,7 +104,7 @@ public class SqlQueueWorkers implements SmartLifecycle {
                 for (MessageHandlerDecorator d : decorators) {
                     h = d.decorate(queue, w.queue(), h);
                 }
-                WorkerOptions o = w.options().apply(defaults);
+                WorkerOptions o = w.options().apply(options(defaults, handlerSettings.get(w.queue().value())));
                 pools.add(WorkerPool.start(queue, w.queue(), h, o, null));
                 LOG.info("sqlqueue: {} worker thread(s) on queue '{}'", o.threads(), w.queue());
             }

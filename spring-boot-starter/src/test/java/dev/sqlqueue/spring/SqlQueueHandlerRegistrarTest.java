@@ -19,7 +19,7 @@ class SqlQueueHandlerRegistrarTest {
     static class Good {
         String seen;
 
-        @SqlQueueHandler(queue = "mail", threads = 3, batchSize = 7)
+        @SqlQueueHandler(queue = "mail", threads = "3", batchSize = "7")
         public Outcome send(String text) {
             seen = text;
             return text.equals("bad") ? Outcome.deadLetter("bad address") : Outcome.ack();

@@ -32,7 +32,7 @@ public class CompatApplication {
     public static class Recorder {
         private final List<String> seen = new CopyOnWriteArrayList<>();
 
-        @SqlQueueHandler(queue = "compat", threads = 1)
+        @SqlQueueHandler(queue = "compat", threads = "1")
         public void handle(String text) {
             seen.add(text);
         }

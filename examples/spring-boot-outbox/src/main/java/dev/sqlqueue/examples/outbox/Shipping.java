@@ -13,7 +13,7 @@ public class Shipping {
     private static final Logger LOG = LoggerFactory.getLogger(Shipping.class);
     private final List<String> shipped = new CopyOnWriteArrayList<>();
 
-    @SqlQueueHandler(queue = OrderService.EVENTS, threads = 2)
+    @SqlQueueHandler(queue = OrderService.EVENTS, threads = "2")
     public void ship(String orderId) {
         shipped.add(orderId);
         LOG.info("shipped order {}", orderId);

@@ -73,6 +73,8 @@ abstract class OutboxScenario {
             Thread.sleep(20);
         }
         assertThat(prometheus.get("sqlqueue.messages.acked").tag("queue", OrderService.EVENTS).counter().count()).isEqualTo(1);
+        assertThat(prometheus.get("sqlqueue.messages.enqueued").tag("queue", OrderService.EVENTS).counter().count())
+                .as("what committed: the rolled-back order's event is not counted").isEqualTo(1);
         // the context started inside the capture: the queue's start-up left no jOOQ logo, tip or Flyway info
         assertThat(output.getAll()).contains("Started Outbox")
                 .doesNotContain("Thank you for using jOOQ").doesNotContain("jOOQ tip of the day")

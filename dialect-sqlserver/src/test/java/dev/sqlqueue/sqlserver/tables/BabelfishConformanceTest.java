@@ -41,11 +41,13 @@ class BabelfishConformanceTest {
     /**
      * The cases that depend on the claim mode, and the transactional cases Babelfish cannot pass (reported skipped
      * with their reason, not left out). Left out, running in {@link Lease}: the cases that do not depend on the claim
-     * mode, and C10, whose 20,000 messages through transactional claims that Babelfish serialises take minutes.
+     * mode (C24's keyed enqueues, C18's idle polling among them: they took 58 s and 27 s here under load, for the
+     * same statements {@link Lease} runs), and C10, whose 20,000 messages through transactional claims that
+     * Babelfish serialises take minutes.
      */
     @Nested
-    @OnlyCases(value = {"C01", "C02", "C04", "C05", "C06", "C07", "C08", "C09", "C11", "C12", "C16", "C17", "C18", "C21",
-            "C24"}, why = "it runs in BabelfishConformanceTest Lease: it does not depend on the claim mode, or (C10) its"
+    @OnlyCases(value = {"C01", "C02", "C04", "C05", "C06", "C07", "C08", "C09", "C11", "C12", "C16", "C17", "C21"},
+            why = "it runs in BabelfishConformanceTest Lease: it does not depend on the claim mode, or (C10) its"
             + " 20,000 messages through transactional claims, which Babelfish serialises, take minutes")
     class Transactional extends TransactionalModeSuite {
         @Override

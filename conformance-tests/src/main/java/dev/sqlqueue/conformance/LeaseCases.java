@@ -67,11 +67,18 @@ public interface LeaseCases extends SuiteContext {
         requires(Capability.LEASE_EXTENSION);
         QueueName q = newQueue("c04");
         queue().enqueue(q, Message.ofText("extended"));
+        SqlQueue other = openAnother();
         Delivery d = queue().consume(q, claim(1).withLease(Duration.ofMillis(1500))).get(0);
         pause(500);
+        long extended = System.nanoTime();
         queue().extend(d.receipt(), Duration.ofSeconds(10));
         pause(2500);
-        assertTrue(openAnother().consume(q, claim(1)).isEmpty(), "hidden past its first expiry");
+        // a check that finds the message fails unless the extended lease could have ended by then (a slow server)
+        List<Delivery> seen = other.consume(q, claim(1));
+        if (!seen.isEmpty()) {
+            DeliveryCases.early(seen, extended, 10_000, "hidden past its first expiry");
+            return;
+        }
         queue().ack(d.receipt());
         assertEquals(0, queue().stats(q).depth());
     }
@@ -176,11 +183,15 @@ public interface LeaseCases extends SuiteContext {
         QueueName q = newQueue("c13");
         queue().enqueue(q, Message.ofText("crash"));
         SqlQueue crashing = openAnother();
+        long claimed = System.nanoTime();
         Delivery held = crashing.consume(q, claim(1).withLease(Duration.ofMillis(1500)).withWait(Duration.ofSeconds(5))).get(0);
         int killed = hooks().killSessions(config());
         assertTrue(killed >= 1, "the hook killed the consumer's sessions");
-        assertTrue(queue().consume(q, claim(1)).isEmpty(), "not visible before the lease ends");
-        Delivery taken = consumeOne(queue(), q, Duration.ofSeconds(30));
+        // found at once only if the kill took longer than the lease (a slow server): judged by the time that passed
+        Delivery taken = DeliveryCases.early(queue().consume(q, claim(1)), claimed, 1500, "not visible before the lease ends");
+        if (taken == null) {
+            taken = consumeOne(queue(), q, Duration.ofSeconds(30));
+        }
         assertEquals(held.id(), taken.id(), "another consumer gets it after the lease");
         assertEquals(2, taken.attempt());
         assertTrue(openAnother().consume(q, claim(1).withWait(Duration.ofMillis(500))).isEmpty(), "once");

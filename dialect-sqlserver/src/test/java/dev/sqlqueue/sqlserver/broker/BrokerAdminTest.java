@@ -53,13 +53,30 @@ class BrokerAdminTest {
         assertNotEquals(UUID.fromString(H2), pool.acquire().handle(), "an errored dialog is never lent again");
     }
 
+    /**
+     * L2, on the broker model's delivery rules (no scripted sys.transmission_queue rows): a message sent
+     * while the target queue is OFF waits in the transmission queue; the dialog's LIFETIME runs out, the
+     * initiator queue gets the Error; the sweeper reads the waiting message, dead-letters it, and only then
+     * ends the conversation, which drops it. Checked by reverting the L2 fix (the {@code deadLetterInTransit}
+     * call in {@code BrokerSweeper.handle}): this test then fails (no dead letter; the message is lost).
+     * Rests on the model's reading that the held rows outlive the Error until END CONVERSATION (review V-probe
+     * territory, not verified on SQL Server).
+     */
     @Test
     void anErroredDialogsMessagesStillInTransitAreDeadLetteredBeforeItEnds() throws Exception {
-        // L2: END CONVERSATION drops the conversation's messages in sys.transmission_queue
         Fixture f = new Fixture();
+        f.broker.service(f.sql.names().service(Q), f.targetQueue()).service(f.sql.names().initiatorService(Q), f.initiatorQueue());
+        f.broker.nextDialogs(H1);
         byte[] stuck = new Envelope(42L, 1_000L, "k=v", "g", new byte[] {7}).encode();
-        f.jdbc.rows(f.sql.dialogs().inTransitOf(Q), new Object[] {stuck});
-        f.arriveInitiator(new Object[] {H1, BrokerStatements.ERROR, null});
+        try (java.sql.Connection c = f.jdbc.dataSource().getConnection()) {
+            Sql.update(c, "DECLARE @h uniqueidentifier; " + BrokerStatements.beginDialog(f.sql.names(), Q, 60) + ";");
+            f.broker.status(f.targetQueue(), false);
+            Sql.update(c, f.sql.sending().resend(Q), H1, stuck);
+        }
+        assertEquals(1, f.broker.transmissionQueue().size(), "the target queue is OFF: the message waits");
+        f.jdbc.advance(java.time.Duration.ofSeconds(60));
+        assertEquals(List.of(dev.sqlqueue.sqlserver.model.BrokerModel.ERROR),
+                f.broker.messages(f.initiatorQueue()).stream().map(m -> m.type()).toList(), "LIFETIME ran out");
         new BrokerSweeper(f.jdbc.dataSource(), f.sql, f.options, q -> new DialogPool(Q, f.jdbc.dataSource(), f.sql, f.options, "me"))
                 .sweep(Q);
         List<String> ran = f.jdbc.executedSql();
@@ -68,8 +85,11 @@ class BrokerAdminTest {
         int end = ran.indexOf(f.sql.dialogs().endConversation());
         assertTrue(read > 0 && dead > read && end > dead, ran.toString());
         assertTrue(f.jdbc.logContaining(f.sql.deadLetters().insertDeadLetter()).get(0).contains("<-- [jobs, 42, bytes[7], k=v, 0, its dialog failed"));
+        assertTrue(f.jdbc.logContaining(f.sql.deadLetters().insertDeadLetter()).get(0).contains("code -8489"), "the Error's code is in the reason");
         assertEquals(dev.sqlqueue.sqlserver.model.Effect.State.COMMITTED, f.jdbc.effects("INSERT", "sqlq_bk_dead").get(0).state());
         assertTrue(f.jdbc.effects("INSERT", "sqlq_bk_dead").get(0).inTransaction(), "in the END CONVERSATION's transaction");
+        assertTrue(f.broker.transmissionQueue().isEmpty(), "END CONVERSATION dropped the waiting message");
+        assertTrue(f.broker.messages(f.initiatorQueue()).isEmpty());
     }
 
     @Test

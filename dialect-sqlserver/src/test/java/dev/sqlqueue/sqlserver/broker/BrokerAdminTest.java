@@ -58,7 +58,9 @@ class BrokerAdminTest {
      * while the target queue is OFF waits in the transmission queue; the dialog's LIFETIME runs out, the
      * initiator queue gets the Error; the sweeper reads the waiting message, dead-letters it, and only then
      * ends the conversation, which drops it. Checked by reverting the L2 fix (the {@code deadLetterInTransit}
-     * call in {@code BrokerSweeper.handle}): this test then fails (no dead letter; the message is lost).
+     * call in {@code BrokerSweeper.handle}): this test then fails (no dead letter; the message is lost), and
+     * so does the call-sequence pin {@link #sweeperEndsDialogsTheTargetEndedOrThatFailedAndThePoolDropsThem};
+     * moving the call after END CONVERSATION fails it too (the rows are gone when it reads them).
      * Rests on the model's reading that the held rows outlive the Error until END CONVERSATION (review V-probe
      * territory, not verified on SQL Server).
      */

@@ -38,9 +38,13 @@ import java.util.UUID;
  *       {@code sys.transmission_queue} with a {@code transmission_status} saying why, and is delivered once
  *       the target can receive. Messages of one conversation keep their order ("Dialog Conversations",
  *       exactly-once-in-order), so a message queues behind its conversation's held ones. The wording of
- *       {@code transmission_status} is the model's own. A SEND takes the lock of the sender's conversation
- *       group, not the target's ("SEND", Remarks): a target group locked by a receiving transaction does not
- *       hold the message back (no page lists it as a cause for the transmission queue).</li>
+ *       {@code transmission_status} is the model's own. "Conversation Group Locks" (Service Broker, SQL
+ *       Server 2005-2008 R2 docs): a group lock covers one side of a conversation only, so a target-side
+ *       lock does not block the initiator, and the engine adds an incoming message to a queue even while
+ *       another transaction holds that message's group: a target group locked by a receiving transaction
+ *       does not hold a SEND back (the message lands on the queue; RECEIVEs of other transactions still
+ *       skip the group). Not modelled: the sender-side group lock that SEND itself takes (the same page:
+ *       every Broker statement locks the group it affects).</li>
  *   <li>"BEGIN DIALOG CONVERSATION (Transact-SQL)", LIFETIME, and "Dialog Conversations", dialog lifetime:
  *       a dialog still open when its lifetime (seconds, by the model's clock, {@link SqlServerModel#advance})
  *       runs out errors; each side whose endpoint exists gets an Error message

@@ -185,4 +185,21 @@ class BrokerDeliveryModelTest {
                 "but no other RECEIVE gets it while the group is locked");
         consumer.rollback();
     }
+
+    @Test
+    void aScriptedCatalogRowMustAgreeWithTheCountsTheModelKeeps() throws SQLException {
+        Connection c = begin();
+        broker.status(TQ, false);
+        send(c, h, new byte[] {1});
+        broker.arrive(TQ, UUID.randomUUID(), "m", null);
+        String stats = "SELECT (SELECT COUNT_BIG(*) FROM dbo.other WHERE x = ?) AS other, (SELECT COUNT_BIG(*) FROM " + TQ
+                + " WITH (NOLOCK) WHERE message_type_name = N'm') + (SELECT COUNT_BIG(*) FROM sys.transmission_queue WHERE"
+                + " to_service_name = N'ts') AS ready";
+        model.rows(stats, new Object[] {5L, 2L});
+        assertEquals(2L, rows(c, stats).get(0)[1], "1 on the queue + 1 waiting; the other column stays scripted");
+        SqlServerModel other = new SqlServerModel();
+        BrokerModel.on(other).service("ts", TQ).status(TQ, true).arrive(TQ, UUID.randomUUID(), "m", null);
+        other.rows(stats, new Object[] {5L, 2L});
+        assertThrows(ImpossibleResultException.class, () -> rows(other.dataSource().getConnection(), stats));
+    }
 }

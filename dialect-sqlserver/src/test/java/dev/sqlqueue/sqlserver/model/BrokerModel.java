@@ -8,6 +8,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 
@@ -31,11 +32,81 @@ import java.util.UUID;
  *       so the model counts only whole-transaction rollbacks.</li>
  *   <li>"END CONVERSATION (Transact-SQL)", Remarks: ending a conversation removes its messages from
  *       the service queue (undone if the transaction rolls back).</li>
+ *   <li>"SEND (Transact-SQL)", Remarks, and "Transmission Queue" (Service Broker, SQL Server 2008 docs):
+ *       a message is sent when the sending transaction commits; within one instance it may go straight to
+ *       the target queue; while the target queue is OFF (or the target service is not found) it is held in
+ *       {@code sys.transmission_queue} with a {@code transmission_status} saying why, and is delivered once
+ *       the target can receive. Messages of one conversation keep their order ("Dialog Conversations",
+ *       exactly-once-in-order), so a message queues behind its conversation's held ones. The wording of
+ *       {@code transmission_status} is the model's own. "Conversation Group Locks" (Service Broker, SQL
+ *       Server 2005-2008 R2 docs): a group lock covers one side of a conversation only, so a target-side
+ *       lock does not block the initiator, and the engine adds an incoming message to a queue even while
+ *       another transaction holds that message's group: a target group locked by a receiving transaction
+ *       does not hold a SEND back (the message lands on the queue; RECEIVEs of other transactions still
+ *       skip the group). Not modelled: the sender-side group lock that SEND itself takes (the same page:
+ *       every Broker statement locks the group it affects).</li>
+ *   <li>"BEGIN DIALOG CONVERSATION (Transact-SQL)", LIFETIME, and "Dialog Conversations", dialog lifetime:
+ *       a dialog still open when its lifetime (seconds, by the model's clock, {@link SqlServerModel#advance})
+ *       runs out errors; each side whose endpoint exists gets an Error message
+ *       ({@value #ERROR}) on its queue, and no further message is sent or delivered on it: SEND then fails
+ *       with error 8429 ("Database Engine events and errors", 8429: endpoint not in a valid state for
+ *       SEND). Messages it still held in the transmission queue stay there until END CONVERSATION: the
+ *       docs do not say they are dropped earlier (the model keeps the reading under which L2 matters).</li>
+ *   <li>"END CONVERSATION (Transact-SQL)", Remarks: ending one side without error sends an EndDialog
+ *       message ({@value #END_DIALOG}) to the other side (if that side's endpoint exists, has not ended and
+ *       the dialog has not errored); the ended side's messages leave its queue and the transmission queue;
+ *       SEND on an ended conversation fails with 8429. WITH CLEANUP sends nothing.</li>
+ *   <li>"sys.transmission_queue (Transact-SQL)": the rows come from the model's state; a simple
+ *       {@code SELECT cols | COUNT_BIG(*) FROM sys.transmission_queue [WHERE col = value AND ...]} is computed
+ *       (columns conversation_handle, to_service_name, message_type_name, message_body, enqueue_time (UTC),
+ *       transmission_status), and scripting its result is rejected. A scripted row of a catalog query that
+ *       also reads other views (the backend's statistics) is checked column by column where a column is a
+ *       sum of such counts over sys.transmission_queue and NOLOCK counts over a queue the model keeps
+ *       ({@link #checkScripted}); a contradicting row is rejected.</li>
  * </ul>
- * Not modelled: delivery of SEND to a queue, the transmission queue, LIFETIME, activation.
+ * Not modelled: activation, remote routes, WITH ERROR on END CONVERSATION, the other columns of catalog
+ * queries (still scripted). A model, never SQL Server.
  * Thread-safe under the model's lock.
  */
 public final class BrokerModel implements Extension {
+    /** "Broker Messages": the message type of an Error message. */
+    public static final String ERROR = "http://schemas.microsoft.com/SQL/ServiceBroker/Error";
+    /** "Broker Messages": the message type of an End Dialog message. */
+    public static final String END_DIALOG = "http://schemas.microsoft.com/SQL/ServiceBroker/EndDialog";
+
+    /** One row of sys.transmission_queue. */
+    public record Held(long order, UUID handle, String toService, String type, byte[] body, java.time.LocalDateTime enqueueTime,
+            String status) {
+    }
+
+    /** A dialog: its initiator side (handle) and target side (targetHandle, endpoint made at the first delivery). */
+    private static final class Dialog {
+        final UUID handle;
+        final UUID targetHandle = UUID.randomUUID();
+        final String fromService;
+        final String toService;
+        final String initiatorQueue;
+        /** Set by {@link #route}: the target queue, whatever the services say. */
+        final String fixedQueue;
+        final java.time.LocalDateTime expires;
+        boolean targetExists;
+        boolean errored;
+        boolean initiatorEnded;
+        boolean targetEnded;
+
+        Dialog(UUID handle, String fromService, String toService, String initiatorQueue, String fixedQueue, java.time.LocalDateTime expires) {
+            this.handle = handle;
+            this.fromService = fromService;
+            this.toService = toService;
+            this.initiatorQueue = initiatorQueue;
+            this.fixedQueue = fixedQueue;
+            this.expires = expires;
+        }
+    }
+
+    private final Map<UUID, Dialog> dialogs = new HashMap<>();
+    private final Map<UUID, Dialog> byTarget = new HashMap<>();
+    private final List<Held> held = new ArrayList<>();
     /** One message in a queue. */
     public record Message(long order, String queue, UUID group, UUID handle, long sequence, String type, byte[] body) {
     }
@@ -124,6 +195,7 @@ public final class BrokerModel implements Extension {
     /** Messages still in the queue, in queue order. */
     public List<Message> messages(String queue) {
         synchronized (model) {
+            expire();
             return List.copyOf(queue(queue).messages);
         }
     }
@@ -151,6 +223,10 @@ public final class BrokerModel implements Extension {
 
     @Override
     public void checkScript(String sql) {
+        if (heldQuery(Tsql.tokens(sql)) != null) {
+            throw new ImpossibleResultException("sys.transmission_queue rows are the broker model's: make a SEND wait there"
+                    + " (target queue OFF, target service missing): " + sql);
+        }
         for (String t : Tsql.tokens(sql)) {
             if (t.equalsIgnoreCase("RECEIVE")) {
                 throw new ImpossibleResultException("RECEIVE results are the broker model's: put messages on the queue with"
@@ -161,23 +237,14 @@ public final class BrokerModel implements Extension {
 
     @Override
     public List<Object[]> execute(Ctx ctx, Tsql.Stmt st) throws SQLException {
+        expire();
         return switch (st.kind()) {
             case RECEIVE -> receive(ctx, st);
             case END_CONVERSATION -> endConversation(ctx, st);
             case SEND -> send(ctx, st);
             case ALTER_OTHER -> alterQueue(ctx, st);
-            case BEGIN_DIALOG -> {
-                UUID h = nextDialogs.isEmpty() ? UUID.randomUUID() : nextDialogs.remove(0);
-                st.tokens().stream().filter(x -> x.startsWith("@")).findFirst()
-                        .ifPresent(v -> ctx.vars.put(v.toLowerCase(Locale.ROOT), h.toString()));
-                int to = st.tokens().indexOf("TO");
-                String target = to > 0 ? services.get(Tsql.unquote(st.tokens().get(to + 2))) : null;
-                if (target != null) {
-                    routes.put(h, new Route(target, UUID.randomUUID()));
-                }
-                ctx.change("BEGIN DIALOG", st.text(), null, null);
-                yield NO_RESULT;
-            }
+            case BEGIN_DIALOG -> beginDialog(ctx, st);
+            case SELECT_FROM -> selectHeld(ctx, st);
             default -> null;
         };
     }
@@ -287,37 +354,174 @@ public final class BrokerModel implements Extension {
 
     /**
      * Routes a dialog begun outside the model (a scripted pooled dialog): what is sent on initiator
-     * handle {@code handle} arrives on {@code targetQueue}, on a target conversation that is a
-     * conversation group of its own ("BEGIN DIALOG CONVERSATION (Transact-SQL)", Remarks), when the
-     * sending transaction commits ("SEND (Transact-SQL)": messages are sent when the transaction
-     * commits). The body is not modelled (null): the batch computes it.
+     * handle {@code handle} goes to {@code targetQueue}, on a target conversation that is a conversation
+     * group of its own ("BEGIN DIALOG CONVERSATION (Transact-SQL)", Remarks), when the sending transaction
+     * commits (the class comment: held in the transmission queue while that queue is OFF). No LIFETIME.
      */
     public BrokerModel route(UUID handle, String targetQueue) {
         synchronized (model) {
-            routes.put(handle, new Route(key(targetQueue), UUID.randomUUID()));
+            dialogs.put(handle, new Dialog(handle, null, null, null, key(targetQueue), null));
         }
         return this;
     }
 
     /**
-     * Declares a service: a dialog begun {@code TO SERVICE} it delivers what is sent on it to
-     * {@code queue} ({@link #route}).
+     * Declares a service and its queue: a dialog begun {@code TO SERVICE} it delivers there, one begun
+     * {@code FROM SERVICE} it gets its Error and EndDialog messages there. A dialog to a service the test
+     * declared neither way is not followed (the model cannot say whether it exists).
      */
     public BrokerModel service(String serviceName, String queue) {
         synchronized (model) {
-            services.put(serviceName, key(queue));
+            services.put(serviceName, Optional.of(key(queue)));
+            retry();
         }
         return this;
     }
 
-    private final Map<String, String> services = new HashMap<>();
-
-    private record Route(String queue, UUID targetHandle) {
+    /** Declares that no service of this name exists: what is sent to it waits in the transmission queue. */
+    public BrokerModel noService(String serviceName) {
+        synchronized (model) {
+            services.put(serviceName, Optional.empty());
+        }
+        return this;
     }
 
-    private final Map<UUID, Route> routes = new HashMap<>();
+    /** Sets a queue's STATUS as a committed ALTER QUEUE would; ON delivers what waited for it. */
+    public BrokerModel status(String queue, boolean on) {
+        synchronized (model) {
+            queue(queue).enabled = on;
+            retry();
+        }
+        return this;
+    }
 
-    private List<Object[]> send(Ctx ctx, Tsql.Stmt st) {
+    /** The rows of sys.transmission_queue, oldest first. */
+    public List<Held> transmissionQueue() {
+        synchronized (model) {
+            expire();
+            return List.copyOf(held);
+        }
+    }
+
+    private final Map<String, Optional<String>> services = new HashMap<>();
+
+    private static String name(String token) {
+        String u = Tsql.unquote(token);
+        return u.startsWith("[") && u.endsWith("]") ? u.substring(1, u.length() - 1) : u;
+    }
+
+    private List<Object[]> beginDialog(Ctx ctx, Tsql.Stmt st) {
+        List<String> t = st.tokens();
+        UUID h = nextDialogs.isEmpty() ? UUID.randomUUID() : nextDialogs.remove(0);
+        t.stream().filter(x -> x.startsWith("@")).findFirst().ifPresent(v -> ctx.vars.put(v.toLowerCase(Locale.ROOT), h.toString()));
+        int from = indexOf(t, "FROM", 0);
+        int to = indexOf(t, "TO", 0);
+        int life = indexOf(t, "LIFETIME", 0);
+        String fromService = from > 0 ? name(t.get(from + 2)) : null;
+        String toService = to > 0 ? name(t.get(to + 2)) : null;
+        Optional<String> iq = fromService == null ? null : services.get(fromService);
+        java.time.LocalDateTime expires = life > 0 ? model.clock().plusSeconds(Long.parseLong(t.get(life + 2))) : null;
+        if (toService != null && services.containsKey(toService)) {
+            Dialog d = new Dialog(h, fromService, toService, iq == null ? null : iq.orElse(null), null, expires);
+            dialogs.put(h, d);
+            ctx.change("BEGIN DIALOG", st.text(), () -> dialogs.remove(h), null);
+        } else {
+            ctx.change("BEGIN DIALOG", st.text(), null, null);
+        }
+        return NO_RESULT;
+    }
+
+    /**
+     * "BEGIN DIALOG CONVERSATION", LIFETIME; "Dialog Conversations": a dialog open past its lifetime errors,
+     * and each side whose endpoint exists gets an Error message (code -8489, "Database Engine events and
+     * errors": the dialog exceeded its LIFETIME; broker-made errors carry negative codes, "Broker Messages").
+     */
+    private void expire() {
+        java.time.LocalDateTime now = model.clock();
+        for (Dialog d : dialogs.values()) {
+            if (d.expires != null && !d.errored && !(d.initiatorEnded && d.targetEnded) && !now.isBefore(d.expires)) {
+                d.errored = true;
+                byte[] body = ("\uFEFF<?xml version=\"1.0\"?><Error xmlns=\"" + ERROR + "\"><Code>-8489</Code>"
+                        + "<Description>The dialog has exceeded the specified LIFETIME.</Description></Error>")
+                        .getBytes(java.nio.charset.StandardCharsets.UTF_16LE);
+                if (!d.initiatorEnded && d.initiatorQueue != null) {
+                    put(d.initiatorQueue, d.handle, ERROR, body);
+                }
+                if (!d.targetEnded && d.targetExists) {
+                    put(targetQueue(d).orElseThrow(), d.targetHandle, ERROR, body);
+                }
+            }
+        }
+    }
+
+    private void put(String queueKey, UUID handle, String type, byte[] body) {
+        long seq = sequences.merge(handle, 1L, Long::sum) - 1;
+        queues.computeIfAbsent(queueKey, k -> new Queue()).messages.add(new Message(++order, queueKey, handle, handle, seq, type, body));
+    }
+
+    private Optional<String> targetQueue(Dialog d) {
+        if (d.fixedQueue != null) {
+            return Optional.of(d.fixedQueue);
+        }
+        return services.getOrDefault(d.toService, Optional.empty());
+    }
+
+    /**
+     * Delivers one message from one side of a dialog to the other, or holds it in the transmission queue
+     * (class comment). Returns false if it is held.
+     */
+    private boolean deliver(Dialog d, boolean toTarget, String type, byte[] body, Held already) {
+        UUID from = toTarget ? d.handle : d.targetHandle;
+        Optional<String> q = toTarget ? targetQueue(d) : Optional.ofNullable(d.initiatorQueue);
+        if (!toTarget && d.initiatorQueue == null) {
+            return true; // an initiator queue the test did not declare: not followed
+        }
+        String status = null;
+        if (q.isEmpty()) {
+            status = "the target service '" + d.toService + "' was not found (model wording)";
+        } else if (!queue(q.get()).enabled) {
+            status = "the target queue is disabled (STATUS = OFF) (model wording)";
+        } else if (already == null && held.stream().anyMatch(x -> x.handle().equals(from))) {
+            status = "waiting behind earlier messages of this conversation (model wording)";
+        }
+        if (status != null) {
+            if (already == null) {
+                held.add(new Held(++order, from, toTarget ? d.toService : d.fromService, type, body, model.clock(), status));
+            }
+            return false;
+        }
+        if (toTarget) {
+            d.targetExists = true;
+            byTarget.put(d.targetHandle, d);
+            put(q.get(), d.targetHandle, type, body);
+        } else {
+            put(q.get(), d.handle, type, body);
+        }
+        return true;
+    }
+
+    /** Delivers what waits in the transmission queue and can now be received, in order per conversation. */
+    private void retry() {
+        expire();
+        Set<UUID> stuck = new HashSet<>();
+        for (Held x : List.copyOf(held)) {
+            Dialog d = dialogs.get(x.handle());
+            boolean toTarget = d != null;
+            if (d == null) {
+                d = byTarget.get(x.handle());
+            }
+            if (d == null || d.errored || stuck.contains(x.handle())) {
+                continue;
+            }
+            if (deliver(d, toTarget, x.type(), x.body(), x)) {
+                held.remove(x);
+            } else {
+                stuck.add(x.handle());
+            }
+        }
+    }
+
+    private List<Object[]> send(Ctx ctx, Tsql.Stmt st) throws SQLException {
         List<String> t = st.tokens();
         int open = t.indexOf("(");
         String arg = open >= 0 ? t.get(open + 1) : "";
@@ -325,13 +529,214 @@ public final class BrokerModel implements Extension {
         UUID h = v == null ? null : UUID.fromString(String.valueOf(v));
         int typeAt = indexOf(t, "TYPE", 0);
         String type = typeAt > 0 ? t.get(typeAt + 1).replace("[", "").replace("]", "") : "DEFAULT";
-        Route r = h == null ? null : routes.get(h);
-        ctx.change("SEND", st.text() + (h == null ? "" : " " + h), null, r == null ? null : () -> {
-            long seq = sequences.merge(r.targetHandle(), 1L, Long::sum) - 1;
-            queues.computeIfAbsent(r.queue(), k -> new Queue()).messages
-                    .add(new Message(++order, r.queue(), r.targetHandle(), r.targetHandle(), seq, type, null));
+        byte[] body = null;
+        if (typeAt > 0 && typeAt + 3 < t.size() && t.get(typeAt + 2).equals("(")) {
+            String b = t.get(typeAt + 3);
+            Object bv = b.equals("?") ? ctx.param(paramAt(st, typeAt + 3)) : ctx.value(b);
+            body = bv instanceof byte[] bytes ? bytes : null;
+        }
+        Dialog d = h == null ? null : dialogs.get(h);
+        boolean toTarget = d != null;
+        if (d == null && h != null) {
+            d = byTarget.get(h);
+        }
+        if (d != null && (d.errored || (toTarget ? d.initiatorEnded : d.targetEnded))) {
+            // "Database Engine events and errors", 8429
+            throw new SQLException("The conversation endpoint is not in a valid state for SEND. The current endpoint state is '"
+                    + (d.errored ? "ER" : "CD") + "'.", "S0001", 8429);
+        }
+        Dialog dd = d;
+        byte[] bb = body;
+        ctx.change("SEND", st.text() + (h == null ? "" : " " + h), null, d == null ? null : () -> {
+            if (!dd.errored) {
+                deliver(dd, toTarget, type, bb, null);
+            }
         });
         return NO_RESULT;
+    }
+
+    /**
+     * A {@code SELECT} that reads sys.transmission_queue alone, with {@code col = value} conditions joined by
+     * AND: [select list start, FROM index, WHERE index or -1]; null for any other statement.
+     */
+    private static int[] heldQuery(List<String> t) {
+        if (t.isEmpty() || !t.get(0).equalsIgnoreCase("SELECT") || t.stream().filter(x -> x.equalsIgnoreCase("FROM")).count() != 1
+                || t.stream().filter(x -> x.equalsIgnoreCase("SELECT")).count() != 1) {
+            return null;
+        }
+        int from = indexOf(t, "FROM", 0);
+        if (from + 1 >= t.size() || !t.get(from + 1).equalsIgnoreCase("sys.transmission_queue")) {
+            return null;
+        }
+        int where = indexOf(t, "WHERE", from);
+        int end = t.size() - (t.get(t.size() - 1).equals(";") ? 1 : 0);
+        if (where < 0 ? end != from + 2 : where != from + 2) {
+            return null;
+        }
+        if (where > 0) {
+            for (int i = where + 1; i < end; i += 4) {
+                if (i + 2 >= end || !t.get(i + 1).equals("=") || (i + 3 < end && !t.get(i + 3).equalsIgnoreCase("AND"))) {
+                    return null;
+                }
+            }
+        }
+        return new int[] {1, from, where};
+    }
+
+    private List<Object[]> selectHeld(Ctx ctx, Tsql.Stmt st) {
+        List<String> t = st.tokens();
+        int[] q = heldQuery(t);
+        if (q == null) {
+            return null;
+        }
+        int end = t.size() - (t.get(t.size() - 1).equals(";") ? 1 : 0);
+        List<Held> rows = new ArrayList<>(held);
+        if (q[2] > 0) {
+            for (int i = q[2] + 1; i < end; i += 4) {
+                String col = t.get(i).toLowerCase(Locale.ROOT);
+                String tok = t.get(i + 2);
+                Object want = tok.equals("?") ? ctx.param(paramAt(st, i + 2)) : tok.startsWith("@") ? ctx.value(tok) : Tsql.unquote(tok);
+                if (want == null) {
+                    throw new ImpossibleResultException("the broker model cannot filter sys.transmission_queue on a value it does not know: "
+                            + st.text());
+                }
+                String w = String.valueOf(want);
+                rows.removeIf(r -> !w.equalsIgnoreCase(String.valueOf(column(r, col))));
+            }
+        }
+        List<String> items = new ArrayList<>();
+        StringBuilder cur = new StringBuilder();
+        for (int i = q[0]; i < q[1]; i++) {
+            if (t.get(i).equals(",")) {
+                items.add(cur.toString());
+                cur.setLength(0);
+            } else {
+                cur.append(t.get(i)).append(' ');
+            }
+        }
+        items.add(cur.toString());
+        if (items.size() == 1 && items.get(0).toUpperCase(Locale.ROOT).startsWith("COUNT_BIG ( * )")) {
+            return List.<Object[]>of(new Object[] {(long) rows.size()});
+        }
+        List<Object[]> out = new ArrayList<>();
+        for (Held r : rows) {
+            Object[] row = new Object[items.size()];
+            for (int i = 0; i < row.length; i++) {
+                row[i] = column(r, items.get(i).trim().toLowerCase(Locale.ROOT));
+            }
+            out.add(row);
+        }
+        return out;
+    }
+
+    /**
+     * A scripted row of a catalog query (the backend's statistics) is checked where the model knows the answer:
+     * each select-list item that is a sum of {@code (SELECT COUNT_BIG(*) FROM src [WITH (NOLOCK)] WHERE col =
+     * 'literal' AND ...)} over sys.transmission_queue or a service queue the model keeps (a NOLOCK count sees
+     * RECEIVE's uncommitted removals, as the model's queue list does) must equal what the model counts.
+     */
+    @Override
+    public void checkScripted(String sql, List<Object[]> rows) {
+        List<String> t = Tsql.tokens(sql);
+        if (t.isEmpty() || !t.get(0).equalsIgnoreCase("SELECT") || Clauses.find(t, "FROM", 1, t.size()) >= 0
+                || t.stream().noneMatch(x -> x.equalsIgnoreCase("sys.transmission_queue"))) {
+            return;
+        }
+        int end = t.size() - (t.get(t.size() - 1).equals(";") ? 1 : 0);
+        List<Clauses.Item> items = Clauses.items(t, 1, end);
+        synchronized (model) {
+            expire();
+            for (int i = 0; i < items.size(); i++) {
+                Long want = sum(t, items.get(i).from(), items.get(i).to());
+                for (Object[] row : rows) {
+                    if (want != null && i < row.length && (!(row[i] instanceof Number n) || n.longValue() != want)) {
+                        throw new ImpossibleResultException("scripted " + items.get(i).label() + " = " + row[i] + ", but the broker model"
+                                + " counts " + want + " from its queues and sys.transmission_queue: " + sql);
+                    }
+                }
+            }
+        }
+    }
+
+    /** A sum of countable subqueries in {@code t[from, to)}, or null if any term is not one. */
+    private Long sum(List<String> t, int from, int to) {
+        long total = 0;
+        int i = from;
+        while (i < to) {
+            if (!t.get(i).equals("(") || !t.get(i + 1).equalsIgnoreCase("SELECT")) {
+                return null;
+            }
+            int close = Clauses.close(t, i);
+            Long n = count(t.subList(i + 1, close));
+            if (n == null) {
+                return null;
+            }
+            total += n;
+            i = close + 1;
+            if (i < to) {
+                if (!t.get(i).equals("+")) {
+                    return null;
+                }
+                i++;
+            }
+        }
+        return i == from ? null : total;
+    }
+
+    private Long count(List<String> q) {
+        if (q.size() < 7 || !q.get(1).equalsIgnoreCase("COUNT_BIG") || !q.get(2).equals("(") || !q.get(3).equals("*")
+                || !q.get(4).equals(")") || !q.get(5).equalsIgnoreCase("FROM")) {
+            return null;
+        }
+        String src = q.get(6);
+        int i = 7;
+        boolean nolock = false;
+        if (i < q.size() && q.get(i).equalsIgnoreCase("WITH")) {
+            if (i + 3 >= q.size() || !q.get(i + 2).equalsIgnoreCase("NOLOCK") || !q.get(i + 3).equals(")")) {
+                return null;
+            }
+            nolock = true;
+            i += 4;
+        }
+        Map<String, String> where = new HashMap<>();
+        if (i < q.size()) {
+            if (!q.get(i).equalsIgnoreCase("WHERE")) {
+                return null;
+            }
+            for (i++; i < q.size(); i += 4) {
+                if (i + 2 >= q.size() || !q.get(i + 1).equals("=") || !q.get(i + 2).matches("(?s)[Nn]?'.*'")
+                        || (i + 3 < q.size() && !q.get(i + 3).equalsIgnoreCase("AND"))) {
+                    return null;
+                }
+                where.put(q.get(i).toLowerCase(Locale.ROOT), Tsql.unquote(q.get(i + 2)));
+            }
+        }
+        if (src.equalsIgnoreCase("sys.transmission_queue")) {
+            try {
+                return held.stream().filter(h -> where.entrySet().stream()
+                        .allMatch(w -> w.getValue().equals(String.valueOf(column(h, w.getKey()))))).count();
+            } catch (ImpossibleResultException e) {
+                return null;
+            }
+        }
+        Queue queue = queues.get(key(src));
+        if (queue == null || !nolock || !where.keySet().stream().allMatch(k -> k.equals("message_type_name"))) {
+            return null; // a table, or a queue the model was never told about, or a locking read
+        }
+        return queue.messages.stream().filter(m -> !where.containsKey("message_type_name") || where.get("message_type_name").equals(m.type()))
+                .count();
+    }
+
+    private static Object column(Held r, String col) {
+        return switch (col) {
+            case "conversation_handle" -> r.handle().toString();
+            case "to_service_name" -> r.toService();
+            case "message_type_name" -> r.type();
+            case "message_body" -> r.body();
+            case "enqueue_time" -> r.enqueueTime();
+            case "transmission_status" -> r.status();
+            default -> throw new ImpossibleResultException("the broker model has no sys.transmission_queue column " + col);
+        };
     }
 
     private List<Object[]> endConversation(Ctx ctx, Tsql.Stmt st) {
@@ -343,6 +748,7 @@ public final class BrokerModel implements Extension {
             return NO_RESULT;
         }
         UUID h = UUID.fromString(String.valueOf(v));
+        boolean cleanup = st.tokens().stream().anyMatch(x -> x.equalsIgnoreCase("CLEANUP"));
         List<Message> removed = new ArrayList<>();
         for (Queue q : queues.values()) {
             for (Message m : q.messages) {
@@ -352,6 +758,23 @@ public final class BrokerModel implements Extension {
             }
             q.messages.removeIf(m -> m.handle().equals(h));
         }
+        // the ended side's messages still waiting to be sent go too (class comment; the L2 premise)
+        List<Held> dropped = new ArrayList<>(held.stream().filter(x -> x.handle().equals(h)).toList());
+        held.removeAll(dropped);
+        Dialog d = dialogs.get(h);
+        boolean initiatorSide = d != null;
+        if (d == null) {
+            d = byTarget.get(h);
+        }
+        Dialog dd = d;
+        boolean wasEnded = d != null && (initiatorSide ? d.initiatorEnded : d.targetEnded);
+        if (d != null) {
+            if (initiatorSide) {
+                d.initiatorEnded = true;
+            } else {
+                d.targetEnded = true;
+            }
+        }
         ended.add(h);
         ctx.change("END CONVERSATION", st.text() + " " + h, () -> {
             for (Message m : removed) {
@@ -359,8 +782,24 @@ public final class BrokerModel implements Extension {
                 q.messages.add(m);
                 q.messages.sort((a, b) -> Long.compare(a.order(), b.order()));
             }
+            held.addAll(dropped);
+            held.sort((a, b) -> Long.compare(a.order(), b.order()));
+            if (dd != null && !wasEnded) {
+                if (initiatorSide) {
+                    dd.initiatorEnded = false;
+                } else {
+                    dd.targetEnded = false;
+                }
+            }
             ended.remove(h);
-        }, null);
+        }, dd == null || wasEnded || cleanup ? null : () -> {
+            // "END CONVERSATION", Remarks: the other side gets an EndDialog message
+            boolean otherEnded = initiatorSide ? dd.targetEnded : dd.initiatorEnded;
+            boolean otherExists = initiatorSide ? dd.targetExists : true;
+            if (!dd.errored && !otherEnded && otherExists) {
+                deliver(dd, initiatorSide, END_DIALOG, null, null);
+            }
+        });
         return NO_RESULT;
     }
 
@@ -411,7 +850,7 @@ public final class BrokerModel implements Extension {
         ctx.change("ALTER QUEUE", st.text(), () -> {
             q.poisonHandling = poisonBefore;
             q.enabled = enabledBefore;
-        }, null);
+        }, this::retry);
         return NO_RESULT;
     }
 

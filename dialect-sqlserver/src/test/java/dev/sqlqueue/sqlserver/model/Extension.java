@@ -24,4 +24,11 @@ interface Extension {
     /** Throws {@link ImpossibleResultException} if rows scripted for {@code sql} are the extension's to produce. */
     default void checkScript(String sql) {
     }
+
+    /**
+     * Throws {@link ImpossibleResultException} if scripted rows, about to be returned for {@code sql}, contradict
+     * a column the extension can compute from its state (the rest of the row stays the test's).
+     */
+    default void checkScripted(String sql, List<Object[]> rows) {
+    }
 }

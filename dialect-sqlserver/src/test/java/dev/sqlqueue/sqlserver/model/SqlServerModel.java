@@ -418,6 +418,9 @@ public final class SqlServerModel {
         if (script != null) {
             @SuppressWarnings("unchecked")
             List<Object[]> rows = (List<Object[]>) script;
+            for (Extension e : extensions) {
+                e.checkScripted(sql, rows);
+            }
             r.script(rows, labels.get(sql));
         }
         return r;

@@ -297,6 +297,9 @@ final class StatementRules {
             throw doomed();
         }
         ctx.model.implicitOpen(s, st);
+        if (st.kind() == Tsql.Kind.SELECT_FROM && extensions(ctx, st)) {
+            return; // a catalog view an extension keeps (sys.transmission_queue)
+        }
         if (TableStatements.handles(ctx, st)) {
             TableStatements.run(ctx, st);
             return;

@@ -2,7 +2,6 @@ package dev.sqlqueue.bench;
 
 import dev.sqlqueue.AckedAndClaimed;
 import dev.sqlqueue.ConsumeRequest;
-import dev.sqlqueue.Delivery;
 import dev.sqlqueue.Message;
 import dev.sqlqueue.OpenTransaction;
 import dev.sqlqueue.QueueConfig;
@@ -13,7 +12,6 @@ import dev.sqlqueue.runtime.Outcome;
 import dev.sqlqueue.runtime.WorkerOptions;
 import dev.sqlqueue.runtime.WorkerPool;
 import dev.sqlqueue.spi.BackendDiscovery;
-import dev.sqlqueue.spi.ForwardingQueueBackend;
 import dev.sqlqueue.spi.QueueBackend;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -50,19 +48,9 @@ public final class HeldSnapshot {
     }
 
     /** consume() and ackAllAndConsume() round trips (what the worker pool's claims are). */
-    static final class TimedBackend extends ForwardingQueueBackend {
-        final Sustained.Claims claims = new Sustained.Claims();
-
+    static final class TimedBackend extends Sustained.TimedBackend {
         TimedBackend(QueueBackend delegate) {
-            super(delegate);
-        }
-
-        @Override
-        public List<Delivery> consume(QueueName queue, ConsumeRequest request) {
-            long t0 = System.nanoTime();
-            List<Delivery> got = super.consume(queue, request);
-            claims.record(System.nanoTime() - t0, got.isEmpty());
-            return got;
+            super(delegate, new Sustained.Claims());
         }
 
         @Override

@@ -101,7 +101,8 @@ public final class Sustained {
         }
     }
 
-    static final class TimedBackend extends ForwardingQueueBackend {
+    /** Times consume() round trips into {@code claims}. */
+    static class TimedBackend extends ForwardingQueueBackend {
         final Claims claims;
 
         TimedBackend(QueueBackend delegate, Claims claims) {

@@ -8,7 +8,7 @@ import java.util.EnumSet;
 
 /** What the SKIP LOCKED backends offer, in one place. */
 final class SkipLockedCapabilities {
-    /** 1 MiB: the payload column of every database here holds it (H2 VARBINARY(1048576), bytea, MEDIUMBLOB). */
+    /** 1 MiB: the payload column of every database here holds it (H2 BLOB(1048576) since migration V5, bytea, MEDIUMBLOB). */
     static final int MAX_PAYLOAD_BYTES = 1_048_576;
     /** Rows one claim may lock; the claim statement and the lease update stay small. */
     static final int MAX_CLAIM_BATCH = 1000;

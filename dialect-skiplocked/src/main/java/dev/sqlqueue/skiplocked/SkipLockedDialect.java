@@ -16,7 +16,7 @@ public enum SkipLockedDialect {
      * claim. The migration therefore creates the function {@code <prefix>now_ms}, bound to
      * {@code System.currentTimeMillis} of the process that runs the H2 engine: the database's own clock.
      */
-    H2("h2", SQLDialect.H2, "\"%snow_ms\"()", 4),
+    H2("h2", SQLDialect.H2, "\"%snow_ms\"()", 5),
     /**
      * PostgreSQL 12+. {@code statement_timestamp()} is fixed for one statement but moves inside a long
      * transaction, so a nack in a transactional claim is measured from the nack, not the claim.

@@ -168,52 +168,71 @@ public interface ConcurrencyCases extends SuiteContext {
         assertEquals(0, queue().stats(q).depth(), "nothing left behind");
     }
 
+    /**
+     * C18: idle consumers stay within a statement budget, and a new message still reaches them soon. The latency
+     * bound does not depend on the machine's speed, only on what wakes the consumer: with a server-side wait
+     * (LISTEN/NOTIFY, {@link Capability#SERVER_SIDE_WAIT}) the idle poll is {@value #C18_WOKEN_POLL_MS} ms and the
+     * median must be under a quarter of it, which a consumer that was woken meets even on a loaded machine (82 to
+     * 146 ms were seen at load average 11 to 19, where the former bound of 50 ms failed) and one that only polled
+     * misses (its median is about half the poll); without one, the median must be within two idle polls of
+     * {@value #C18_POLL_MS} ms (a consumer that backs off further misses it).
+     */
     @Test
     @DisplayName("C18 idle cost")
     default void c18IdleCost() throws Exception {
         QueueName q = newQueue("c18");
-        Duration idlePoll = Duration.ofMillis(500);
+        Duration idlePoll = Duration.ofMillis(C18_POLL_MS);
         int consumers = 4;
         // 1. idle cost: consumers on a client whose every statement is counted
         CountingDataSource counting = new CountingDataSource(hooks(), config());
         QueueConfig counted = config().toBuilder().dataSource(counting).backend(queue().capabilities().backend())
                 .idlePollMax(idlePoll).migrate(false).build();
         long statements = runIdle(openAnother(counted), q, consumers, () -> {
-            pause(1500);
+            pause(1000);
             counting.reset();
-            pause(4000);
+            pause(2000);
             return counting.statements();
         }, null);
-        double perSecond = statements / 4.0;
+        double perSecond = statements / 2.0;
         double budget = consumers * (1000.0 / idlePoll.toMillis()) * 1.5 + 1;
         assertTrue(perSecond <= budget, "idle consumers ran " + perSecond + " statements/s; the budget is "
                 + budget + " (one claim per consumer per idle-poll interval of " + idlePoll.toMillis() + " ms, 50% slack)");
         // 2. latency: idle consumers on a pooled client receive a message enqueued by another client
-        SqlQueue idle = openAnother(config().toBuilder().idlePollMax(idlePoll).migrate(false).build());
+        boolean woken = queue().capabilities().has(Capability.SERVER_SIDE_WAIT);
+        Duration latencyPoll = woken ? Duration.ofMillis(C18_WOKEN_POLL_MS) : idlePoll;
+        SqlQueue idle = openAnother(config().toBuilder().idlePollMax(latencyPoll).migrate(false).build());
         SqlQueue producer = openAnother();
+        int samples = 5;
         List<Long> latencies = Collections.synchronizedList(new ArrayList<>());
         runIdle(idle, q, consumers, () -> {
-            pause(1500);
-            for (int i = 0; i < 9; i++) {
+            pause(1000);
+            for (int i = 0; i < samples; i++) {
+                // long enough after the last delivery for every consumer to be idle again (waiting or polling)
                 pause(idlePoll.toMillis() + 100);
                 producer.enqueue(q, Message.of(ByteBuffer.allocate(8).putLong(System.nanoTime()).array()));
             }
             long until = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-            while (latencies.size() < 9 && System.nanoTime() < until) {
+            while (latencies.size() < samples && System.nanoTime() < until) {
                 pause(20);
             }
             return 0L;
         }, latencies);
-        if (latencies.size() < 9) {
-            fail("only " + latencies.size() + " of 9 messages reached the idle consumers");
+        if (latencies.size() < samples) {
+            fail("only " + latencies.size() + " of " + samples + " messages reached the idle consumers");
         }
         List<Long> sorted = new ArrayList<>(latencies);
         Collections.sort(sorted);
         long median = sorted.get(sorted.size() / 2);
-        long limit = queue().capabilities().has(Capability.SERVER_SIDE_WAIT) ? 50 : idlePoll.toMillis() + 250;
-        assertTrue(median <= limit, "median enqueue-to-receive latency " + median + " ms; documented limit "
-                + limit + " ms (latencies " + sorted + ")");
+        long limit = woken ? C18_WOKEN_POLL_MS / 4 : 2 * idlePoll.toMillis();
+        assertTrue(median <= limit, "median enqueue-to-receive latency " + median + " ms; the limit is " + limit + " ms ("
+                + (woken ? "a quarter of the " + C18_WOKEN_POLL_MS + " ms idle poll: the consumer must be woken, not poll"
+                        : "two idle polls of " + idlePoll.toMillis() + " ms") + "; latencies " + sorted + ")");
     }
+
+    /** C18's idle poll: the statement budget is one claim per consumer per poll. */
+    long C18_POLL_MS = 500;
+    /** C18's idle poll for the latency of a backend with a server-side wait: long, so that polling cannot pass. */
+    long C18_WOKEN_POLL_MS = 2000;
 
     /**
      * Run {@code consumers} threads that long-poll {@code q} on {@code client} while {@code during}

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.sqlqueue.QueueConfig;
 import dev.sqlqueue.conformance.ConformanceTarget;
 import dev.sqlqueue.conformance.LeaseModeSuite;
+import dev.sqlqueue.conformance.OnlyCases;
 import dev.sqlqueue.conformance.TransactionalModeSuite;
 import java.net.URI;
 import java.util.Optional;
@@ -71,7 +72,15 @@ class PostgresPgBouncerConformanceTest {
         }
     }
 
+    /**
+     * In transactional mode, the cases where the claim's open transaction meets the pooler (a server connection
+     * pinned for the handler, the caller's transaction, the pool's connection state, idle polling without LISTEN);
+     * every case runs in transactional mode directly in {@link PostgresConformanceTest} and in lease mode here.
+     */
     @Nested
+    @OnlyCases(value = {"C01", "C02", "C10", "C11", "C12", "C14", "C18", "C21"},
+            why = "through pgbouncer in transactional mode only the cases where the claim's transaction meets the pooler"
+                    + " run; every case runs transactional directly (PostgresConformanceTest) and in lease mode here")
     class Transactional extends TransactionalModeSuite {
         @Override
         protected ConformanceTarget target() {

@@ -55,12 +55,19 @@ public final class SqlQueue implements QueueClient {
      * Open the backend the config selects (by name, else by URL), migrating the schema when
      * {@link QueueConfig#migrate()} is set.
      *
-     * @throws InvalidInputException if no backend matches (rule {@code backend.unknown} or {@code backend.url})
+     * @param config what to open
+     * @return the open queue client; close it to release its pool and threads
+     * @throws InvalidInputException if no backend matches (rule {@code backend.unknown} or {@code backend.url}), or
+     *     the JDBC driver the URL needs is not on the class path (rule {@code backend.driver}, naming the Maven
+     *     coordinates to add)
      * @throws TransientBackendException if the database cannot be reached
      */
     public static SqlQueue open(QueueConfig config) {
         Objects.requireNonNull(config, "config");
         BackendProvider provider = BackendDiscovery.find(config);
+        if (config.dataSource() == null && config.url() != null) {
+            provider.driver(config.url()).ifPresent(d -> d.require(null, provider.name()));
+        }
         return new SqlQueue(provider.open(config), config);
     }
 

@@ -146,4 +146,10 @@ public final class H2Provider extends SkipLockedProvider {
     public String description() {
         return "H2 2.3+ (embedded default), FOR UPDATE SKIP LOCKED, lease and transactional modes";
     }
+
+    /** H2's own driver, {@code com.h2database:h2}. */
+    @Override
+    public java.util.Optional<dev.sqlqueue.spi.JdbcDriver> driver(String jdbcUrl) {
+        return java.util.Optional.of(dev.sqlqueue.spi.JdbcDriver.of("org.h2.Driver", "com.h2database:h2"));
+    }
 }

@@ -91,6 +91,12 @@ public final class PostgresProvider extends SkipLockedProvider {
         return "PostgreSQL 12+, FOR UPDATE SKIP LOCKED, LISTEN/NOTIFY wake-up, lease and transactional modes";
     }
 
+    /** PgJDBC, {@code org.postgresql:postgresql}. */
+    @Override
+    public java.util.Optional<dev.sqlqueue.spi.JdbcDriver> driver(String jdbcUrl) {
+        return java.util.Optional.of(dev.sqlqueue.spi.JdbcDriver.of("org.postgresql.Driver", "org.postgresql:postgresql"));
+    }
+
     @Override
     java.util.Set<String> optionKeys() {
         java.util.Set<String> keys = new java.util.HashSet<>(super.optionKeys());

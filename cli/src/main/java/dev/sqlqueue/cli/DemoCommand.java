@@ -69,7 +69,7 @@ public final class DemoCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         if (messages < 1 || messages > 10_000_000) {
-            throw new CliException(ExitCodes.USAGE, "--messages must be 1..10000000, was " + messages);
+            throw new CliException(ExitCodes.USAGE, "--messages must be 1..10000000, was " + messages + " [rule: messages.range]");
         }
         WorkerOptions options = WorkerOptions.defaults().withThreads(workers).withBatchSize(batchSize)
                 .withMode(mode).withPollWait(Duration.ofMillis(200)).withShutdownGrace(Duration.ofSeconds(5));

@@ -113,7 +113,7 @@ public final class EnqueueCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         if (file != null && fileArgument != null) {
-            throw new CliException(ExitCodes.USAGE, "give the input either as --file or as an argument, not both");
+            throw new CliException(ExitCodes.USAGE, "give the input either as --file or as an argument, not both [rule: input.one]");
         }
         if (batch < 1 || batch > 10_000) {
             throw new InvalidInputException("batch.range", "--batch must be 1..10000, was " + batch);

@@ -68,6 +68,7 @@ public final class Main {
      * runs a command in-process and returns its exit code (tests use this).
      */
     public static CommandLine commandLine(PrintWriter out, PrintWriter err) {
+        TypedDurations.clear();
         ErrorHandler errors = new ErrorHandler();
         CommandLine cl = new CommandLine(new SqlQueueCommand());
         cl.setOut(out);

@@ -119,17 +119,19 @@ public final class WorkCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         if (exec.isBlank()) {
-            throw new CliException(ExitCodes.USAGE, "--exec must not be empty");
+            throw new CliException(ExitCodes.USAGE, "--exec must not be empty [rule: exec.empty]");
         }
         if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
-            throw new CliException(ExitCodes.USAGE, "--timeout must be positive, was " + DurationConverter.format(timeout));
+            throw new CliException(ExitCodes.USAGE, "--timeout must be positive, was " + TypedDurations.text(timeout)
+                    + " [rule: timeout.positive]");
         }
         boolean autoBatch = "auto".equalsIgnoreCase(batchSize);
         int maxBatch;
         try {
             maxBatch = autoBatch ? AUTO_MAX_BATCH : Integer.parseInt(batchSize);
         } catch (NumberFormatException e) {
-            throw new CliException(ExitCodes.USAGE, "--batch-size must be a number 1..1000 or auto, was '" + batchSize + "'");
+            throw new CliException(ExitCodes.USAGE, "--batch-size must be a number 1..1000 or auto, was '" + batchSize
+                    + "' [rule: batch.range]");
         }
         HistoryRetention retention = historyMaxAge == null && historyMaxRows == null ? null
                 : HistoryPruneCommand.retention(historyMaxAge, historyMaxRows, "--history-max-age", "--history-max-rows");

@@ -48,9 +48,16 @@ public final class DemoCommand implements Callable<Integer> {
             description = "Messages to enqueue and process, 1..10000000. Default: ${DEFAULT-VALUE}.")
     int messages;
 
-    @Option(names = {"-n", "--workers"}, paramLabel = "N", defaultValue = "8",
+    @Option(names = {"-P", "--jobs", "--workers"}, paramLabel = "N", defaultValue = "8",
             description = "Worker threads, 1..1024. Default: ${DEFAULT-VALUE}.")
     int workers;
+
+    /** The old name of {@code -P}: still accepted for one release, with a warning on standard error. */
+    @Option(names = "-n", paramLabel = "N", hidden = true, description = "Deprecated: use -P/--jobs.")
+    void deprecatedWorkers(int n) {
+        workers = n;
+        spec.commandLine().getErr().println("sqlqueue: warning: -n is deprecated; use -P/--jobs (-n will be removed in the next release)");
+    }
 
     @Option(names = "--batch-size", paramLabel = "N", defaultValue = "100",
             description = "Messages per claim, 1..1000. Default: ${DEFAULT-VALUE}.")

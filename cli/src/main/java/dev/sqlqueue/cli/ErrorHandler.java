@@ -34,6 +34,10 @@ final class ErrorHandler implements IExecutionExceptionHandler, IParameterExcept
             // the first word is not one of the commands
             message = "unknown command '" + args[0] + "'; commands: " + String.join(", ", cmd.getSubcommands().keySet());
         }
+        if (ex instanceof CommandLine.UnmatchedArgumentException u && !u.getSuggestions().isEmpty()) {
+            // picocli's own "did you mean" (a similarity over the command's subcommands or options)
+            message = message + "; did you mean '" + u.getSuggestions().get(0) + "'?";
+        }
         if (!message.contains("[rule: ")) {
             message = message + " [rule: " + rule(ex, message) + "]";
         }

@@ -48,9 +48,16 @@ public final class WorkCommand implements Callable<Integer> {
             description = "Shell command per message; {} stands for the message.")
     String exec;
 
-    @Option(names = {"-n", "--workers"}, paramLabel = "N", defaultValue = "4",
-            description = "Commands run at once (worker threads), 1..1024. Default: ${DEFAULT-VALUE}.")
+    @Option(names = {"-P", "--jobs", "--workers"}, paramLabel = "N", defaultValue = "4",
+            description = "Commands run at once (worker threads), 1..1024, as xargs -P and GNU parallel -j. Default: ${DEFAULT-VALUE}.")
     int workers;
+
+    /** The old name of {@code -P}: still accepted for one release, with a warning on standard error. */
+    @Option(names = "-n", paramLabel = "N", hidden = true, description = "Deprecated: use -P/--jobs.")
+    void deprecatedWorkers(int n) {
+        workers = n;
+        spec.commandLine().getErr().println("sqlqueue: warning: -n is deprecated; use -P/--jobs (-n will be removed in the next release)");
+    }
 
     @Option(names = "--batch-size", paramLabel = "N|auto", defaultValue = "auto",
             description = "Most messages one worker claims at a time, 1..1000, or auto (" + AUTO_MAX_BATCH + "). A claim "

@@ -440,9 +440,25 @@ public final class SqlQueue implements QueueClient {
         return backend.queues();
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * @throws InvalidInputException with rule {@code queue.exists} when the queue was never created nor enqueued to
+     *     (or was dropped): a misspelt name is not answered with zeros. Checked only when the counts are all zero,
+     *     so a busy queue costs no extra statement.
+     */
     @Override
     public QueueStats stats(QueueName queue) {
-        return backend.stats(q(queue));
+        QueueStats s = backend.stats(q(queue));
+        if (s.depth() == 0 && s.dead() == 0 && s.processed() == 0) {
+            List<QueueName> all = backend.queues();
+            if (!all.contains(queue)) {
+                throw new InvalidInputException("queue.exists", "no queue '" + queue + "' ("
+                        + (all.isEmpty() ? "there are no queues" : "queues: "
+                        + all.stream().map(QueueName::value).collect(java.util.stream.Collectors.joining(", "))) + ")");
+            }
+        }
+        return s;
     }
 
     @Override

@@ -33,6 +33,7 @@ import javax.sql.DataSource;
 public final class H2Provider extends SkipLockedProvider {
     static final String WRITE_DELAY_RULE = "h2.write-delay";
 
+    /** Found by {@link java.util.ServiceLoader}. */
     public H2Provider() {
         super("h2", SkipLockedDialect.H2);
     }

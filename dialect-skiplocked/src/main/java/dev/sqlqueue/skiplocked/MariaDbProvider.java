@@ -9,6 +9,7 @@ import com.zaxxer.hikari.HikariConfig;
  * for what was run).
  */
 public final class MariaDbProvider extends SkipLockedProvider {
+    /** Found by {@link java.util.ServiceLoader}. */
     public MariaDbProvider() {
         super("mariadb", SkipLockedDialect.MARIADB);
     }

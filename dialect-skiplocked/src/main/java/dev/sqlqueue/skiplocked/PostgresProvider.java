@@ -28,6 +28,7 @@ public final class PostgresProvider extends SkipLockedProvider {
     /** The rule named when a configuration cannot work through a transaction pooler. */
     public static final String POOLER_RULE = "postgresql.transaction-pooler";
 
+    /** Found by {@link java.util.ServiceLoader}. */
     public PostgresProvider() {
         super("postgresql", SkipLockedDialect.POSTGRES);
     }

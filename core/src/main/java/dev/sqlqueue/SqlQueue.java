@@ -55,12 +55,19 @@ public final class SqlQueue implements QueueClient {
      * Open the backend the config selects (by name, else by URL), migrating the schema when
      * {@link QueueConfig#migrate()} is set.
      *
-     * @throws InvalidInputException if no backend matches (rule {@code backend.unknown} or {@code backend.url})
+     * @param config what to open
+     * @return the open queue client; close it to release its pool and threads
+     * @throws InvalidInputException if no backend matches (rule {@code backend.unknown} or {@code backend.url}), or
+     *     the JDBC driver the URL needs is not on the class path (rule {@code backend.driver}, naming the Maven
+     *     coordinates to add)
      * @throws TransientBackendException if the database cannot be reached
      */
     public static SqlQueue open(QueueConfig config) {
         Objects.requireNonNull(config, "config");
         BackendProvider provider = BackendDiscovery.find(config);
+        if (config.dataSource() == null && config.url() != null) {
+            provider.driver(config.url()).ifPresent(d -> d.require(null, provider.name()));
+        }
         return new SqlQueue(provider.open(config), config);
     }
 
@@ -433,9 +440,25 @@ public final class SqlQueue implements QueueClient {
         return backend.queues();
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * @throws InvalidInputException with rule {@code queue.exists} when the queue was never created nor enqueued to
+     *     (or was dropped): a misspelt name is not answered with zeros. Checked only when the counts are all zero,
+     *     so a busy queue costs no extra statement.
+     */
     @Override
     public QueueStats stats(QueueName queue) {
-        return backend.stats(q(queue));
+        QueueStats s = backend.stats(q(queue));
+        if (s.depth() == 0 && s.dead() == 0 && s.processed() == 0) {
+            List<QueueName> all = backend.queues();
+            if (!all.contains(queue)) {
+                throw new InvalidInputException("queue.exists", "no queue '" + queue + "' ("
+                        + (all.isEmpty() ? "there are no queues" : "queues: "
+                        + all.stream().map(QueueName::value).collect(java.util.stream.Collectors.joining(", "))) + ")");
+            }
+        }
+        return s;
     }
 
     @Override

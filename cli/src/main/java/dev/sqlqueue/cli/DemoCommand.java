@@ -48,9 +48,16 @@ public final class DemoCommand implements Callable<Integer> {
             description = "Messages to enqueue and process, 1..10000000. Default: ${DEFAULT-VALUE}.")
     int messages;
 
-    @Option(names = {"-n", "--workers"}, paramLabel = "N", defaultValue = "8",
+    @Option(names = {"-P", "--jobs", "--workers"}, paramLabel = "N", defaultValue = "8",
             description = "Worker threads, 1..1024. Default: ${DEFAULT-VALUE}.")
     int workers;
+
+    /** The old name of {@code -P}: still accepted for one release, with a warning on standard error. */
+    @Option(names = "-n", paramLabel = "N", hidden = true, description = "Deprecated: use -P/--jobs.")
+    void deprecatedWorkers(int n) {
+        workers = n;
+        spec.commandLine().getErr().println("sqlqueue: warning: -n is deprecated; use -P/--jobs (-n will be removed in the next release)");
+    }
 
     @Option(names = "--batch-size", paramLabel = "N", defaultValue = "100",
             description = "Messages per claim, 1..1000. Default: ${DEFAULT-VALUE}.")
@@ -69,7 +76,7 @@ public final class DemoCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         if (messages < 1 || messages > 10_000_000) {
-            throw new CliException(ExitCodes.USAGE, "--messages must be 1..10000000, was " + messages);
+            throw new CliException(ExitCodes.USAGE, "--messages must be 1..10000000, was " + messages + " [rule: messages.range]");
         }
         WorkerOptions options = WorkerOptions.defaults().withThreads(workers).withBatchSize(batchSize)
                 .withMode(mode).withPollWait(Duration.ofMillis(200)).withShutdownGrace(Duration.ofSeconds(5));
@@ -155,6 +162,10 @@ public final class DemoCommand implements Callable<Integer> {
         out.printf("processed   %,d in %.2f s (%,.0f msg/s, first enqueue to last ack)%n",
                 t.distinctAcked(), procSecs, t.distinctAcked() / procSecs);
         out.printf("latency     enqueue to ack: p50 %.1f ms, p99 %.1f ms, max %.1f ms%n", lat[0], lat[1], lat[2]);
+        // the producer runs alongside the workers: while it enqueues faster than they ack, a message's latency is
+        // mostly its wait behind the messages enqueued before it, not one claim-and-ack round trip
+        out.printf("            time from enqueue to ack, waiting behind the backlog included: enqueued at %,.0f msg/s,"
+                + " acked at %,.0f msg/s%n", run.enqueued.get() / enqSecs, t.distinctAcked() / procSecs);
         if (run.enqueued.get() < messages) {
             out.printf("stopped     after %,d of %,d messages were enqueued%n", run.enqueued.get(), messages);
         }

@@ -67,7 +67,9 @@ public final class DurationConverter implements ITypeConverter<Duration> {
             throw new TypeConversionException("'" + text + "' is longer than the longest duration accepted, "
                     + format(MAX) + " [rule: duration.max]");
         }
-        return negative ? d.negated() : d;
+        Duration result = negative ? d.negated() : d;
+        TypedDurations.remember(result, text);
+        return result;
     }
 
     private static TypeConversionException invalid(String text) {

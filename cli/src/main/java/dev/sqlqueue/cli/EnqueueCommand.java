@@ -55,8 +55,9 @@ public final class EnqueueCommand implements Callable<Integer> {
     @Option(names = {"-f", "--file"}, paramLabel = "FILE", description = "Read messages from FILE; '-' is standard input.")
     String file;
 
-    @Parameters(arity = "0..1", paramLabel = "FILE", description = "Same as --file; '-' or nothing reads standard input.")
-    String fileArgument;
+    @Parameters(arity = "0..*", paramLabel = "FILE", description = "Files read in turn, as cat FILE... would give them ('-' is standard "
+            + "input, at most once); nothing reads standard input. Line numbers (errors, --from-line) count through the files in order.")
+    List<String> fileArguments = new ArrayList<>();
 
     @Option(names = "--delay", paramLabel = "DURATION", converter = DurationConverter.class,
             description = "Keep the messages invisible for this long, e.g. 250ms, 30s, 5m.")
@@ -112,8 +113,8 @@ public final class EnqueueCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        if (file != null && fileArgument != null) {
-            throw new CliException(ExitCodes.USAGE, "give the input either as --file or as an argument, not both");
+        if (file != null && !fileArguments.isEmpty()) {
+            throw new CliException(ExitCodes.USAGE, "give the input either as --file or as an argument, not both [rule: input.one]");
         }
         if (batch < 1 || batch > 10_000) {
             throw new InvalidInputException("batch.range", "--batch must be 1..10000, was " + batch);
@@ -130,8 +131,17 @@ public final class EnqueueCommand implements Callable<Integer> {
             config.deduplicationWindow(dedupeWindow);
         }
         Message template = template(new byte[0], null);
-        String source = file != null ? file : fileArgument;
-        List<LineReader.Line> lines = read(source);
+        List<String> sources = file != null ? List.of(file) : fileArguments.isEmpty() ? List.of("-") : fileArguments;
+        if (sources.stream().filter("-"::equals).count() > 1) {
+            throw new CliException(ExitCodes.USAGE, "'-' (standard input) can be given once only [rule: input.stdin-once]");
+        }
+        List<LineReader.Line> lines = new ArrayList<>();
+        long next = 1;
+        for (String source : sources) {
+            LineReader.Read read = read(source, next);
+            lines.addAll(read.lines());
+            next = read.next();
+        }
         if (fromLine != null) {
             lines = lines.stream().filter(l -> l.number() >= fromLine).toList();
         }
@@ -205,7 +215,7 @@ public final class EnqueueCommand implements Callable<Integer> {
                     last,
                     forced ? ", unless the batch being written committed as the process exited: check with 'sqlqueue stats'" : "");
             err.printf("sqlqueue: to enqueue the rest without duplicates, run: %s%n", resumeCommand(last + 1));
-            if (file == null && (fileArgument == null || fileArgument.equals("-"))) {
+            if (file == null && (fileArguments.isEmpty() || fileArguments.contains("-"))) {
                 err.println("sqlqueue: (with the same input on standard input)");
             }
         }
@@ -319,16 +329,16 @@ public final class EnqueueCommand implements Callable<Integer> {
         return b.build();
     }
 
-    private List<LineReader.Line> read(String source) throws IOException {
+    private LineReader.Read read(String source, long first) throws IOException {
         if (source == null || source.equals("-")) {
             if (System.console() != null) {
                 spec.commandLine().getErr().println("sqlqueue: reading messages from the terminal, one per line; end with Ctrl-D");
                 spec.commandLine().getErr().flush();
             }
-            return LineReader.readAll(System.in);
+            return LineReader.readFrom(System.in, first);
         }
         try (InputStream in = Files.newInputStream(Path.of(source))) {
-            return LineReader.readAll(in);
+            return LineReader.readFrom(in, first);
         } catch (NoSuchFileException e) {
             throw new CliException(ExitCodes.FAILURE, "cannot read '" + source + "': no such file");
         } catch (IOException e) {

@@ -34,12 +34,46 @@ final class ErrorHandler implements IExecutionExceptionHandler, IParameterExcept
             // the first word is not one of the commands
             message = "unknown command '" + args[0] + "'; commands: " + String.join(", ", cmd.getSubcommands().keySet());
         }
+        if (ex instanceof CommandLine.UnmatchedArgumentException u && !u.getSuggestions().isEmpty()) {
+            // picocli's own "did you mean" (a similarity over the command's subcommands or options)
+            message = message + "; did you mean '" + u.getSuggestions().get(0) + "'?";
+        }
+        if (!message.contains("[rule: ")) {
+            message = message + " [rule: " + rule(ex, message) + "]";
+        }
         err.println(PREFIX + message + " (see '" + cmd.getCommandSpec().qualifiedName() + " --help')");
         if (verbose(args)) {
             ex.printStackTrace(err);
         }
         err.flush();
         return ExitCodes.USAGE;
+    }
+
+    /**
+     * The rule a bad command line breaks, by picocli's exception: {@code command.unknown}, {@code option.unknown},
+     * {@code option.required}, {@code option.repeated}, {@code option.exclusive}, {@code option.value} (a value of the
+     * wrong form), else {@code usage}.
+     */
+    static String rule(ParameterException ex, String message) {
+        if (message.startsWith("unknown command ")) {
+            return "command.unknown";
+        }
+        if (ex instanceof CommandLine.UnmatchedArgumentException u) {
+            return u.getUnmatched().stream().anyMatch(a -> a.startsWith("-")) ? "option.unknown" : "argument.unexpected";
+        }
+        if (ex instanceof CommandLine.MissingParameterException) {
+            return "option.required";
+        }
+        if (ex instanceof CommandLine.OverwrittenOptionException) {
+            return "option.repeated";
+        }
+        if (ex instanceof CommandLine.MutuallyExclusiveArgsException) {
+            return "option.exclusive";
+        }
+        if (ex.getCause() instanceof CommandLine.TypeConversionException || message.startsWith("Invalid value")) {
+            return "option.value";
+        }
+        return "usage";
     }
 
     @Override
@@ -68,7 +102,7 @@ final class ErrorHandler implements IExecutionExceptionHandler, IParameterExcept
     static String describe(Throwable ex) {
         if (ex instanceof InvalidInputException || ex instanceof UnsupportedCapabilityException
                 || ex instanceof CliException) {
-            return oneLine(ex.getMessage());
+            return oneLine(TypedDurations.echo(ex.getMessage()));
         }
         if (ex instanceof SqlQueueException) {
             String prefix = ex instanceof TransientBackendException ? "database unavailable: " : "";
@@ -84,8 +118,18 @@ final class ErrorHandler implements IExecutionExceptionHandler, IParameterExcept
         while (root.getCause() != null && root.getCause() != root) {
             root = root.getCause();
         }
-        if (root != ex && root.getMessage() != null && !text.contains(root.getMessage())) {
-            text = text + ": " + root.getMessage();
+        if (root == ex) {
+            return text;
+        }
+        // a host name alone (UnknownHostException's message) is already in the URL: say what it is
+        // (the dialects pass masked copies of the driver's exceptions, whose toString keeps the original class name)
+        boolean unknownHost = root instanceof java.net.UnknownHostException
+                || root.toString().startsWith(java.net.UnknownHostException.class.getName() + ":");
+        String rootText = unknownHost
+                ? "unknown host " + root.getMessage()
+                : root.getMessage();
+        if (rootText != null && !text.contains(rootText)) {
+            text = text + ": " + rootText;
         }
         return text;
     }

@@ -56,7 +56,7 @@ public final class HistoryPruneCommand implements Callable<Integer> {
     /** The retention of an age and a row option, at least one given; names are the options' for the error. */
     static HistoryRetention retention(Duration maxAge, Long maxRows, String ageOption, String rowsOption) {
         if (maxAge == null && maxRows == null) {
-            throw new CliException(ExitCodes.USAGE, "give " + ageOption + ", " + rowsOption + " or both");
+            throw new CliException(ExitCodes.USAGE, "give " + ageOption + ", " + rowsOption + " or both [rule: prune.limit]");
         }
         return new HistoryRetention(maxAge, maxRows);
     }

@@ -20,10 +20,21 @@ final class LineReader {
 
     /** Every non-empty line of {@code in}, read to its end. */
     static List<Line> readAll(InputStream in) throws IOException {
+        return readFrom(in, 1).lines();
+    }
+
+    /**
+     * The lines of one of several inputs read in turn: numbered from {@code first}, with the number the next input's
+     * first line takes (each input ends a line, with or without a final line break).
+     */
+    record Read(List<Line> lines, long next) {
+    }
+
+    static Read readFrom(InputStream in, long first) throws IOException {
         List<Line> lines = new ArrayList<>();
         ByteArrayOutputStream cur = new ByteArrayOutputStream();
         byte[] buf = new byte[65536];
-        long number = 1;
+        long number = first;
         int n;
         while ((n = in.read(buf)) > 0) {
             int from = 0;
@@ -36,8 +47,9 @@ final class LineReader {
             }
             cur.write(buf, from, n - from);
         }
+        boolean partial = cur.size() > 0;
         add(lines, number, cur);
-        return lines;
+        return new Read(lines, partial ? number + 1 : number);
     }
 
     private static void add(List<Line> lines, long number, ByteArrayOutputStream cur) {

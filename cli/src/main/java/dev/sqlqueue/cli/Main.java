@@ -68,6 +68,7 @@ public final class Main {
      * runs a command in-process and returns its exit code (tests use this).
      */
     public static CommandLine commandLine(PrintWriter out, PrintWriter err) {
+        TypedDurations.clear();
         ErrorHandler errors = new ErrorHandler();
         CommandLine cl = new CommandLine(new SqlQueueCommand());
         cl.setOut(out);
@@ -95,7 +96,24 @@ public final class Main {
             boolean runs = name.equals("work") || name.equals("demo") || name.equals("dashboard") || name.equals("enqueue");
             boolean urlRequired = spec.findOption("--url") != null && spec.findOption("--url").required();
             List<String> lines = new ArrayList<>();
-            if (urlRequired) {
+            if (name.equals("demo")) {
+                for (String o : List.of("--url", "--user", "--password")) {
+                    CommandLine.Model.OptionSpec before = spec.findOption(o);
+                    if (before != null) {
+                        spec.remove(before);
+                        spec.addOption(CommandLine.Model.OptionSpec.builder(before).defaultValue(null)
+                                .description(java.util.Arrays.stream(before.description())
+                                        .map(d -> d.replaceAll(" ?\\(env SQLQUEUE_[A-Z]+\\)", "")
+                                                .replace("(env SQLQUEUE_PASSWORD; prefer the variable, ", "(")
+                                                .replaceAll("Default: an H2 file database.*", "Default: a temporary H2 database."))
+                                        .toArray(String[]::new)).build());
+                    }
+                }
+                // the demo reads no SQLQUEUE_* variable: without --url it makes a temporary database of its own
+                lines.add("  --url, --user, --password only (no environment variable is read). Default: a temporary H2");
+                lines.add("  database, deleted afterwards; with --url, a queue demo-<random> dropped afterwards.");
+                lines.add("");
+            } else if (urlRequired) {
                 lines.add("  --url (required), --user, --password or SQLQUEUE_URL, SQLQUEUE_USER, SQLQUEUE_PASSWORD.");
                 lines.add("");
             } else if (connects) {

@@ -48,9 +48,16 @@ public final class WorkCommand implements Callable<Integer> {
             description = "Shell command per message; {} stands for the message.")
     String exec;
 
-    @Option(names = {"-n", "--workers"}, paramLabel = "N", defaultValue = "4",
-            description = "Commands run at once (worker threads), 1..1024. Default: ${DEFAULT-VALUE}.")
+    @Option(names = {"-P", "--jobs", "--workers"}, paramLabel = "N", defaultValue = "4",
+            description = "Commands run at once (worker threads), 1..1024, as xargs -P and GNU parallel -j. Default: ${DEFAULT-VALUE}.")
     int workers;
+
+    /** The old name of {@code -P}: still accepted for one release, with a warning on standard error. */
+    @Option(names = "-n", paramLabel = "N", hidden = true, description = "Deprecated: use -P/--jobs.")
+    void deprecatedWorkers(int n) {
+        workers = n;
+        spec.commandLine().getErr().println("sqlqueue: warning: -n is deprecated; use -P/--jobs (-n will be removed in the next release)");
+    }
 
     @Option(names = "--batch-size", paramLabel = "N|auto", defaultValue = "auto",
             description = "Most messages one worker claims at a time, 1..1000, or auto (" + AUTO_MAX_BATCH + "). A claim "
@@ -119,17 +126,19 @@ public final class WorkCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         if (exec.isBlank()) {
-            throw new CliException(ExitCodes.USAGE, "--exec must not be empty");
+            throw new CliException(ExitCodes.USAGE, "--exec must not be empty [rule: exec.empty]");
         }
         if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
-            throw new CliException(ExitCodes.USAGE, "--timeout must be positive, was " + DurationConverter.format(timeout));
+            throw new CliException(ExitCodes.USAGE, "--timeout must be positive, was " + TypedDurations.text(timeout)
+                    + " [rule: timeout.positive]");
         }
         boolean autoBatch = "auto".equalsIgnoreCase(batchSize);
         int maxBatch;
         try {
             maxBatch = autoBatch ? AUTO_MAX_BATCH : Integer.parseInt(batchSize);
         } catch (NumberFormatException e) {
-            throw new CliException(ExitCodes.USAGE, "--batch-size must be a number 1..1000 or auto, was '" + batchSize + "'");
+            throw new CliException(ExitCodes.USAGE, "--batch-size must be a number 1..1000 or auto, was '" + batchSize
+                    + "' [rule: batch.range]");
         }
         HistoryRetention retention = historyMaxAge == null && historyMaxRows == null ? null
                 : HistoryPruneCommand.retention(historyMaxAge, historyMaxRows, "--history-max-age", "--history-max-rows");

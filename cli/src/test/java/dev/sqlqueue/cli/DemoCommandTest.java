@@ -21,6 +21,16 @@ class DemoCommandTest {
         double p50 = Double.parseDouble(m.group(1));
         double p99 = Double.parseDouble(m.group(2));
         assertTrue(p50 > 0 && p99 >= p50, run::toString);
+        // the latency line says what it measures: the wait behind the backlog, with both rates to judge it by
+        assertTrue(Pattern.compile("(?m)^ +time from enqueue to ack, waiting behind the backlog included: enqueued at [0-9,]+ msg/s,"
+                + " acked at [0-9,]+ msg/s$").matcher(run.out()).find(), run::toString);
+    }
+
+    @Test
+    void helpOffersNoEnvironmentVariableTheDemoIgnores() {
+        Cli.Run help = Cli.raw("demo", "--help");
+        assertTrue(!help.out().contains("SQLQUEUE_URL"), help::toString);
+        assertTrue(help.out().contains("--url"), help::toString);
     }
 
     @Test

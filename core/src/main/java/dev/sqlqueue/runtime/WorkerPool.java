@@ -124,7 +124,34 @@ public final class WorkerPool implements AutoCloseable {
         return t;
     }
 
-    /** Start {@code options.threads()} consumer threads on {@code queue}. */
+    /**
+     * Start {@code options.threads()} consumer threads on {@code queue}, with no listener: as
+     * {@link #start(QueueClient, QueueName, MessageHandler, WorkerOptions, WorkerListener)} with a listener that
+     * ignores every event.
+     *
+     * @param client the queue client the threads claim and ack through (a {@link dev.sqlqueue.SqlQueue})
+     * @param queue the queue to consume
+     * @param handler called once per delivery, on a worker thread; its outcome becomes an ack, a retry or a dead letter
+     * @param options threads, batch size, lease, claim mode, retry policy...
+     * @return the running pool; close it to stop
+     * @throws dev.sqlqueue.InvalidInputException if the client's pool has fewer connections than the options need
+     */
+    public static WorkerPool start(QueueClient client, QueueName queue, MessageHandler handler, WorkerOptions options) {
+        return start(client, queue, handler, options, null);
+    }
+
+    /**
+     * Start {@code options.threads()} consumer threads on {@code queue}.
+     *
+     * @param client the queue client the threads claim and ack through (a {@link dev.sqlqueue.SqlQueue})
+     * @param queue the queue to consume
+     * @param handler called once per delivery, on a worker thread; its outcome becomes an ack, a retry or a dead letter
+     * @param options threads, batch size, lease, claim mode, retry policy...
+     * @param listener told of each delivery's fate ({@code acked}, {@code retried}, {@code deadLettered},
+     *     {@code leaseLost}...) on the worker threads; its exceptions are logged and ignored; null for none
+     * @return the running pool; close it to stop
+     * @throws dev.sqlqueue.InvalidInputException if the client's pool has fewer connections than the options need
+     */
     public static WorkerPool start(QueueClient client, QueueName queue, MessageHandler handler,
                                    WorkerOptions options, WorkerListener listener) {
         checkPoolSize(client, options);

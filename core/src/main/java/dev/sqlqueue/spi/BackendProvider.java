@@ -46,4 +46,16 @@ public interface BackendProvider {
     default java.util.List<Probe> probes() {
         return java.util.List.of();
     }
+
+    /**
+     * The JDBC driver this backend needs to open {@code jdbcUrl} itself (without a caller's {@code DataSource}):
+     * {@link dev.sqlqueue.SqlQueue#open} checks it is on the class path and otherwise refuses with rule
+     * {@code backend.driver}, naming the Maven coordinates. Empty (the default) when the backend checks nothing.
+     *
+     * @param jdbcUrl the URL the backend will open
+     * @return the driver the URL needs, or empty
+     */
+    default java.util.Optional<JdbcDriver> driver(String jdbcUrl) {
+        return java.util.Optional.empty();
+    }
 }

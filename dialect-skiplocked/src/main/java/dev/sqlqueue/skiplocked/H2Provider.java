@@ -33,6 +33,7 @@ import javax.sql.DataSource;
 public final class H2Provider extends SkipLockedProvider {
     static final String WRITE_DELAY_RULE = "h2.write-delay";
 
+    /** Found by {@link java.util.ServiceLoader}. */
     public H2Provider() {
         super("h2", SkipLockedDialect.H2);
     }
@@ -145,5 +146,11 @@ public final class H2Provider extends SkipLockedProvider {
     @Override
     public String description() {
         return "H2 2.3+ (embedded default), FOR UPDATE SKIP LOCKED, lease and transactional modes";
+    }
+
+    /** H2's own driver, {@code com.h2database:h2}. */
+    @Override
+    public java.util.Optional<dev.sqlqueue.spi.JdbcDriver> driver(String jdbcUrl) {
+        return java.util.Optional.of(dev.sqlqueue.spi.JdbcDriver.of("org.h2.Driver", "com.h2database:h2"));
     }
 }

@@ -9,6 +9,7 @@ import com.zaxxer.hikari.HikariConfig;
  * for what was run).
  */
 public final class MariaDbProvider extends SkipLockedProvider {
+    /** Found by {@link java.util.ServiceLoader}. */
     public MariaDbProvider() {
         super("mariadb", SkipLockedDialect.MARIADB);
     }
@@ -30,5 +31,17 @@ public final class MariaDbProvider extends SkipLockedProvider {
     @Override
     public String description() {
         return "MariaDB 10.8+ (and the MySQL 8 path), FOR UPDATE SKIP LOCKED, lease and transactional modes";
+    }
+
+    /**
+     * MariaDB Connector/J, {@code org.mariadb.jdbc:mariadb-java-client}, for {@code jdbc:mariadb:} URLs; nothing is
+     * checked for {@code jdbc:mysql:} URLs, which either MySQL's driver or Connector/J (with
+     * {@code permitMysqlScheme}) may serve.
+     */
+    @Override
+    public java.util.Optional<dev.sqlqueue.spi.JdbcDriver> driver(String jdbcUrl) {
+        return jdbcUrl.startsWith("jdbc:mariadb:")
+                ? java.util.Optional.of(dev.sqlqueue.spi.JdbcDriver.of("org.mariadb.jdbc.Driver", "org.mariadb.jdbc:mariadb-java-client"))
+                : java.util.Optional.empty();
     }
 }

@@ -42,12 +42,20 @@ public record PostgresOptions(boolean transactionPooler, Duration vacuumEvery) {
     private static final Pattern PREPARE_THRESHOLD =
             Pattern.compile("[?&]preparethreshold=([^&]*)", Pattern.CASE_INSENSITIVE);
 
-    /** The defaults: connected directly. */
+    /**
+     * The defaults: connected directly.
+     *
+     * @return no transaction pooler, no vacuum schedule
+     */
     public static PostgresOptions defaults() {
         return new PostgresOptions(false, null);
     }
 
     /**
+     * The PostgreSQL options of {@code config} ({@link QueueConfig#option}).
+     *
+     * @param config the queue config whose options to read
+     * @return the options, validated
      * @throws InvalidInputException naming the option when {@link #TRANSACTION_POOLER} is not {@code true} or
      *     {@code false}, or {@link #VACUUM_EVERY} is not {@code off} or a duration of 1 s to 24 h
      */

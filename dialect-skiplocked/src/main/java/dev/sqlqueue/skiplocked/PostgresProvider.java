@@ -28,6 +28,7 @@ public final class PostgresProvider extends SkipLockedProvider {
     /** The rule named when a configuration cannot work through a transaction pooler. */
     public static final String POOLER_RULE = "postgresql.transaction-pooler";
 
+    /** Found by {@link java.util.ServiceLoader}. */
     public PostgresProvider() {
         super("postgresql", SkipLockedDialect.POSTGRES);
     }
@@ -89,6 +90,12 @@ public final class PostgresProvider extends SkipLockedProvider {
     @Override
     public String description() {
         return "PostgreSQL 12+, FOR UPDATE SKIP LOCKED, LISTEN/NOTIFY wake-up, lease and transactional modes";
+    }
+
+    /** PgJDBC, {@code org.postgresql:postgresql}. */
+    @Override
+    public java.util.Optional<dev.sqlqueue.spi.JdbcDriver> driver(String jdbcUrl) {
+        return java.util.Optional.of(dev.sqlqueue.spi.JdbcDriver.of("org.postgresql.Driver", "org.postgresql:postgresql"));
     }
 
     @Override

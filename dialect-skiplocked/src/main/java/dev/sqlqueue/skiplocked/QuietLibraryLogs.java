@@ -32,6 +32,7 @@ public final class QuietLibraryLogs implements LogCreator {
     }
 
     @Override
+    @SuppressWarnings("deprecation") // Flyway still calls isDebugEnabled() and declares it abstract
     public Log createLogger(Class<?> clazz) {
         Logger log = LoggerFactory.getLogger(clazz);
         return new Log() {

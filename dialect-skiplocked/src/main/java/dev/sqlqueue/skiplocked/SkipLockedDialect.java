@@ -47,22 +47,37 @@ public enum SkipLockedDialect {
      * The schema version this release needs: its highest migration ({@code V<n>__...sql} under
      * {@link #migrations()}); {@code SchemaVersionOnServerTest} keeps the two equal. A library opened with migrate off
      * refuses a schema below it (rule {@code schema.version}).
+     *
+     * @return the version number, for example 4
      */
     public int schemaVersion() {
         return schemaVersion;
     }
 
-    /** The jOOQ dialect that renders this database's statements. */
+    /**
+     * The jOOQ dialect that renders this database's statements.
+     *
+     * @return the jOOQ dialect
+     */
     public SQLDialect jooq() {
         return jooq;
     }
 
-    /** Flyway location of the migrations. */
+    /**
+     * Flyway location of the migrations.
+     *
+     * @return a {@code classpath:} location
+     */
     public String migrations() {
         return "classpath:db/sqlqueue/" + folder;
     }
 
-    /** SQL expression: the database clock now, as epoch milliseconds (BIGINT), for a validated prefix. */
+    /**
+     * SQL expression: the database clock now, as epoch milliseconds (BIGINT), for a validated prefix.
+     *
+     * @param prefix the table prefix, already validated
+     * @return the expression
+     */
     public String nowMillis(String prefix) {
         return nowMillis.replace("%s", prefix);
     }

@@ -626,7 +626,12 @@ public final class SkipLockedStatements {
         return dsl.render(q);
     }
 
-    /** The Flyway schema history table of this prefix. */
+    /**
+     * The Flyway schema history table of this prefix.
+     *
+     * @param prefix the table prefix
+     * @return the table name
+     */
     public static String flywayTable(String prefix) {
         return prefix + "schema_history";
     }
@@ -638,6 +643,7 @@ public final class SkipLockedStatements {
      * sorted, belong to the messages in order whatever order the database returns them in.
      *
      * @param rows 1 or more
+     * @return the statement text
      * @throws IllegalStateException on PostgreSQL, which has {@link #insertMany}
      */
     public String insertRows(int rows) {

@@ -37,6 +37,14 @@ public final class TeradataProvider implements BackendProvider {
         return "Teradata queue tables consumed with SELECT AND CONSUME TOP 1 (transactional claims; driver not bundled)";
     }
 
+    /** Teradata's driver, {@code com.teradata.jdbc:terajdbc}, which sqlqueue never bundles (its licence). */
+    @Override
+    public java.util.Optional<dev.sqlqueue.spi.JdbcDriver> driver(String jdbcUrl) {
+        return java.util.Optional.of(new dev.sqlqueue.spi.JdbcDriver(DRIVER_CLASS, "com.teradata.jdbc:terajdbc",
+                "sqlqueue does not bundle it (Teradata licence): download it from Teradata and put the jar on the class"
+                        + " path, for example java -cp sqlqueue.jar:terajdbc.jar dev.sqlqueue.cli.Main ..."));
+    }
+
     /**
      * Opens the backend. With {@link QueueConfig#dataSource()} the caller's pool is used and never closed;
      * otherwise a HikariCP pool of {@link QueueConfig#poolSize()} connections with auto-commit off is opened.

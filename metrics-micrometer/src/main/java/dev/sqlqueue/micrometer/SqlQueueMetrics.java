@@ -50,7 +50,12 @@ public final class SqlQueueMetrics {
         this.commitHook = commitHook;
     }
 
-    /** Meters registered in {@code registry}; gauges sampled every 15 s for every queue that exists. */
+    /**
+     * Meters registered in {@code registry}; gauges sampled every 15 s for every queue that exists.
+     *
+     * @param registry where the meters are registered
+     * @return the metrics, with no queue list and no commit hook
+     */
     public static SqlQueueMetrics of(MeterRegistry registry) {
         return new SqlQueueMetrics(Objects.requireNonNull(registry, "registry"), DEFAULT_STATS_INTERVAL, List.of(), null);
     }
@@ -58,6 +63,7 @@ public final class SqlQueueMetrics {
     /**
      * @param interval pause between two samples of {@code stats()}, 10 ms..1 h; each sample runs one
      *     {@code stats()} per queue (plus one {@code queues()} unless {@link #withQueues} fixed the list)
+     * @return a copy with that interval
      * @throws InvalidInputException (rule {@code metrics.stats-interval}) outside that range
      */
     public SqlQueueMetrics withStatsInterval(Duration interval) {
@@ -69,6 +75,9 @@ public final class SqlQueueMetrics {
 
     /**
      * Sample only these queues (empty: every queue {@code queues()} lists at each sample, the default).
+     *
+     * @param only the queues to sample
+     * @return a copy sampling those queues
      */
     public SqlQueueMetrics withQueues(List<QueueName> only) {
         return new SqlQueueMetrics(registry, statsInterval, List.copyOf(only), commitHook);
@@ -77,15 +86,28 @@ public final class SqlQueueMetrics {
     /**
      * Count an enqueue on the caller's connection when {@code hook} says its transaction committed, not
      * when its insert succeeded (see {@link TransactionCommitHook}); {@code null} for none (the default).
+     *
+     * @param hook the commit hook, or null
+     * @return a copy with that hook
      */
     public SqlQueueMetrics withCommitHook(TransactionCommitHook hook) {
         return new SqlQueueMetrics(registry, statsInterval, queues, hook);
     }
 
+    /**
+     * The pause between two samples of {@code stats()}.
+     *
+     * @return the interval
+     */
     public Duration statsInterval() {
         return statsInterval;
     }
 
+    /**
+     * Where the meters are registered.
+     *
+     * @return the registry
+     */
     public MeterRegistry registry() {
         return registry;
     }
@@ -93,6 +115,8 @@ public final class SqlQueueMetrics {
     /**
      * Open the backend {@code config} selects (as {@link SqlQueue#open} does), metered.
      *
+     * @param config what to open
+     * @return the open, metered queue client
      * @throws InvalidInputException if no backend matches the config
      */
     public SqlQueue open(QueueConfig config) {
@@ -103,6 +127,9 @@ public final class SqlQueueMetrics {
     /**
      * Meter a backend and start sampling its stats; pass the result to {@link SqlQueue#wrap}. Closing the
      * returned backend stops the sampler, removes the gauges and closes {@code backend}.
+     *
+     * @param backend the backend to meter
+     * @return the metered backend
      */
     public QueueBackend instrument(QueueBackend backend) {
         MeteredBackend metered = new MeteredBackend(backend, registry, backend.capabilities().backend(), commitHook);
@@ -115,6 +142,9 @@ public final class SqlQueueMetrics {
      * {@code ack}, {@code retry}, {@code dead_letter}, or {@code error} when it threw.
      *
      * @param client the client the handler's pool consumes from (gives the backend tag)
+     * @param queue the queue the handler consumes (the queue tag)
+     * @param handler the handler to time
+     * @return the timed handler
      */
     public MessageHandler timed(QueueClient client, QueueName queue, MessageHandler handler) {
         Objects.requireNonNull(handler, "handler");

@@ -16,6 +16,8 @@ public interface TransactionCommitHook {
      * Arrange for {@code onCommit} to run once the transaction that {@code connection} is in commits (and
      * never if it rolls back).
      *
+     * @param connection the caller's connection the enqueue ran on
+     * @param onCommit what to run after the commit
      * @return {@code true} if it will; {@code false} if this hook cannot tell (the enqueue is counted now)
      */
     boolean afterCommit(Connection connection, Runnable onCommit);

@@ -45,6 +45,7 @@ public final class SqlQueueTracing {
     public static final String INSTRUMENTATION = "dev.sqlqueue";
     /** The header that carries the producer's span context (W3C Trace Context). */
     public static final String TRACEPARENT = "traceparent";
+    /** The header that carries the producer's vendor trace state (W3C Trace Context), when it has one. */
     public static final String TRACESTATE = "tracestate";
 
     static final AttributeKey<String> SYSTEM = AttributeKey.stringKey("messaging.system");
@@ -59,6 +60,8 @@ public final class SqlQueueTracing {
     static final AttributeKey<String> OUTCOME = AttributeKey.stringKey("sqlqueue.outcome");
 
     private static final TextMapGetter<Map<String, String>> HEADERS = new TextMapGetter<>() {
+        // keys() is deprecated in newer OpenTelemetry releases but still abstract: it must be implemented
+        @SuppressWarnings("deprecation")
         @Override
         public Iterable<String> keys(Map<String, String> carrier) {
             return carrier.keySet();
@@ -76,6 +79,13 @@ public final class SqlQueueTracing {
         this.tracer = otel.getTracer(INSTRUMENTATION);
     }
 
+    /**
+     * Tracing with the tracer {@code openTelemetry} gives for {@value #INSTRUMENTATION}.
+     *
+     * @param openTelemetry the OpenTelemetry instance (SDK or no-op)
+     * @return the tracing; thread-safe
+     * @throws NullPointerException if {@code openTelemetry} is null
+     */
     public static SqlQueueTracing of(OpenTelemetry openTelemetry) {
         return new SqlQueueTracing(Objects.requireNonNull(openTelemetry, "openTelemetry"));
     }
@@ -84,12 +94,23 @@ public final class SqlQueueTracing {
         return tracer;
     }
 
-    /** Open the backend {@code config} selects (as {@link SqlQueue#open} does), traced. */
+    /**
+     * Open the backend {@code config} selects (as {@link SqlQueue#open} does), traced.
+     *
+     * @param config what to open
+     * @return the open, traced queue client
+     * @throws dev.sqlqueue.InvalidInputException if no backend matches the config
+     */
     public SqlQueue open(QueueConfig config) {
         return SqlQueue.wrap(instrument(BackendDiscovery.find(config).open(config)), config);
     }
 
-    /** Trace the enqueues of a backend; pass the result to {@link SqlQueue#wrap}. */
+    /**
+     * Trace the enqueues of a backend; pass the result to {@link SqlQueue#wrap}.
+     *
+     * @param backend the backend to trace
+     * @return the traced backend
+     */
     public QueueBackend instrument(QueueBackend backend) {
         return new TracingBackend(backend, this);
     }
@@ -99,7 +120,13 @@ public final class SqlQueueTracing {
      * {@value #TRACEPARENT} header (a new trace when there is none or it is malformed). The span ends with
      * status ERROR when the handler threw (the exception is recorded) or asked for a retry or a
      * dead letter.
+     *
+     * @param client the client the handler's pool consumes from (gives the backend attribute)
+     * @param queue the queue the handler consumes (the destination attribute)
+     * @param handler the handler to trace
+     * @return the traced handler
      */
+    @SuppressWarnings("try") // the Scope is held for its close only
     public MessageHandler traced(QueueClient client, QueueName queue, MessageHandler handler) {
         Objects.requireNonNull(handler, "handler");
         String backend = client.capabilities().backend();

@@ -49,6 +49,7 @@ final class TracingBackend extends ForwardingQueueBackend {
                 .group(m.group()).deduplicationKey(m.deduplicationKey()).build();
     }
 
+    @SuppressWarnings("try") // the Scope is held for its close only
     private <T> T send(QueueName queue, int count, Function<Span, T> call) {
         Span span = tracing.tracer().spanBuilder("send " + queue.value())
                 .setSpanKind(SpanKind.PRODUCER)

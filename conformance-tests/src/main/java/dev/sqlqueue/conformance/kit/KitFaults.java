@@ -11,8 +11,8 @@ import java.util.Optional;
 /**
  * The fault hooks of a kit run: a backend's {@link KitHooks} extension where it offers a hook, else the
  * kit's generic ones (session kill by URL, restart by shell command), else unavailable with the reason.
- * The raw-row hook cannot be generic (it writes a backend's own table layout), so without an extension
- * C16 is skipped.
+ * The raw-row hook cannot be generic (it writes a backend's own table layout): the kit ships it for H2, PostgreSQL
+ * and MariaDB ({@link BuiltInKitHooks}); without an extension for another backend C16 is skipped.
  */
 final class KitFaults implements FaultHooks {
     private final String backend;

@@ -24,7 +24,10 @@ final class KitReport {
         row(b, "sqlqueue", info.version() + " (commit " + info.commit() + ")");
         row(b, "backend", info.backend());
         row(b, "server", info.serverVersion());
+        row(b, "server settings", info.serverSettings());
         row(b, "JDBC driver", info.driver());
+        row(b, "Java", info.java());
+        row(b, "OS", info.os());
         row(b, "date", info.date());
         row(b, "URL", info.url());
         row(b, "claim modes", String.join(", ", info.modes()));

@@ -192,7 +192,7 @@ public final class KitRunner {
             return SETUP_ERROR;
         }
         sweep(target, out);
-        String[] driverAndDate = driverAndDate(o);
+        String[] driverAndDate = driverAndDate(o, backend);
 
         List<ClaimMode> modes = new ArrayList<>();
         Set<ClaimMode> asked = o.requestedModes();
@@ -221,7 +221,8 @@ public final class KitRunner {
         }
         List<CaseResult> results = collector.results();
         RunInfo info = new RunInfo(KitBuild.version(), KitBuild.commit(), backend, server, driverAndDate[0], driverAndDate[1], redacted, names(modes), o.cases(),
-                Duration.between(t0, Instant.now()), target.prefixes(), leftovers, o.caseTimeout(), interrupted.get());
+                Duration.between(t0, Instant.now()), target.prefixes(), leftovers, o.caseTimeout(), interrupted.get(),
+                ServerSettings.java(), ServerSettings.os(), driverAndDate[2]);
         try {
             // the cases' messages may quote a password: masked as every other report file
             Files.writeString(dir.resolve("conformance.md"), mask.text(KitReport.markdown(info, results)), StandardCharsets.UTF_8);
@@ -285,11 +286,16 @@ public final class KitRunner {
         return new KitFaults(backend, extension, kill, restart);
     }
 
-    /** The JDBC driver's name and version, and the date by the database clock (or the JVM's, said so). */
-    private static String[] driverAndDate(KitOptions o) {
+    /**
+     * The JDBC driver's name and version, the date by the database clock (or the JVM's, said so), and the server
+     * settings of the header ({@link ServerSettings}).
+     */
+    private static String[] driverAndDate(KitOptions o, String backend) {
         String driver = "unknown";
         String date = Instant.now() + " (JVM clock)";
+        String settings = "unreadable";
         try (Connection c = DriverManager.getConnection(o.url(), o.user(), o.password())) {
+            settings = ServerSettings.read(c, backend);
             DatabaseMetaData md = c.getMetaData();
             driver = md.getDriverName() + " " + md.getDriverVersion();
             for (String sql : List.of("SELECT CURRENT_TIMESTAMP", "SELECT CURRENT_TIMESTAMP FROM (SELECT 1 AS x) t")) {
@@ -305,7 +311,7 @@ public final class KitRunner {
         } catch (SQLException e) {
             driver = "unknown (" + e.getMessage() + ")";
         }
-        return new String[] {driver, date};
+        return new String[] {driver, date, settings};
     }
 
     private static void launch(KitOptions o, List<ClaimMode> modes, ResultCollector collector, Path dir, PrintStream out) {

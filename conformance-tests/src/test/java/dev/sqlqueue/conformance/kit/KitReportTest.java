@@ -14,7 +14,8 @@ class KitReportTest {
     private final RunInfo info = new RunInfo("0.1.0-SNAPSHOT", "abc1234", "postgresql", "PostgreSQL 15.20", "PostgreSQL JDBC Driver 42.7.14",
             "2026-11-29 21:00:00 (database clock)", "jdbc:postgresql://h/db?password=***", List.of("lease", "transactional"),
             List.of(), Duration.ofSeconds(75), List.of("kta_", "ktb_"), List.of(),
-            Duration.ofSeconds(600), null);
+            Duration.ofSeconds(600), null, "17.0.17 (Eclipse Adoptium)", "Linux 6.1.0 amd64",
+            "isolation READ COMMITTED; autovacuum=on");
     private final List<CaseResult> results = List.of(
             new CaseResult("C13", "crash in lease mode", "transactional", "skipped", "lease mode only", 900),
             new CaseResult("C01", "round trip", "lease", "passed", "", 2100),
@@ -25,6 +26,9 @@ class KitReportTest {
         String md = KitReport.markdown(info, results);
         assertTrue(md.contains("| sqlqueue | 0.1.0-SNAPSHOT (commit abc1234) |"), md);
         assertTrue(md.contains("| server | PostgreSQL 15.20 |"), md);
+        assertTrue(md.contains("| Java | 17.0.17 (Eclipse Adoptium) |"), md);
+        assertTrue(md.contains("| OS | Linux 6.1.0 amd64 |"), md);
+        assertTrue(md.contains("| server settings | isolation READ COMMITTED; autovacuum=on |"), md);
         assertTrue(md.contains("| lease mode only | a consumer killed mid-handler loses the message"), "each row says what its case checks: " + md);
         assertTrue(md.contains("| JDBC driver | PostgreSQL JDBC Driver 42.7.14 |"), md);
         assertTrue(md.contains("| duration | 75.0 s |"), md);

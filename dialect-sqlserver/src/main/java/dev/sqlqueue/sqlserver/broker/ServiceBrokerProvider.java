@@ -34,6 +34,13 @@ public final class ServiceBrokerProvider implements BackendProvider {
         return "SQL Server Service Broker: pooled dialogs, WAITFOR (RECEIVE ...), adapter-side poison handling";
     }
 
+    /** Microsoft's JDBC driver, {@code com.microsoft.sqlserver:mssql-jdbc}. */
+    @Override
+    public java.util.Optional<dev.sqlqueue.spi.JdbcDriver> driver(String jdbcUrl) {
+        return java.util.Optional.of(dev.sqlqueue.spi.JdbcDriver.of("com.microsoft.sqlserver.jdbc.SQLServerDriver",
+                "com.microsoft.sqlserver:mssql-jdbc"));
+    }
+
     /**
      * The experiments V1..V8 of the Service Broker review ({@code docs/backends/sqlserver-broker.md},
      * "Open points"): each provisions the backend's objects under its own prefix and drops them again.

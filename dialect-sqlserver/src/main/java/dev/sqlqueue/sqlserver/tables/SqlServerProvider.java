@@ -45,6 +45,13 @@ public final class SqlServerProvider implements BackendProvider {
         return "SQL Server queue tables claimed with READPAST (lease and transactional claims)";
     }
 
+    /** Microsoft's JDBC driver, {@code com.microsoft.sqlserver:mssql-jdbc}. */
+    @Override
+    public java.util.Optional<dev.sqlqueue.spi.JdbcDriver> driver(String jdbcUrl) {
+        return java.util.Optional.of(dev.sqlqueue.spi.JdbcDriver.of("com.microsoft.sqlserver.jdbc.SQLServerDriver",
+                "com.microsoft.sqlserver:mssql-jdbc"));
+    }
+
     /** The probes V1..V10 of the queue tables ({@link SqlServerProbes}); run by {@code sqlqueue probe --backend sqlserver}. */
     @Override
     public java.util.List<dev.sqlqueue.spi.Probe> probes() {

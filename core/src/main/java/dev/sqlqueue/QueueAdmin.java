@@ -107,4 +107,40 @@ public interface QueueAdmin {
     default java.util.List<OpenTransaction> oldestTransactions(int limit) {
         throw new UnsupportedCapabilityException(Capability.OLDEST_TRANSACTIONS, getClass().getSimpleName());
     }
+
+    /**
+     * Pause the queue: from the moment this returns, no claim of any client of the database (any process) receives a
+     * message of it, in either claim mode, until {@link #resume}. Enqueues, acks, nacks, lease extensions, dead-letter
+     * requeues and statistics go on as before; messages already claimed stay with their holders. Idempotent (pausing a
+     * paused queue changes nothing). Stored in the database (a row or a flag the claim statement checks), so it
+     * survives restarts. Thread-safe.
+     *
+     * @return true if the queue was running and is now paused, false if it was already paused
+     * @throws InvalidInputException (rule {@code queue.exists}) for a queue that does not exist (through {@link SqlQueue})
+     * @throws UnsupportedCapabilityException when the backend does not declare {@link Capability#PAUSE}
+     */
+    default boolean pause(QueueName queue) {
+        throw new UnsupportedCapabilityException(Capability.PAUSE, getClass().getSimpleName());
+    }
+
+    /**
+     * Resume a paused queue: the next claims receive its messages again. Idempotent. Thread-safe.
+     *
+     * @return true if the queue was paused and now runs, false if it was not paused
+     * @throws InvalidInputException (rule {@code queue.exists}) for a queue that does not exist (through {@link SqlQueue})
+     * @throws UnsupportedCapabilityException when the backend does not declare {@link Capability#PAUSE}
+     */
+    default boolean resume(QueueName queue) {
+        throw new UnsupportedCapabilityException(Capability.PAUSE, getClass().getSimpleName());
+    }
+
+    /**
+     * Whether the queue is paused ({@link #pause}), as committed in the database now. Thread-safe.
+     *
+     * @throws InvalidInputException (rule {@code queue.exists}) for a queue that does not exist (through {@link SqlQueue})
+     * @throws UnsupportedCapabilityException when the backend does not declare {@link Capability#PAUSE}
+     */
+    default boolean isPaused(QueueName queue) {
+        throw new UnsupportedCapabilityException(Capability.PAUSE, getClass().getSimpleName());
+    }
 }

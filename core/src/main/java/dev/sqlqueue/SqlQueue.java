@@ -510,6 +510,38 @@ public final class SqlQueue implements QueueClient {
         return backend.oldestTransactions(limit);
     }
 
+    @Override
+    public boolean pause(QueueName queue) {
+        return backend.pause(pausable(queue));
+    }
+
+    @Override
+    public boolean resume(QueueName queue) {
+        return backend.resume(pausable(queue));
+    }
+
+    @Override
+    public boolean isPaused(QueueName queue) {
+        return backend.isPaused(pausable(queue));
+    }
+
+    /** The rule named when a pause, resume or pause check names a queue that does not exist. */
+    public static final String QUEUE_EXISTS_RULE = "queue.exists";
+
+    private QueueName pausable(QueueName queue) {
+        QueueName q = q(queue);
+        if (!caps.has(Capability.PAUSE)) {
+            throw new UnsupportedCapabilityException(Capability.PAUSE, caps.backend());
+        }
+        List<QueueName> known = backend.queues();
+        if (!known.contains(q)) {
+            throw new InvalidInputException(QUEUE_EXISTS_RULE, "no queue '" + q.value() + "' (create it first; queues: "
+                    + (known.isEmpty() ? "none" : known.stream().map(QueueName::value).collect(java.util.stream.Collectors.joining(", ")))
+                    + ")");
+        }
+        return q;
+    }
+
     private static int limit(int limit) {
         if (limit < 1 || limit > 100_000) {
             throw new InvalidInputException("limit.range", "limit must be 1..100000, was " + limit);

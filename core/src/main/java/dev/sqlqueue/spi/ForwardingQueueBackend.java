@@ -219,6 +219,21 @@ public abstract class ForwardingQueueBackend implements QueueBackend {
     }
 
     @Override
+    public boolean pause(QueueName queue) {
+        return delegate.pause(queue);
+    }
+
+    @Override
+    public boolean resume(QueueName queue) {
+        return delegate.resume(queue);
+    }
+
+    @Override
+    public boolean isPaused(QueueName queue) {
+        return delegate.isPaused(queue);
+    }
+
+    @Override
     public List<HistoryEntry> history(QueueName queue, int limit) {
         return delegate.history(queue, limit);
     }

@@ -92,7 +92,8 @@ final class SkipLockedAdmin {
 
     void dropQueue(QueueName queue) {
         inTransaction("drop queue", c -> {
-            for (String s : List.of(sql.purgeMessages, sql.purgeDead, sql.purgeHistory, sql.deleteKeys, sql.deleteQueue)) {
+            for (String s : List.of(sql.purgeMessages, sql.purgeDead, sql.purgeHistory, sql.deleteKeys, sql.resumeQueue,
+                    sql.deleteQueue)) {
                 update(c, s, queue.value());
             }
             return null;
@@ -382,6 +383,38 @@ final class SkipLockedAdmin {
                 }
             }
             return deleted;
+        });
+    }
+
+    /** Inserts the queue's paused row unless it is there; true if this call paused it. */
+    boolean pause(QueueName queue) {
+        try {
+            return inTransaction("pause queue", c -> update(c, sql.pauseQueue, queue.value(), queue.value()) > 0);
+        } catch (dev.sqlqueue.SqlQueueException e) {
+            if (e.getCause() instanceof SQLException s && s.getSQLState() != null && s.getSQLState().startsWith("23")) {
+                return false; // paused at the same moment by another client: paused all the same
+            }
+            throw e;
+        }
+    }
+
+    /** Deletes the queue's paused row; true if it was paused. */
+    boolean resume(QueueName queue) {
+        boolean resumed = inTransaction("resume queue", c -> update(c, sql.resumeQueue, queue.value()) > 0);
+        if (resumed && wakeupListener != null) {
+            wakeupListener.accept(queue); // waiting consumers of this process claim at once
+        }
+        return resumed;
+    }
+
+    boolean isPaused(QueueName queue) {
+        return inTransaction("read pause", c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql.queuePaused)) {
+                ps.setString(1, queue.value());
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next();
+                }
+            }
         });
     }
 }

@@ -201,6 +201,21 @@ final class SkipLockedBackend implements QueueBackend {
     }
 
     @Override
+    public boolean pause(QueueName queue) {
+        return admin.pause(queue);
+    }
+
+    @Override
+    public boolean resume(QueueName queue) {
+        return admin.resume(queue);
+    }
+
+    @Override
+    public boolean isPaused(QueueName queue) {
+        return admin.isPaused(queue);
+    }
+
+    @Override
     public List<HistoryEntry> history(QueueName queue, int limit) {
         return admin.history(queue, limit);
     }

@@ -259,6 +259,12 @@ public final class SkipLockedStatements {
     public final String deleteExpiredKeys;
     /** (queue): the queue's deduplication keys (drop queue). */
     public final String deleteKeys;
+    /** (queue): pause the queue; inserts its row unless it is there (a concurrent duplicate is a unique-key error the caller takes for "already paused"). */
+    public final String pauseQueue;
+    /** (queue): resume the queue; deletes its row (count 1: it was paused). */
+    public final String resumeQueue;
+    /** (queue): one row when the queue is paused. */
+    public final String queuePaused;
     /** Drop every table of the prefix, children first; the Flyway history table last. */
     public final List<String> dropSchema;
     /**
@@ -327,6 +333,7 @@ public final class SkipLockedStatements {
     private final Table<?> history;
     private final Table<?> queueTable;
     private final Table<?> dedupe;
+    private final Table<?> paused;
 
     static final Field<Long> ID = field(unquotedName("id"), SQLDataType.BIGINT);
     static final Field<String> QUEUE = field(unquotedName("queue"), SQLDataType.VARCHAR);
@@ -371,6 +378,7 @@ public final class SkipLockedStatements {
         history = table(quotedName(prefix + "history"));
         queueTable = table(quotedName(prefix + "queue"));
         dedupe = table(quotedName(prefix + "dedupe_key"));
+        paused = table(quotedName(prefix + "paused_queue"));
         Field<Long> token = param("token", Long.class);
         Field<Long> id = param("id", Long.class);
         Field<String> queue = param("queue", String.class);
@@ -390,6 +398,9 @@ public final class SkipLockedStatements {
         // outer columns are qualified by the table's name, the inner ones by the alias g
         Condition headOfGroup = DSL.condition("({0} is null or not exists (select 1 from {1} g where g.queue = {1}.queue"
                 + " and g.group_key = {1}.group_key and g.id < {1}.id))", GROUP_KEY, message);
+        // a paused queue (QueueAdmin.pause, migration V5/V4) is claimed from by no one: a primary-key lookup in the
+        // paused-queue table, correlated on the queue so that no statement gains a bind; no locking read takes it
+        Condition notPaused = DSL.condition("not exists (select 1 from {0} p where p.queue = {1}.queue)", paused, message);
         ensureQueue = dialect == SkipLockedDialect.H2
                 // jOOQ cannot emulate ON DUPLICATE KEY IGNORE on H2 for a table it has no key metadata of;
                 // a concurrent duplicate is caught as a unique-key violation by the caller
@@ -405,7 +416,7 @@ public final class SkipLockedStatements {
         claimCandidates = dialect == SkipLockedDialect.H2
                 ? dsl.select(ID).from(message)
                         .where(QUEUE.eq(queue)).and(VISIBLE_AT.le(now))
-                        .and(headOfGroup)
+                        .and(headOfGroup).and(notPaused)
                         // queue first (a constant here): H2 reads an index in order only when ORDER BY
                         // starts with the index's first column; without it a claim read and sorted the
                         // whole queue (docs/backends/h2.md)
@@ -419,14 +430,14 @@ public final class SkipLockedStatements {
         claimSelect = dialect == SkipLockedDialect.H2
                 ? dsl.select(ID, PRIORITY, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, now, GROUP_KEY)
                         .from(message)
-                        .where(DSL.condition("{0} = any({1})", ID, ids)).and(VISIBLE_AT.le(now)).and(headOfGroup)
+                        .where(DSL.condition("{0} = any({1})", ID, ids)).and(VISIBLE_AT.le(now)).and(headOfGroup).and(notPaused)
                         .orderBy(PRIORITY.desc(), VISIBLE_AT.asc(), ID.asc())
                         .forUpdate().skipLocked()
                         .getSQL(ParamType.INDEXED)
                 : (dialect == SkipLockedDialect.POSTGRES ? CLAIM_PLAN : "")
                   + dsl.select(ID, PRIORITY, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, now, GROUP_KEY)
                         .from(message)
-                        .where(QUEUE.eq(queue)).and(VISIBLE_AT.le(now)).and(headOfGroup)
+                        .where(QUEUE.eq(queue)).and(VISIBLE_AT.le(now)).and(headOfGroup).and(notPaused)
                         .orderBy(PRIORITY.desc(), VISIBLE_AT.asc(), claimOrderId.asc())
                         .limit(param("limit", Integer.class))
                         .forUpdate().skipLocked()
@@ -469,7 +480,7 @@ public final class SkipLockedStatements {
             // statement, so their ctid cannot change before the update; "m.id = c.id" stays as a check.
             String pick = dsl.select(ID, VISIBLE_AT.as("was"), DSL.field("ctid").as("loc"), LEASE_TOKEN.as("was_token"),
                             CLAIMED_AT.as("was_claimed")).from(message)
-                    .where(QUEUE.eq(queue)).and(VISIBLE_AT.le(now)).and(headOfGroup)
+                    .where(QUEUE.eq(queue)).and(VISIBLE_AT.le(now)).and(headOfGroup).and(notPaused)
                     .orderBy(PRIORITY.desc(), VISIBLE_AT.asc(), claimOrderId.asc())
                     .limit(param("limit", Integer.class))
                     .forUpdate().skipLocked()
@@ -594,7 +605,14 @@ public final class SkipLockedStatements {
                     dsl.select(QUEUE, DEDUPE_KEY).from(dedupe).where(EXPIRES_AT.le(now)).orderBy(EXPIRES_AT).limit(limit))), dsl);
         };
         deleteKeys = sql(dsl.deleteFrom(dedupe).where(QUEUE.eq(queue)), dsl);
+        Field<String> pausedQueue = field(unquotedName("queue"), SQLDataType.VARCHAR);
+        pauseQueue = sql(dsl.insertInto(paused, pausedQueue, field(unquotedName("paused_at"), SQLDataType.BIGINT))
+                .select(dsl.select(queue, now).whereNotExists(dsl.selectOne().from(paused)
+                        .where(pausedQueue.eq(param("queue2", String.class))))), dsl);
+        resumeQueue = sql(dsl.deleteFrom(paused).where(pausedQueue.eq(queue)), dsl);
+        queuePaused = sql(dsl.selectOne().from(paused).where(pausedQueue.eq(queue)), dsl);
         dropSchema = List.of(
+                sql(dsl.dropTableIfExists(paused), dsl),
                 sql(dsl.dropTableIfExists(dedupe), dsl),
                 sql(dsl.dropTableIfExists(history), dsl),
                 sql(dsl.dropTableIfExists(deadLetter), dsl),
@@ -603,6 +621,7 @@ public final class SkipLockedStatements {
                 sql(dsl.dropTableIfExists(table(quotedName(prefix + "schema_history"))), dsl));
         Map<String, String> empty = new LinkedHashMap<>();
         if (dialect == SkipLockedDialect.H2) {
+            empty.put(prefix + "paused_queue", sql(dsl.deleteFrom(paused), dsl));
             empty.put(prefix + "dedupe_key", sql(dsl.deleteFrom(dedupe), dsl));
             empty.put(prefix + "history", sql(dsl.deleteFrom(history), dsl));
             empty.put(prefix + "dead_letter", sql(dsl.deleteFrom(deadLetter), dsl));

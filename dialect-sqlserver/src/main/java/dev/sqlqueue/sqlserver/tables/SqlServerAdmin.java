@@ -114,6 +114,25 @@ final class SqlServerAdmin {
         return inBatches("purgeDeadLettersBatch", queue);
     }
 
+    /** Marks the queue's row paused (migration V4); true if this call changed it. */
+    boolean pause(QueueName queue) {
+        return sessions.inTransaction("pausing queue '" + queue + "'", c -> Jdbc.count(c, sql.get("pauseQueue"), queue.value())) > 0;
+    }
+
+    /** Clears the queue's paused mark; true if this call changed it. */
+    boolean resume(QueueName queue) {
+        return sessions.inTransaction("resuming queue '" + queue + "'", c -> Jdbc.count(c, sql.get("resumeQueue"), queue.value())) > 0;
+    }
+
+    /** The queue row's paused mark (false for a queue without a row). */
+    boolean isPaused(QueueName queue) {
+        return sessions.inTransaction("reading the pause of queue '" + queue + "'", c -> {
+            try (PreparedStatement ps = Jdbc.prepare(c, sql.get("queuePaused"), queue.value()); ResultSet rs = ps.executeQuery()) {
+                return rs.next() && rs.getInt(1) == 1;
+            }
+        });
+    }
+
     /** Age first, then rows, each in batches of {@link SqlServerStatements#MAINTENANCE_BATCH}. */
     long pruneHistory(QueueName queue, HistoryRetention retention) {
         long total = 0;

@@ -91,7 +91,7 @@ public final class SqlServerQueueBackend implements QueueBackend {
     static Capabilities capabilities(ClaimOrder order) {
         Set<Capability> f = EnumSet.of(Capability.DELAYED_DELIVERY, Capability.LEASE_EXTENSION, Capability.NACK_DELAY,
                 Capability.TRANSACTIONAL_ENQUEUE, Capability.HISTORY, Capability.DROP_SCHEMA, Capability.KILL_SESSION,
-                Capability.RAW_ROW_INSERT, Capability.DEDUPLICATION);
+                Capability.RAW_ROW_INSERT, Capability.DEDUPLICATION, Capability.PAUSE);
         if (order == ClaimOrder.PRIORITY_FIRST) {
             f.add(Capability.PRIORITY);
         }
@@ -454,6 +454,21 @@ public final class SqlServerQueueBackend implements QueueBackend {
     @Override
     public long purgeDeadLetters(QueueName queue) {
         return admin.purgeDeadLetters(queue);
+    }
+
+    @Override
+    public boolean pause(QueueName queue) {
+        return admin.pause(queue);
+    }
+
+    @Override
+    public boolean resume(QueueName queue) {
+        return admin.resume(queue);
+    }
+
+    @Override
+    public boolean isPaused(QueueName queue) {
+        return admin.isPaused(queue);
     }
 
     @Override

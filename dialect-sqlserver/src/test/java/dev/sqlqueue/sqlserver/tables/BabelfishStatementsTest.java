@@ -182,6 +182,15 @@ class BabelfishStatementsTest {
         plain.deadLetter(claimText(plain, q, poison).receipt(), "third");
         assertEquals(1, plain.purgeDeadLetters(q));
 
+        // pause and resume: the mark on the queue row, seen by the claim (C28 covers the claim in depth)
+        assertFalse(plain.isPaused(q));
+        assertTrue(plain.pause(q));
+        assertFalse(plain.pause(q), "already paused");
+        assertTrue(plain.isPaused(q));
+        assertTrue(plain.resume(q));
+        assertFalse(plain.resume(q), "already running");
+        assertFalse(plain.isPaused(q));
+
         // history: list, prune by age (none that old) and by rows
         List<HistoryEntry> h = plain.history(q, 10);
         assertEquals(2, h.size());

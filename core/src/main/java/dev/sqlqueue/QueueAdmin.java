@@ -62,6 +62,20 @@ public interface QueueAdmin {
      */
     long requeueDeadLetters(QueueName queue, List<Long> messageIds);
 
+    /**
+     * Delete the queue's dead letters among {@code messageIds} (1..10,000 ids) for good; ids that are no dead letter of
+     * the queue are skipped. One transaction. To delete them all, {@link #purgeDeadLetters}. Thread-safe.
+     *
+     * @return how many were deleted
+     * @throws InvalidInputException (rule {@code dlq.ids}) for null, an empty list, a null id or more than 10,000 ids
+     * @throws SqlQueueException when the backend cannot delete single dead letters (this default; the H2, PostgreSQL,
+     *     MariaDB and SQL Server queue-table backends can)
+     */
+    default long deleteDeadLetters(QueueName queue, List<Long> messageIds) {
+        throw new SqlQueueException("backend " + getClass().getSimpleName() + " cannot delete single dead letters;"
+                + " purgeDeadLetters deletes all of a queue's");
+    }
+
     /** Delete the queue's dead letters; returns how many. */
     long purgeDeadLetters(QueueName queue);
 
@@ -135,9 +149,9 @@ public interface QueueAdmin {
     }
 
     /**
-     * Whether the queue is paused ({@link #pause}), as committed in the database now. Thread-safe.
+     * Whether the queue is paused ({@link #pause}), as committed in the database now; false for a queue that does not
+     * exist. One query. Thread-safe.
      *
-     * @throws InvalidInputException (rule {@code queue.exists}) for a queue that does not exist (through {@link SqlQueue})
      * @throws UnsupportedCapabilityException when the backend does not declare {@link Capability#PAUSE}
      */
     default boolean isPaused(QueueName queue) {

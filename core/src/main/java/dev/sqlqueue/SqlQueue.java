@@ -475,6 +475,18 @@ public final class SqlQueue implements QueueClient {
     }
 
     @Override
+    public long deleteDeadLetters(QueueName queue, List<Long> messageIds) {
+        if (messageIds == null || messageIds.isEmpty() || messageIds.size() > MAX_DEAD_LETTER_IDS
+                || messageIds.stream().anyMatch(java.util.Objects::isNull)) {
+            throw new InvalidInputException("dlq.ids", "message ids to delete must be 1.." + MAX_DEAD_LETTER_IDS
+                    + " ids without null (to delete all, purgeDeadLetters), was " + (messageIds == null ? "null"
+                    : messageIds.isEmpty() ? "empty" : messageIds.size() > MAX_DEAD_LETTER_IDS ? messageIds.size() + " ids"
+                    : "a list holding null"));
+        }
+        return backend.deleteDeadLetters(q(queue), List.copyOf(new java.util.TreeSet<>(messageIds)));
+    }
+
+    @Override
     public long purgeDeadLetters(QueueName queue) {
         return backend.purgeDeadLetters(q(queue));
     }
@@ -522,7 +534,11 @@ public final class SqlQueue implements QueueClient {
 
     @Override
     public boolean isPaused(QueueName queue) {
-        return backend.isPaused(pausable(queue));
+        QueueName q = q(queue);
+        if (!caps.has(Capability.PAUSE)) {
+            throw new UnsupportedCapabilityException(Capability.PAUSE, caps.backend());
+        }
+        return backend.isPaused(q); // one query: false for a queue that does not exist
     }
 
     /** The rule named when a pause, resume or pause check names a queue that does not exist. */

@@ -214,6 +214,11 @@ public abstract class ForwardingQueueBackend implements QueueBackend {
     }
 
     @Override
+    public long deleteDeadLetters(QueueName queue, List<Long> messageIds) {
+        return delegate.deleteDeadLetters(queue, messageIds);
+    }
+
+    @Override
     public long purgeDeadLetters(QueueName queue) {
         return delegate.purgeDeadLetters(queue);
     }

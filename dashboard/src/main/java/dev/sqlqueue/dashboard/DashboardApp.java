@@ -1,5 +1,7 @@
 package dev.sqlqueue.dashboard;
 
+import dev.sqlqueue.Capabilities;
+import dev.sqlqueue.Capability;
 import dev.sqlqueue.DeadLetter;
 import dev.sqlqueue.DeadLetterSummary;
 import dev.sqlqueue.HistoryEntry;
@@ -29,8 +31,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Routes (below the mount point): {@code GET /} the page; {@code GET /static/...} its script, styles
  * and uPlot; {@code GET /api/overview}, {@code /api/series?queue=}, {@code /api/dead?queue=},
- * {@code /api/history?queue=[&id=]} JSON; {@code POST /api/requeue} (form {@code queue}, {@code id}),
- * {@code POST /api/requeue-all} and {@code POST /api/purge-dead} (form {@code queue}).
+ * {@code /api/history?queue=[&id=]} JSON; {@code POST /api/requeue} and {@code POST /api/delete-dead} (form
+ * {@code queue}, {@code id}), {@code POST /api/requeue-all}, {@code POST /api/purge-dead}, {@code POST /api/pause} and
+ * {@code POST /api/resume} (form {@code queue}). A queue that does not exist answers 404 naming the rule
+ * {@code queue.exists}.
  *
  * <p>Security: with a token, a request without it gets 401 and changes nothing; every action must be a
  * POST carrying this instance's CSRF token in the header {@code X-CSRF-Token} (else 403), and is refused
@@ -51,6 +55,11 @@ public final class DashboardApp implements AutoCloseable {
             "X-Frame-Options", "DENY",
             "Referrer-Policy", "no-referrer",
             "Cache-Control", "no-store");
+    /** The rule named when a request names a queue that does not exist (as the CLI names it). */
+    public static final String QUEUE_EXISTS_RULE = "queue.exists";
+    /** The changes a POST may ask for. */
+    static final List<String> ACTIONS = List.of("/api/requeue", "/api/requeue-all", "/api/purge-dead", "/api/delete-dead",
+            "/api/pause", "/api/resume");
     /** History rows searched for an id. */
     static final int HISTORY_SEARCH_ROWS = 10_000;
 
@@ -125,8 +134,12 @@ public final class DashboardApp implements AutoCloseable {
         DashboardResponse r;
         try {
             r = route(req);
+        } catch (UnknownQueue e) {
+            r = DashboardResponse.json(404, new Json().beginObject().member("error", e.getMessage())
+                    .member("rule", QUEUE_EXISTS_RULE).endObject().toString());
         } catch (InvalidInputException e) {
-            r = DashboardResponse.error(400, e.getMessage());
+            r = DashboardResponse.json(400, new Json().beginObject().member("error", e.getMessage())
+                    .member("rule", e.rule()).endObject().toString());
         } catch (SqlQueueException e) {
             LOG.warn("dashboard request {} {} failed: {}", req.method(), req.path(), e.toString());
             r = DashboardResponse.error(500, e.getMessage());
@@ -201,17 +214,17 @@ public final class DashboardApp implements AutoCloseable {
         }
         return switch (path) {
             case "/api/overview" -> DashboardResponse.json(200, overview());
-            case "/api/series" -> DashboardResponse.json(200, sampler.seriesJson(queue(req.query())));
-            case "/api/dead" -> DashboardResponse.json(200, deadLetters(queue(req.query())));
-            case "/api/history" -> DashboardResponse.json(200, history(queue(req.query()), req.query().get("id")));
-            case "/api/requeue", "/api/requeue-all", "/api/purge-dead" ->
-                    DashboardResponse.error(405, "changes need a POST").withHeader("Allow", "POST");
-            default -> DashboardResponse.error(404, "not found");
+            case "/api/series" -> DashboardResponse.json(200, sampler.seriesJson(existing(req.query())));
+            case "/api/dead" -> DashboardResponse.json(200, deadLetters(existing(req.query())));
+            case "/api/history" -> DashboardResponse.json(200, history(existing(req.query()), req.query().get("id")));
+            default -> ACTIONS.contains(path)
+                    ? DashboardResponse.error(405, "changes need a POST").withHeader("Allow", "POST")
+                    : DashboardResponse.error(404, "not found");
         };
     }
 
     private DashboardResponse post(DashboardRequest req, String path) {
-        if (!List.of("/api/requeue", "/api/requeue-all", "/api/purge-dead").contains(path)) {
+        if (!ACTIONS.contains(path)) {
             return DashboardResponse.error(404, "not found");
         }
         if (options.readOnly()) {
@@ -221,10 +234,30 @@ public final class DashboardApp implements AutoCloseable {
         if (sent == null || !equal(sent, csrf)) {
             return DashboardResponse.error(403, "missing or wrong CSRF token (header " + CSRF_HEADER + ")");
         }
-        QueueName q = queue(req.form());
+        QueueName q = existing(req.form());
         long n;
         String action;
         switch (path) {
+            case "/api/pause", "/api/resume" -> {
+                boolean pause = path.equals("/api/pause");
+                Capabilities caps = capabilities();
+                if (caps != null && !caps.has(Capability.PAUSE)) {
+                    return DashboardResponse.error(409, caps.whyAbsent(Capability.PAUSE));
+                }
+                boolean changed = pause ? admin.pause(q) : admin.resume(q);
+                LOG.info("dashboard: {} '{}'{}", pause ? "paused" : "resumed", q.value(), changed ? "" : " (it already was)");
+                return DashboardResponse.json(200, new Json().beginObject().member("action", pause ? "paused" : "resumed")
+                        .member("changed", changed).member("message", (pause ? "paused " : "resumed ") + q.value()
+                                + (changed ? "" : " (it already was)")).endObject().toString());
+            }
+            case "/api/delete-dead" -> {
+                long id = id(req.form().get("id"));
+                n = admin.deleteDeadLetters(q, List.of(id));
+                if (n == 0) {
+                    return DashboardResponse.error(404, "message " + id + " is not a dead letter of '" + q.value() + "'");
+                }
+                action = "deleted";
+            }
             case "/api/requeue" -> {
                 long id = id(req.form().get("id"));
                 n = admin.requeueDeadLetters(q, List.of(id));
@@ -244,7 +277,29 @@ public final class DashboardApp implements AutoCloseable {
         }
         LOG.info("dashboard: {} {} dead letter(s) of '{}'", action, n, q.value());
         sampler.sampleSoon();
-        return DashboardResponse.json(200, new Json().beginObject().member("action", action).member("count", n).endObject().toString());
+        return DashboardResponse.json(200, new Json().beginObject().member("action", action).member("count", n)
+                .member("message", action + " " + n + " dead letter(s)").endObject().toString());
+    }
+
+    /** A request named a queue that does not exist: 404 with rule {@value #QUEUE_EXISTS_RULE}. */
+    static final class UnknownQueue extends RuntimeException {
+        UnknownQueue(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    /** The queue the parameters name, which must exist. */
+    private QueueName existing(Map<String, String> params) {
+        QueueName q = queue(params);
+        if (!admin.queues().contains(q)) {
+            throw new UnknownQueue("no queue '" + q.value() + "' [rule: " + QUEUE_EXISTS_RULE + "]");
+        }
+        return q;
+    }
+
+    /** The backend's capabilities when the dashboard runs on a client that tells them, else null. */
+    private Capabilities capabilities() {
+        return admin instanceof dev.sqlqueue.QueueClient c ? c.capabilities() : null;
     }
 
     private static QueueName queue(Map<String, String> params) {
@@ -276,10 +331,20 @@ public final class DashboardApp implements AutoCloseable {
     private String overview() {
         Json j = new Json().beginObject().member("label", label).member("readOnly", options.readOnly())
                 .member("payloadPreview", options.payloadPreview());
+        Capabilities caps = capabilities();
+        boolean pausing = caps == null || caps.has(Capability.PAUSE);
+        j.member("pause", pausing);
+        if (!pausing) {
+            j.member("pauseAbsent", caps.whyAbsent(Capability.PAUSE));
+        }
         j.name("queues").beginArray();
         for (QueueName q : admin.queues()) {
             QueueStats s = admin.stats(q);
-            j.beginObject().member("name", q.value()).member("ready", s.ready()).member("delayed", s.delayed())
+            j.beginObject().member("name", q.value());
+            if (pausing) {
+                j.member("paused", admin.isPaused(q));
+            }
+            j.member("ready", s.ready()).member("delayed", s.delayed())
                     .member("inFlight", s.inFlight()).member("dead", s.dead())
                     .member("oldestReadyAgeMillis", s.oldestReadyAgeMillis()).member("processed", s.processed())
                     .endObject();

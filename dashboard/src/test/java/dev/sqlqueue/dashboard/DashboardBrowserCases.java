@@ -5,7 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sqlqueue.Capabilities;
+import dev.sqlqueue.Capability;
+import dev.sqlqueue.ConsumeRequest;
 import dev.sqlqueue.DeadLetterSummary;
+import dev.sqlqueue.Delivery;
+import dev.sqlqueue.Message;
+import dev.sqlqueue.QueueConfig;
 import dev.sqlqueue.HistoryEntry;
 import dev.sqlqueue.QueueName;
 import dev.sqlqueue.QueueStats;
@@ -13,6 +19,9 @@ import dev.sqlqueue.SqlQueue;
 import dev.sqlqueue.runtime.Outcome;
 import dev.sqlqueue.runtime.WorkerOptions;
 import dev.sqlqueue.runtime.WorkerPool;
+import dev.sqlqueue.spi.BackendDiscovery;
+import dev.sqlqueue.spi.ForwardingQueueBackend;
+import java.util.EnumSet;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -55,6 +64,7 @@ abstract class DashboardBrowserCases {
     static final String TOKEN = "test-token-0123456789abcdef";
     private static final Duration WAIT = Duration.ofSeconds(15);
 
+    QueueConfig config;
     SqlQueue client;
     Workload workload;
     DashboardServer server;
@@ -70,7 +80,8 @@ abstract class DashboardBrowserCases {
 
     @BeforeAll
     void start() throws IOException {
-        client = SqlQueue.open(Databases.config(database()));
+        config = Databases.config(database());
+        client = SqlQueue.open(config);
         workload = Workload.load(client);
         server = DashboardServer.start(client, DashboardOptions.defaults().withToken(TOKEN)
                         .withRefresh(Duration.ofSeconds(1)).withSampleInterval(Duration.ofMillis(200)),
@@ -126,6 +137,26 @@ abstract class DashboardBrowserCases {
     private void twoRefreshes() {
         int now = refreshes();
         waitFor(() -> refreshes() >= now + 2);
+    }
+
+    /** Click {@code button}, then Confirm in the page's dialog. */
+    private void confirmed(By button) {
+        driver.findElement(button).click();
+        waitFor(() -> driver.findElement(By.id("confirm")).isDisplayed());
+        driver.findElement(By.id("confirm-ok")).click();
+        waitFor(() -> !driver.findElement(By.id("confirm")).isDisplayed());
+    }
+
+    private HttpResponse<String> post(String url, String path, String form, String csrf) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url + path))
+                .header("Content-Type", "application/x-www-form-urlencoded").POST(HttpRequest.BodyPublishers.ofString(form));
+        if (csrf != null) {
+            b.header(DashboardApp.CSRF_HEADER, csrf);
+        }
+        if (url.equals(base)) {
+            b.header("Authorization", "Bearer " + TOKEN);
+        }
+        return HttpClient.newHttpClient().send(b.build(), HttpResponse.BodyHandlers.ofString());
     }
 
     private void screenshot(String name) throws IOException {
@@ -360,7 +391,123 @@ abstract class DashboardBrowserCases {
                     .POST(HttpRequest.BodyPublishers.ofString("queue=orders")).build(), HttpResponse.BodyHandlers.ofString());
             assertEquals(403, r.statusCode(), r.body());
             assertEquals(3, client.stats(Workload.ORDERS).dead(), "nothing changed");
+            // no pause, resume or delete either: not shown, and refused by the server
+            assertTrue(driver.findElements(By.cssSelector("button.delete")).isEmpty(), "no delete buttons");
+            assertFalse(driver.findElement(By.id("pause-bar")).isDisplayed(), "no pause button");
+            assertEquals("running", driver.findElement(By.id("pause-state")).getText(), "the state is shown");
+            for (String[] action : List.of(new String[] {"api/pause", "queue=orders"},
+                    new String[] {"api/delete-dead", "queue=orders&id=" + workload.binaryId})) {
+                HttpResponse<String> refused = post(roBase, action[0], action[1], csrf);
+                assertEquals(403, refused.statusCode(), action[0] + ": " + refused.body());
+            }
+            assertFalse(client.isPaused(Workload.ORDERS), "nothing changed");
+            assertEquals(3, client.stats(Workload.ORDERS).dead(), "nothing changed");
         }
     }
 
+    @Test
+    @Order(6)
+    void aQueuePausedThroughThePageIsNotConsumedUntilResumed() throws IOException {
+        login();
+        client.enqueue(Workload.TRASH, Message.ofText("held-back"));
+        select(Workload.TRASH);
+        waitFor(() -> driver.findElement(By.id("pause")).isDisplayed());
+        assertEquals("running", driver.findElement(By.id("pause-state")).getText());
+        assertFalse(driver.findElement(By.id("resume")).isDisplayed());
+
+        confirmed(By.id("pause"));
+        waitFor(() -> client.isPaused(Workload.TRASH));
+        waitFor(() -> "paused".equals(col(row(Workload.TRASH), "state")));
+        waitFor(() -> driver.findElement(By.id("resume")).isDisplayed());
+        assertEquals("paused", driver.findElement(By.id("pause-state")).getText());
+        assertFalse(driver.findElement(By.id("pause")).isDisplayed());
+        assertEquals("running", col(row(Workload.ORDERS), "state"), "one queue only");
+        assertEquals(List.of(), client.consume(Workload.TRASH, ConsumeRequest.of(10)), "no claim while paused");
+        assertEquals(1, client.stats(Workload.TRASH).ready(), "the message waits");
+        screenshot("dashboard-paused");
+
+        confirmed(By.id("resume"));
+        waitFor(() -> !client.isPaused(Workload.TRASH));
+        waitFor(() -> "running".equals(col(row(Workload.TRASH), "state")));
+        List<Delivery> got = client.consume(Workload.TRASH, ConsumeRequest.of(10));
+        assertEquals(List.of("held-back"), got.stream().map(Delivery::text).toList(), "resumed: delivered");
+        client.ack(got.get(0).receipt());
+    }
+
+    @Test
+    @Order(7)
+    void oneDeadLetterDeletedThroughThePage() throws IOException {
+        login();
+        select(Workload.ORDERS);
+        By delete = By.cssSelector("#dead tr[data-id='" + workload.binaryId + "'] button.delete");
+        waitFor(() -> !driver.findElements(delete).isEmpty());
+
+        driver.findElement(delete).click(); // cancelled: nothing changes
+        waitFor(() -> driver.findElement(By.id("confirm")).isDisplayed());
+        assertTrue(driver.findElement(By.id("confirm-text")).getText().contains("Delete dead letter " + workload.binaryId));
+        driver.findElement(By.id("confirm-cancel")).click();
+        waitFor(() -> !driver.findElement(By.id("confirm")).isDisplayed());
+        twoRefreshes();
+        assertEquals(3, client.stats(Workload.ORDERS).dead(), "a cancelled confirmation changes nothing");
+
+        confirmed(delete);
+        waitFor(() -> client.stats(Workload.ORDERS).dead() == 2);
+        waitFor(() -> driver.findElements(By.cssSelector("#dead tbody tr")).size() == 2);
+        assertTrue(driver.findElements(By.cssSelector("#dead tr[data-id='" + workload.binaryId + "']")).isEmpty());
+        assertEquals(List.of(workload.xssId, workload.longTextId), client.deadLetterSummaries(Workload.ORDERS, 10).stream()
+                .map(DeadLetterSummary::messageId).sorted().toList(), "only that one is gone");
+        assertEquals(0, client.stats(Workload.ORDERS).depth() - 12, "nothing requeued: 7 ready, 3 delayed, 2 in flight");
+    }
+
+    @Test
+    @Order(8)
+    void anUnknownQueueAnswers404WithTheRule() throws Exception {
+        String csrf;
+        login();
+        csrf = driver.findElement(By.cssSelector("meta[name='sqlqueue-csrf']")).getAttribute("content");
+        HttpClient http = HttpClient.newHttpClient();
+        for (String path : List.of("api/dead?queue=nope", "api/history?queue=nope", "api/series?queue=nope")) {
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(base + path))
+                    .header("Authorization", "Bearer " + TOKEN).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(404, r.statusCode(), path);
+            assertTrue(r.body().contains("\"rule\":\"queue.exists\""), path + ": " + r.body());
+        }
+        for (String path : List.of("api/pause", "api/purge-dead", "api/requeue-all")) {
+            HttpResponse<String> r = post(base, path, "queue=nope", csrf);
+            assertEquals(404, r.statusCode(), path);
+            assertTrue(r.body().contains("queue.exists"), path + ": " + r.body());
+        }
+        assertFalse(client.queues().contains(QueueName.of("nope")), "nothing created");
+    }
+
+    /** A backend without {@link Capability#PAUSE} (Service Broker, Teradata): the page says so and offers no button. */
+    @Test
+    @Order(9)
+    void aBackendThatCannotPauseShowsTheCapabilityNotice() throws Exception {
+        SqlQueue noPause = SqlQueue.wrap(new ForwardingQueueBackend(BackendDiscovery.find(config).open(config)) {
+            @Override
+            public Capabilities capabilities() {
+                Capabilities c = super.capabilities();
+                EnumSet<Capability> features = EnumSet.copyOf(c.features());
+                features.remove(Capability.PAUSE);
+                return new Capabilities(c.backend(), c.claimModes(), features, c.ordering(), c.maxPayloadBytes(),
+                        c.maxClaimBatch()).withAbsentReason(Capability.PAUSE, "RECEIVE takes whatever the queue holds");
+            }
+        }, config);
+        try (noPause; DashboardServer s = DashboardServer.start(noPause, DashboardOptions.defaults()
+                .withRefresh(Duration.ofSeconds(1)), database(), "127.0.0.1", 0)) {
+            String url = "http://localhost:" + s.port() + "/";
+            driver.get(url + "#queue=orders");
+            waitFor(() -> driver.findElement(By.id("pause-notice")).isDisplayed());
+            assertEquals("Pause and resume are not available on this backend: missing capability: pausing and resuming a"
+                    + " queue (RECEIVE takes whatever the queue holds)", driver.findElement(By.id("pause-notice")).getText());
+            assertFalse(driver.findElement(By.id("pause-bar")).isDisplayed(), "no pause button");
+            assertEquals("-", col(row(Workload.ORDERS), "state"));
+            screenshot("dashboard-pause-absent");
+            String csrf = driver.findElement(By.cssSelector("meta[name='sqlqueue-csrf']")).getAttribute("content");
+            HttpResponse<String> r = post(url, "api/pause", "queue=orders", csrf);
+            assertEquals(409, r.statusCode(), r.body());
+            assertFalse(client.isPaused(Workload.ORDERS), "nothing changed");
+        }
+    }
 }

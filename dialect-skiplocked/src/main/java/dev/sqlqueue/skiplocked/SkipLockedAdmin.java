@@ -339,6 +339,17 @@ final class SkipLockedAdmin {
         return n;
     }
 
+    /** Deletes the queue's dead letters of these ids (sorted, distinct: SqlQueue), in one transaction. */
+    long deleteDeadLetters(QueueName queue, List<Long> messageIds) {
+        return inTransaction("delete dead letters", c -> {
+            long n = 0;
+            for (long id : messageIds) {
+                n += update(c, sql.deleteDead, queue.value(), id);
+            }
+            return n;
+        });
+    }
+
     long purgeDeadLetters(QueueName queue) {
         return inTransaction("purge dead letters", c -> (long) update(c, sql.purgeDead, queue.value()));
     }

@@ -196,6 +196,11 @@ final class SkipLockedBackend implements QueueBackend {
     }
 
     @Override
+    public long deleteDeadLetters(QueueName queue, List<Long> messageIds) {
+        return admin.deleteDeadLetters(queue, messageIds);
+    }
+
+    @Override
     public long purgeDeadLetters(QueueName queue) {
         return admin.purgeDeadLetters(queue);
     }

@@ -12,6 +12,7 @@
   let selected = null;        // queue name shown in the detail section
   let historySearch = null;   // message id searched, or null for the newest rows
   let charts = null;          // { queue, throughput, latency }
+  let overview = null;        // the last overview shown
   const last = {};            // last JSON text rendered per part: unchanged data is not redrawn
 
   function el(tag, text, attrs) {
@@ -70,8 +71,8 @@
       tbody.replaceChildren();
       for (const name of names) {
         const tr = el('tr', null, { 'data-queue': name });
-        for (const col of ['name', 'ready', 'delayed', 'inFlight', 'dead', 'oldest', 'processed']) {
-          cell(tr, col, null, col === 'name' ? null : 'num');
+        for (const col of ['name', 'state', 'ready', 'delayed', 'inFlight', 'dead', 'oldest', 'processed']) {
+          cell(tr, col, null, col === 'name' || col === 'state' ? null : 'num');
         }
         tr.addEventListener('click', () => select(name));
         tbody.appendChild(tr);
@@ -81,6 +82,8 @@
       const tr = tbody.children[i];
       const set = (col, v) => { tr.querySelector('td[data-col="' + col + '"]').textContent = String(v); };
       set('name', q.name);
+      set('state', q.paused === undefined ? '-' : (q.paused ? 'paused' : 'running'));
+      tr.classList.toggle('paused', q.paused === true);
       set('ready', q.ready);
       set('delayed', q.delayed);
       set('inFlight', q.inFlight);
@@ -90,7 +93,30 @@
       set('processed', q.processed);
       tr.classList.toggle('selected', q.name === selected);
     });
+    overview = data;
+    renderPause();
     if (selected && !names.includes(selected)) select(null);
+  }
+
+  // the pause bar of the selected queue, or the capability notice where the backend cannot pause
+  function renderPause() {
+    if (!overview || !selected) return;
+    const q = overview.queues.find((x) => x.name === selected);
+    const notice = $('pause-notice');
+    if (!overview.pause) {
+      notice.hidden = false;
+      notice.textContent = 'Pause and resume are not available on this backend: ' + overview.pauseAbsent;
+      $('pause-bar').hidden = true;
+      $('pause-state').textContent = '';
+      return;
+    }
+    notice.hidden = true;
+    const paused = !!(q && q.paused);
+    $('pause-state').textContent = paused ? 'paused' : 'running';
+    $('pause-state').className = 'state ' + (paused ? 'state-paused' : 'state-running');
+    $('pause-bar').hidden = readOnly;
+    $('pause').hidden = paused;
+    $('resume').hidden = !paused;
   }
 
   function chartOpts(title, series, width) {
@@ -164,6 +190,10 @@
         b.addEventListener('click', () => act('Requeue message ' + d.id + ' of queue "' + data.queue + '"?',
           'api/requeue', { queue: data.queue, id: String(d.id) }));
         a.appendChild(b);
+        const del = el('button', 'Delete', { type: 'button', class: 'delete danger' });
+        del.addEventListener('click', () => act('Delete dead letter ' + d.id + ' of queue "' + data.queue + '" for good?',
+          'api/delete-dead', { queue: data.queue, id: String(d.id) }));
+        a.appendChild(del);
       }
       tbody.appendChild(tr);
     }
@@ -198,6 +228,7 @@
     }
     $('queue-detail').hidden = !name;
     $('detail-name').textContent = name || '';
+    renderPause();
     if (name) {
       history.replaceState(null, '', '#queue=' + encodeURIComponent(name));
       refresh();
@@ -247,7 +278,7 @@
         body: new URLSearchParams(params).toString(),
       });
       const data = await r.json();
-      status(r.ok ? data.action + ' ' + data.count + ' dead letter(s)' : 'refused: ' + data.error);
+      status(r.ok ? data.message : 'refused: ' + data.error);
     } catch (e) {
       status('failed: ' + e.message);
     }
@@ -260,6 +291,9 @@
     'api/requeue-all', { queue: selected }));
   $('purge-dead').addEventListener('click', () => act('Delete every dead letter of queue "' + selected + '" for good?',
     'api/purge-dead', { queue: selected }));
+  $('pause').addEventListener('click', () => act('Pause queue "' + selected + '"? No worker claims its messages until it is resumed.',
+    'api/pause', { queue: selected }));
+  $('resume').addEventListener('click', () => act('Resume queue "' + selected + '"?', 'api/resume', { queue: selected }));
   $('history-search').addEventListener('submit', (ev) => {
     ev.preventDefault();
     const v = $('history-id').value.trim();
@@ -273,7 +307,7 @@
     delete last.history;
     refresh();
   });
-  if (readOnly) $('dead-actions').hidden = true;
+  if (readOnly) { $('dead-actions').hidden = true; $('pause-bar').hidden = true; }
 
   const m = /^#queue=(.+)$/.exec(location.hash);
   if (m) select(decodeURIComponent(m[1]));

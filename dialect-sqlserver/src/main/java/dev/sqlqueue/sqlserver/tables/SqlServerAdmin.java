@@ -110,6 +110,17 @@ final class SqlServerAdmin {
         return inBatches("purgeBatch", queue);
     }
 
+    /** Deletes the queue's dead letters of these ids (sorted, distinct: SqlQueue), in one transaction. */
+    long deleteDeadLetters(QueueName queue, List<Long> messageIds) {
+        return sessions.inTransaction("deleting dead letters of queue '" + queue + "'", c -> {
+            long n = 0;
+            for (long id : messageIds) {
+                n += Jdbc.count(c, sql.get("deleteDeadLetter"), id, queue.value());
+            }
+            return n;
+        });
+    }
+
     long purgeDeadLetters(QueueName queue) {
         return inBatches("purgeDeadLettersBatch", queue);
     }

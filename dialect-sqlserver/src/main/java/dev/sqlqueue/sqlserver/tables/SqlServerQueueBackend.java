@@ -452,6 +452,11 @@ public final class SqlServerQueueBackend implements QueueBackend {
     }
 
     @Override
+    public long deleteDeadLetters(QueueName queue, List<Long> messageIds) {
+        return admin.deleteDeadLetters(queue, messageIds);
+    }
+
+    @Override
     public long purgeDeadLetters(QueueName queue) {
         return admin.purgeDeadLetters(queue);
     }

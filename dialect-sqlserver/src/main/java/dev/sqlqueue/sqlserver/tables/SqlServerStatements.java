@@ -434,6 +434,9 @@ public final class SqlServerStatements {
         // Binds: 1 message id, 2 queue.
         all.put("requeueDeadLetter", PRELUDE + "DELETE FROM " + deadLetters + " WITH (ROWLOCK)" + requeue
                 + " WHERE [message_id] = ? AND [queue_name] = ?" + ROWCOUNT + ";");
+        // QueueAdmin.deleteDeadLetters, one id at a time. Binds: 1 message id, 2 queue.
+        all.put("deleteDeadLetter", PRELUDE + "DELETE FROM " + deadLetters + " WITH (ROWLOCK) WHERE [message_id] = ? AND [queue_name] = ?"
+                + ROWCOUNT + ";");
         // Binds: 1 batch size, 2 queue.
         all.put("requeueDeadLettersBatch", PRELUDE + "DELETE TOP (?) FROM " + deadLetters + " WITH (ROWLOCK)" + requeue
                 + " WHERE [queue_name] = ?" + ROWCOUNT + ";");

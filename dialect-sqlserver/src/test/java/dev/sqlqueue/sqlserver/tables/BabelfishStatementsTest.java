@@ -180,6 +180,12 @@ class BabelfishStatementsTest {
         plain.deadLetter(claimText(plain, q, poison).receipt(), "again");
         assertEquals(1, plain.requeueDeadLetters(q, List.of()));
         plain.deadLetter(claimText(plain, q, poison).receipt(), "third");
+        long thirdId = plain.deadLetters(q, 10).get(0).messageId();
+        assertEquals(0, plain.deleteDeadLetters(q, List.of(999_999L)), "no such dead letter");
+        assertEquals(1, plain.deleteDeadLetters(q, List.of(thirdId)));
+        assertEquals(0, plain.stats(q).dead());
+        plain.enqueue(q, Message.ofText(poison));
+        plain.deadLetter(claimText(plain, q, poison).receipt(), "fourth");
         assertEquals(1, plain.purgeDeadLetters(q));
 
         // pause and resume: the mark on the queue row, seen by the claim (C28 covers the claim in depth)

@@ -189,6 +189,8 @@ class SqlServerStatementsTest {
                 + "DROP TABLE IF EXISTS [dbo].[sqlq_dead_letters]; DROP TABLE IF EXISTS [dbo].[sqlq_history]; "
                 + "DROP TABLE IF EXISTS [dbo].[sqlq_queues]; DROP TABLE IF EXISTS [dbo].[sqlq_settings]; "
                 + "DROP TABLE IF EXISTS [dbo].[sqlq_schema_history];");
+        expected.put("deleteDeadLetter", "SET NOCOUNT ON; SET XACT_ABORT ON; DELETE FROM [dbo].[sqlq_dead_letters] WITH (ROWLOCK)"
+                + " WHERE [message_id] = ? AND [queue_name] = ?; SELECT @@ROWCOUNT AS [n];");
         // QueueAdmin.pause and resume (migration V4)
         expected.put("pauseQueue", "SET NOCOUNT ON; SET XACT_ABORT ON; UPDATE [dbo].[sqlq_queues] WITH (ROWLOCK) SET [paused] = 1"
                 + " WHERE [name] = ? AND [paused] = 0; SELECT @@ROWCOUNT AS [n];");

@@ -157,4 +157,31 @@ public interface QueueAdmin {
     default boolean isPaused(QueueName queue) {
         throw new UnsupportedCapabilityException(Capability.PAUSE, getClass().getSimpleName());
     }
+
+    /** The most messages {@link #messages} returns at once: 1,000. */
+    int MAX_MESSAGE_PAGE = 1_000;
+
+    /**
+     * A page of the queue's messages in {@code state}, by ascending id: those with an id above {@code afterId} (0 for the
+     * first page; the last id of a page for the next), at most {@code limit} (1..{@value #MAX_MESSAGE_PAGE}). Each carries
+     * a payload preview only ({@link MessageSummary}). A read at READ COMMITTED that takes no lock: claims and acks go on
+     * meanwhile, so a page is a snapshot of one moment. Thread-safe.
+     *
+     * @throws InvalidInputException (rule {@code limit.range}) for a limit outside 1..{@value #MAX_MESSAGE_PAGE}, rule
+     *     {@code messages.after} for a negative {@code afterId}, rule {@code messages.state} for a null state
+     * @throws UnsupportedCapabilityException when the backend does not declare {@link Capability#BROWSE}
+     */
+    default List<MessageSummary> messages(QueueName queue, MessageState state, long afterId, int limit) {
+        throw new UnsupportedCapabilityException(Capability.BROWSE, getClass().getSimpleName());
+    }
+
+    /**
+     * The queue's message of this id as {@link #messages} shows it, or empty when it is not on the queue (acked,
+     * dead-lettered or never there). Thread-safe.
+     *
+     * @throws UnsupportedCapabilityException when the backend does not declare {@link Capability#BROWSE}
+     */
+    default java.util.Optional<MessageSummary> message(QueueName queue, long messageId) {
+        throw new UnsupportedCapabilityException(Capability.BROWSE, getClass().getSimpleName());
+    }
 }

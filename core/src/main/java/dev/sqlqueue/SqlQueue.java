@@ -523,6 +523,33 @@ public final class SqlQueue implements QueueClient {
     }
 
     @Override
+    public List<MessageSummary> messages(QueueName queue, MessageState state, long afterId, int limit) {
+        QueueName q = q(queue);
+        if (limit < 1 || limit > MAX_MESSAGE_PAGE) {
+            throw new InvalidInputException("limit.range", "limit must be 1.." + MAX_MESSAGE_PAGE + ", was " + limit);
+        }
+        if (afterId < 0) {
+            throw new InvalidInputException("messages.after", "afterId must be 0 or more (0: the first page), was " + afterId);
+        }
+        if (state == null) {
+            throw new InvalidInputException("messages.state", "a message state must be given: READY, DELAYED or IN_FLIGHT");
+        }
+        if (!caps.has(Capability.BROWSE)) {
+            throw new UnsupportedCapabilityException(Capability.BROWSE, caps.backend());
+        }
+        return backend.messages(q, state, afterId, limit);
+    }
+
+    @Override
+    public java.util.Optional<MessageSummary> message(QueueName queue, long messageId) {
+        QueueName q = q(queue);
+        if (!caps.has(Capability.BROWSE)) {
+            throw new UnsupportedCapabilityException(Capability.BROWSE, caps.backend());
+        }
+        return backend.message(q, messageId);
+    }
+
+    @Override
     public boolean pause(QueueName queue) {
         return backend.pause(pausable(queue));
     }

@@ -224,6 +224,16 @@ public abstract class ForwardingQueueBackend implements QueueBackend {
     }
 
     @Override
+    public List<dev.sqlqueue.MessageSummary> messages(QueueName queue, dev.sqlqueue.MessageState state, long afterId, int limit) {
+        return delegate.messages(queue, state, afterId, limit);
+    }
+
+    @Override
+    public java.util.Optional<dev.sqlqueue.MessageSummary> message(QueueName queue, long messageId) {
+        return delegate.message(queue, messageId);
+    }
+
+    @Override
     public boolean pause(QueueName queue) {
         return delegate.pause(queue);
     }

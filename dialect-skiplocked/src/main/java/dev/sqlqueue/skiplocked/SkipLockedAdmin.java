@@ -428,4 +428,54 @@ final class SkipLockedAdmin {
             }
         });
     }
+
+    List<dev.sqlqueue.MessageSummary> messages(QueueName queue, dev.sqlqueue.MessageState state, long afterId, int limit) {
+        String statement = switch (state) {
+            case READY -> sql.listReady;
+            case DELAYED -> sql.listDelayed;
+            case IN_FLIGHT -> sql.listInFlight;
+        };
+        return inTransaction("list messages", c -> {
+            try (PreparedStatement ps = c.prepareStatement(statement)) {
+                ps.setString(1, queue.value());
+                ps.setLong(2, afterId);
+                ps.setInt(3, limit);
+                return browsed(ps, queue);
+            }
+        });
+    }
+
+    java.util.Optional<dev.sqlqueue.MessageSummary> message(QueueName queue, long id) {
+        return inTransaction("read message", c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql.messageById)) {
+                ps.setString(1, queue.value());
+                ps.setLong(2, id);
+                return browsed(ps, queue).stream().findFirst();
+            }
+        });
+    }
+
+    /** Rows of {@link SkipLockedStatements#listReady} and its kin; the state from visible_at, lease and now. */
+    private static List<dev.sqlqueue.MessageSummary> browsed(PreparedStatement ps, QueueName queue) throws SQLException {
+        List<dev.sqlqueue.MessageSummary> out = new ArrayList<>();
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                long visible = rs.getLong(4);
+                long token = rs.getLong(6);
+                Long lease = rs.wasNull() ? null : token;
+                long claimed = rs.getLong(7);
+                Instant claimedAt = rs.wasNull() ? null : Instant.ofEpochMilli(claimed);
+                long now = rs.getLong(13);
+                String raw = rs.getString(8);
+                dev.sqlqueue.MessageState state = visible <= now ? dev.sqlqueue.MessageState.READY
+                        : lease == null ? dev.sqlqueue.MessageState.DELAYED : dev.sqlqueue.MessageState.IN_FLIGHT;
+                byte[] preview = rs.getBytes(9);
+                out.add(new dev.sqlqueue.MessageSummary(rs.getLong(1), queue, state, rs.getInt(2),
+                        Instant.ofEpochMilli(rs.getLong(3)), Instant.ofEpochMilli(visible), rs.getInt(5), lease, claimedAt,
+                        headersOrEmpty(raw), raw, preview == null ? new byte[0] : preview, rs.getLong(10), rs.getString(11),
+                        rs.getString(12), Instant.ofEpochMilli(now)));
+            }
+        }
+        return out;
+    }
 }

@@ -206,6 +206,16 @@ final class SkipLockedBackend implements QueueBackend {
     }
 
     @Override
+    public List<dev.sqlqueue.MessageSummary> messages(QueueName queue, dev.sqlqueue.MessageState state, long afterId, int limit) {
+        return admin.messages(queue, state, afterId, limit);
+    }
+
+    @Override
+    public java.util.Optional<dev.sqlqueue.MessageSummary> message(QueueName queue, long messageId) {
+        return admin.message(queue, messageId);
+    }
+
+    @Override
     public boolean pause(QueueName queue) {
         return admin.pause(queue);
     }

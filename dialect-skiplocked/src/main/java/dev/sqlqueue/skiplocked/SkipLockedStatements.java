@@ -195,6 +195,18 @@ public final class SkipLockedStatements {
      * Columns: id, priority, enqueued_at, attempts, headers, preview, reason, dead_at, group, payload length.
      */
     public final String listDeadSummaries;
+    /**
+     * (queue, after id, limit): a page of the queue's ready messages by id (QueueAdmin.messages): id, priority,
+     * enqueued_at, visible_at, attempts, lease_token, claimed_at, headers, the first
+     * {@link dev.sqlqueue.DeadLetterSummary#PREVIEW_BYTES} bytes of the payload, its length, group_key, last_error, now.
+     */
+    public final String listReady;
+    /** As {@link #listReady}, the delayed messages (not visible, no lease). */
+    public final String listDelayed;
+    /** As {@link #listReady}, the messages in flight (not visible, leased). */
+    public final String listInFlight;
+    /** (queue, id): as {@link #listReady} for one message of the queue, whatever its state. */
+    public final String messageById;
     /** As {@link #listDeadSummaries} for one message id of the queue. */
     public final String deadSummaryById;
     /**
@@ -560,6 +572,21 @@ public final class SkipLockedStatements {
         deadSummaryById = sql(dsl.select(ID, PRIORITY, ENQUEUED_AT, ATTEMPTS, HEADERS, preview, REASON, DEAD_AT, GROUP_KEY,
                         payloadLength)
                 .from(deadLetter).where(QUEUE.eq(queue)).and(ID.eq(id)), dsl);
+        Field<Long> after = param("after", Long.class);
+        listReady = sql(dsl.select(ID, PRIORITY, ENQUEUED_AT, VISIBLE_AT, ATTEMPTS, LEASE_TOKEN, CLAIMED_AT, HEADERS, preview,
+                        payloadLength, GROUP_KEY, LAST_ERROR, now).from(message).where(QUEUE.eq(queue)).and(ID.gt(after)).and(VISIBLE_AT.le(now))
+                .orderBy(ID.asc()).limit(param("limit", Integer.class)), dsl);
+        listDelayed = sql(dsl.select(ID, PRIORITY, ENQUEUED_AT, VISIBLE_AT, ATTEMPTS, LEASE_TOKEN, CLAIMED_AT, HEADERS, preview,
+                        payloadLength, GROUP_KEY, LAST_ERROR, now).from(message)
+                .where(QUEUE.eq(queue)).and(ID.gt(after)).and(VISIBLE_AT.gt(now)).and(LEASE_TOKEN.isNull())
+                .orderBy(ID.asc()).limit(param("limit", Integer.class)), dsl);
+        listInFlight = sql(dsl.select(ID, PRIORITY, ENQUEUED_AT, VISIBLE_AT, ATTEMPTS, LEASE_TOKEN, CLAIMED_AT, HEADERS, preview,
+                        payloadLength, GROUP_KEY, LAST_ERROR, now).from(message)
+                .where(QUEUE.eq(queue)).and(ID.gt(after)).and(VISIBLE_AT.gt(now)).and(LEASE_TOKEN.isNotNull())
+                .orderBy(ID.asc()).limit(param("limit", Integer.class)), dsl);
+        messageById = sql(dsl.select(ID, PRIORITY, ENQUEUED_AT, VISIBLE_AT, ATTEMPTS, LEASE_TOKEN, CLAIMED_AT, HEADERS, preview,
+                        payloadLength, GROUP_KEY, LAST_ERROR, now).from(message)
+                .where(QUEUE.eq(queue)).and(ID.eq(id)), dsl);
         lockDeadIds = dsl.select(ID).from(deadLetter).where(QUEUE.eq(queue)).orderBy(ID).forUpdate().getSQL(ParamType.INDEXED);
         lockDeadId = dsl.select(ID).from(deadLetter).where(QUEUE.eq(queue)).and(ID.eq(id)).forUpdate().getSQL(ParamType.INDEXED);
         requeueDead = sql(dsl.insertInto(message, ID, QUEUE, PRIORITY, VISIBLE_AT, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, LAST_ERROR,

@@ -130,6 +130,14 @@ class SkipLockedStatementsTest {
         e.put("listDeadSummaries", "select id, priority, enqueued_at, attempts, headers, substring(payload from 1 for 256), reason,"
                 + " dead_at, group_key, octet_length(payload) from \"sqlq_dead_letter\" where queue = ? order by dead_at asc, id asc"
                 + " fetch next ? rows only");
+        e.put("listReady",
+                "select id, priority, enqueued_at, visible_at, attempts, lease_token, claimed_at, headers, substring(payload from 1 for 256), octet_length(payload), group_key, last_error, (" + NOW + ") from \"sqlq_message\" where (queue = ? and id > ? and visible_at <= (" + NOW + ")) order by id asc fetch next ? rows only");
+        e.put("listDelayed",
+                "select id, priority, enqueued_at, visible_at, attempts, lease_token, claimed_at, headers, substring(payload from 1 for 256), octet_length(payload), group_key, last_error, (" + NOW + ") from \"sqlq_message\" where (queue = ? and id > ? and visible_at > (" + NOW + ") and lease_token is null) order by id asc fetch next ? rows only");
+        e.put("listInFlight",
+                "select id, priority, enqueued_at, visible_at, attempts, lease_token, claimed_at, headers, substring(payload from 1 for 256), octet_length(payload), group_key, last_error, (" + NOW + ") from \"sqlq_message\" where (queue = ? and id > ? and visible_at > (" + NOW + ") and lease_token is not null) order by id asc fetch next ? rows only");
+        e.put("messageById",
+                "select id, priority, enqueued_at, visible_at, attempts, lease_token, claimed_at, headers, substring(payload from 1 for 256), octet_length(payload), group_key, last_error, (" + NOW + ") from \"sqlq_message\" where (queue = ? and id = ?)");
         e.put("deadSummaryById", "select id, priority, enqueued_at, attempts, headers, substring(payload from 1 for 256), reason,"
                 + " dead_at, group_key, octet_length(payload) from \"sqlq_dead_letter\" where (queue = ? and id = ?)");
         e.put("lockDeadId", "select id from \"sqlq_dead_letter\" where (queue = ? and id = ?) for update");
@@ -291,6 +299,14 @@ class SkipLockedStatementsTest {
         e.put("listDeadSummaries", "select id, priority, enqueued_at, attempts, headers, substring(payload from 1 for 256), reason,"
                 + " dead_at, group_key, octet_length(payload) from `sqlq_dead_letter` where queue = ? order by dead_at asc, id asc"
                 + " fetch next ? rows only");
+        e.put("listReady",
+                "select id, priority, enqueued_at, visible_at, attempts, lease_token, claimed_at, headers, substring(payload from 1 for 256), octet_length(payload), group_key, last_error, (" + NOW + ") from `sqlq_message` where (queue = ? and id > ? and visible_at <= (" + NOW + ")) order by id asc fetch next ? rows only");
+        e.put("listDelayed",
+                "select id, priority, enqueued_at, visible_at, attempts, lease_token, claimed_at, headers, substring(payload from 1 for 256), octet_length(payload), group_key, last_error, (" + NOW + ") from `sqlq_message` where (queue = ? and id > ? and visible_at > (" + NOW + ") and lease_token is null) order by id asc fetch next ? rows only");
+        e.put("listInFlight",
+                "select id, priority, enqueued_at, visible_at, attempts, lease_token, claimed_at, headers, substring(payload from 1 for 256), octet_length(payload), group_key, last_error, (" + NOW + ") from `sqlq_message` where (queue = ? and id > ? and visible_at > (" + NOW + ") and lease_token is not null) order by id asc fetch next ? rows only");
+        e.put("messageById",
+                "select id, priority, enqueued_at, visible_at, attempts, lease_token, claimed_at, headers, substring(payload from 1 for 256), octet_length(payload), group_key, last_error, (" + NOW + ") from `sqlq_message` where (queue = ? and id = ?)");
         e.put("deadSummaryById", "select id, priority, enqueued_at, attempts, headers, substring(payload from 1 for 256), reason,"
                 + " dead_at, group_key, octet_length(payload) from `sqlq_dead_letter` where (queue = ? and id = ?)");
         e.put("lockDeadId", "select id from `sqlq_dead_letter` where (queue = ? and id = ?) for update");
@@ -473,6 +489,14 @@ class SkipLockedStatementsTest {
         e.put("listDeadSummaries", "select id, priority, enqueued_at, attempts, headers, substring(payload from 1 for 256), reason,"
                 + " dead_at, group_key, octet_length(payload) from \"sqlq_dead_letter\" where queue = cast(? as varchar) order by"
                 + " dead_at asc, id asc fetch next ? rows only");
+        e.put("listReady",
+                "select id, priority, enqueued_at, visible_at, attempts, lease_token, claimed_at, headers, substring(payload from 1 for 256), octet_length(payload), group_key, last_error, (" + NOW + ") from \"sqlq_message\" where (queue = cast(? as varchar) and id > cast(? as bigint) and visible_at <= (" + NOW + ")) order by id asc fetch next ? rows only");
+        e.put("listDelayed",
+                "select id, priority, enqueued_at, visible_at, attempts, lease_token, claimed_at, headers, substring(payload from 1 for 256), octet_length(payload), group_key, last_error, (" + NOW + ") from \"sqlq_message\" where (queue = cast(? as varchar) and id > cast(? as bigint) and visible_at > (" + NOW + ") and lease_token is null) order by id asc fetch next ? rows only");
+        e.put("listInFlight",
+                "select id, priority, enqueued_at, visible_at, attempts, lease_token, claimed_at, headers, substring(payload from 1 for 256), octet_length(payload), group_key, last_error, (" + NOW + ") from \"sqlq_message\" where (queue = cast(? as varchar) and id > cast(? as bigint) and visible_at > (" + NOW + ") and lease_token is not null) order by id asc fetch next ? rows only");
+        e.put("messageById",
+                "select id, priority, enqueued_at, visible_at, attempts, lease_token, claimed_at, headers, substring(payload from 1 for 256), octet_length(payload), group_key, last_error, (" + NOW + ") from \"sqlq_message\" where (queue = cast(? as varchar) and id = cast(? as bigint))");
         e.put("deadSummaryById", "select id, priority, enqueued_at, attempts, headers, substring(payload from 1 for 256), reason,"
                 + " dead_at, group_key, octet_length(payload) from \"sqlq_dead_letter\" where (queue = cast(? as varchar) and id ="
                 + " cast(? as bigint))");
@@ -680,7 +704,7 @@ class SkipLockedStatementsTest {
         // the statements that take a queue name have it as their first bind (see SkipLockedBackend)
         Map<String, String> all = StatementDump.of(new SkipLockedStatements(d, "sqlq_"));
         for (String name : Set.of("stats", "listHistory", "listDead", "lockDeadIds", "lockDeadId", "listDeadSummaries", "deadSummaryById",
-                "requeueDead", "deleteDead", "purgeDead", "purgeMessages", "purgeHistory", "deleteQueue",
+                "listReady", "listDelayed", "listInFlight", "messageById", "requeueDead", "deleteDead", "purgeDead", "purgeMessages", "purgeHistory", "deleteQueue",
                 "deleteExpiredKey", "keyMessage", "deleteKeys",
                 d == SkipLockedDialect.H2 ? "claimCandidates" : "claimSelect")) {
             assertTrue(Pattern.compile("\\b(queue|name) = (cast\\()?\\?").matcher(all.get(name)).find(), d + " " + name);
@@ -734,6 +758,10 @@ class SkipLockedStatementsTest {
         binds.put("lockDeadId", 2);              // queue, id
         binds.put("listDeadSummaries", 2);       // queue, limit
         binds.put("deadSummaryById", 2);         // queue, id
+        binds.put("listReady", 3);               // queue, after id, limit
+        binds.put("listDelayed", 3);
+        binds.put("listInFlight", 3);
+        binds.put("messageById", 2);             // queue, id
         binds.put("requeueDead", 2);             // queue, id
         binds.put("requeueDeadGrouped", 2);      // queue, id
         binds.put("deleteDead", 2);              // queue, id

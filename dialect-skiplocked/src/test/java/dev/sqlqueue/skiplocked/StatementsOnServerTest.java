@@ -96,6 +96,10 @@ class StatementsOnServerTest {
         b.put("lockDeadIds", new Object[] {queue});
         b.put("listDeadSummaries", new Object[] {queue, 10});
         b.put("deadSummaryById", new Object[] {queue, id});
+        b.put("listReady", new Object[] {queue, 0L, 10});
+        b.put("listDelayed", new Object[] {queue, 0L, 10});
+        b.put("listInFlight", new Object[] {queue, 0L, 10});
+        b.put("messageById", new Object[] {queue, id});
         b.put("lockDeadId", new Object[] {queue, id});
         b.put("requeueDead", new Object[] {queue, id});
         b.put("requeueDeadGrouped", new Object[] {queue, id});
@@ -145,14 +149,15 @@ class StatementsOnServerTest {
         for (String s : List.of("insert", "insertReturning", "leaseUpdate", "deleteLeased", "deleteById", "historyLeased", "historyById",
                 "nackLeased", "nackById", "extend", "releaseLeased", "deadLetterLeased", "deadLetterById", "deleteQueue",
                 "rawInsert", "claimSelect", "claimCandidates", "stats", "listQueues", "notify", "leaseQueue",
-                "deleteByIds", "deleteLeasedByIds", "ackByClaim", "insertMany", "leaseClaim", "leaseUpdateByIds", "insertKey", "unclaim", "pauseQueue")) {
+                "deleteByIds", "deleteLeasedByIds", "ackByClaim", "insertMany", "leaseClaim", "leaseUpdateByIds", "insertKey", "unclaim", "pauseQueue",
+                "listReady", "listInFlight", "messageById")) {
             ROWS.put(s, 1);
         }
         for (String s : List.of("ensureQueue", "listHistory", "listDead", "lockDeadIds", "listDeadSummaries", "deadSummaryById",
                 "lockDeadId", "requeueDead", "requeueDeadGrouped", "deleteDead",
                 "purgeDead", "purgeHistory", "pruneHistoryAge", "historyCutoff", "pruneHistoryRows", "listen", "idArrayPlan",
                 "deleteExpiredKey", "setKeyMessage", "keyMessage", "deleteExpiredKeys", "deleteKeys", "oldestTransactions",
-                "resumeQueue", "queuePaused")) {
+                "resumeQueue", "queuePaused", "listDelayed")) {
             ROWS.put(s, 0);
         }
         ROWS.put("purgeMessages", 2);

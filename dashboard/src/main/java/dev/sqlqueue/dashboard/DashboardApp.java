@@ -6,6 +6,8 @@ import dev.sqlqueue.DeadLetter;
 import dev.sqlqueue.DeadLetterSummary;
 import dev.sqlqueue.HistoryEntry;
 import dev.sqlqueue.InvalidInputException;
+import dev.sqlqueue.MessageState;
+import dev.sqlqueue.MessageSummary;
 import dev.sqlqueue.QueueAdmin;
 import dev.sqlqueue.QueueName;
 import dev.sqlqueue.QueueStats;
@@ -31,7 +33,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Routes (below the mount point): {@code GET /} the page; {@code GET /static/...} its script, styles
  * and uPlot; {@code GET /api/overview}, {@code /api/series?queue=}, {@code /api/dead?queue=},
- * {@code /api/history?queue=[&id=]} JSON; {@code POST /api/requeue} and {@code POST /api/delete-dead} (form
+ * {@code /api/history?queue=[&id=]}, {@code /api/messages?queue=&state=ready|delayed|in-flight[&after=ID][&limit=N]}
+ * (a page of messages by id, payload previews only), {@code /api/message?queue=&id=} (one message: on its queue, or
+ * its dead letter, and its history rows) JSON; {@code POST /api/requeue} and {@code POST /api/delete-dead} (form
  * {@code queue}, {@code id}), {@code POST /api/requeue-all}, {@code POST /api/purge-dead}, {@code POST /api/pause} and
  * {@code POST /api/resume} (form {@code queue}). A queue that does not exist answers 404 naming the rule
  * {@code queue.exists}.
@@ -217,6 +221,8 @@ public final class DashboardApp implements AutoCloseable {
             case "/api/series" -> DashboardResponse.json(200, sampler.seriesJson(existing(req.query())));
             case "/api/dead" -> DashboardResponse.json(200, deadLetters(existing(req.query())));
             case "/api/history" -> DashboardResponse.json(200, history(existing(req.query()), req.query().get("id")));
+            case "/api/messages" -> messages(existing(req.query()), req.query());
+            case "/api/message" -> message(existing(req.query()), id(req.query().get("id")));
             default -> ACTIONS.contains(path)
                     ? DashboardResponse.error(405, "changes need a POST").withHeader("Allow", "POST")
                     : DashboardResponse.error(404, "not found");
@@ -395,6 +401,101 @@ public final class DashboardApp implements AutoCloseable {
                     .member("outcome", h.outcome()).member("detail", h.detail()).endObject();
         }
         return j.endArray().endObject().toString();
+    }
+
+    /** A page of the queue's messages in one state; 409 with the reason where the backend cannot list them. */
+    private DashboardResponse messages(QueueName q, Map<String, String> query) {
+        Capabilities caps = capabilities();
+        if (caps != null && !caps.has(Capability.BROWSE)) {
+            return DashboardResponse.error(409, caps.whyAbsent(Capability.BROWSE));
+        }
+        String s = query.getOrDefault("state", "ready");
+        MessageState state = switch (s) {
+            case "ready" -> MessageState.READY;
+            case "delayed" -> MessageState.DELAYED;
+            case "in-flight" -> MessageState.IN_FLIGHT;
+            default -> throw new InvalidInputException("dashboard.state", "state is ready, delayed or in-flight, was '" + s + "'");
+        };
+        long after = query.containsKey("after") ? id(query.get("after")) : 0;
+        int limit = query.containsKey("limit") ? (int) Math.max(1, Math.min(options.listLimit(), id(query.get("limit"))))
+                : Math.min(20, options.listLimit());
+        List<MessageSummary> page = admin.messages(q, state, after, limit);
+        Json j = new Json().beginObject().member("queue", q.value()).member("state", s).member("after", after)
+                .member("limit", limit);
+        j.name("messages").beginArray();
+        for (MessageSummary m : page) {
+            message(j, m);
+        }
+        j.endArray();
+        j.name("next");
+        if (page.size() == limit) {
+            j.value(page.get(page.size() - 1).messageId());
+        } else {
+            j.value((String) null);
+        }
+        return DashboardResponse.json(200, j.endObject().toString());
+    }
+
+    private void message(Json j, MessageSummary m) {
+        j.beginObject().member("id", m.messageId()).member("state", m.state().name().toLowerCase(java.util.Locale.ROOT)
+                        .replace('_', '-')).member("priority", m.priority()).member("attempts", m.attempts())
+                .member("enqueuedAt", m.enqueuedAt()).member("visibleAt", m.visibleAt()).member("millisLeft", m.millisLeft())
+                .member("readAt", m.readAt())
+                // a 64-bit token does not fit a JavaScript number: sent as text
+                .member("leaseToken", m.leaseToken() == null ? null : m.leaseToken().toString())
+                .member("claimedAt", m.claimedAt()).member("group", m.group()).member("lastError", m.lastError())
+                .member("headers", m.headers());
+        if (m.headers().isEmpty() && m.rawHeaders() != null && !m.rawHeaders().isEmpty()) {
+            j.member("rawHeaders", m.rawHeaders());
+        }
+        payload(j, m.payloadPreview(), m.payloadBytes());
+        j.endObject();
+    }
+
+    private void payload(Json j, byte[] preview, long bytes) {
+        if (options.payloadPreview()) {
+            PayloadPreview p = PayloadPreview.of(preview, bytes, options.previewChars());
+            j.name("payload").beginObject().member("kind", p.kind()).member("preview", p.preview())
+                    .member("truncated", p.truncated()).member("bytes", p.bytes()).endObject();
+        } else {
+            j.member("payloadBytes", bytes);
+        }
+    }
+
+    /** One message: on its queue (where the backend can browse), else its dead letter; and its history rows. */
+    private DashboardResponse message(QueueName q, long id) {
+        Capabilities caps = capabilities();
+        boolean browse = caps == null || caps.has(Capability.BROWSE);
+        java.util.Optional<MessageSummary> onQueue = browse ? admin.message(q, id) : java.util.Optional.empty();
+        List<DeadLetterSummary> dead = onQueue.isPresent() ? List.of() : admin.deadLetterSummaries(q, List.of(id));
+        List<HistoryEntry> rows = admin.history(q, HISTORY_SEARCH_ROWS).stream().filter(h -> h.messageId() == id).toList();
+        if (onQueue.isEmpty() && dead.isEmpty() && rows.isEmpty()) {
+            return DashboardResponse.error(404, "no message " + id + " on queue '" + q.value() + "', among its dead letters"
+                    + " or in its newest " + HISTORY_SEARCH_ROWS + " history rows");
+        }
+        Json j = new Json().beginObject().member("queue", q.value()).member("id", id)
+                .member("where", onQueue.isPresent() ? "queue" : !dead.isEmpty() ? "dead" : "history")
+                .member("browse", browse);
+        if (onQueue.isPresent()) {
+            j.name("message");
+            message(j, onQueue.get());
+        }
+        if (!dead.isEmpty()) {
+            DeadLetterSummary d = dead.get(0);
+            j.name("dead").beginObject().member("id", d.messageId()).member("attempts", d.attempts()).member("reason", d.reason())
+                    .member("enqueuedAt", d.enqueuedAt()).member("deadAt", d.deadAt()).member("group", d.group())
+                    .member("headers", d.headers());
+            payload(j, d.payloadPreview(), d.payloadBytes());
+            j.endObject();
+        }
+        j.name("history").beginArray();
+        for (HistoryEntry h : rows) {
+            j.beginObject().member("id", h.messageId()).member("enqueuedAt", h.enqueuedAt())
+                    .member("startedAt", h.startedAt()).member("finishedAt", h.finishedAt())
+                    .member("durationMillis", h.durationMillis()).member("attempts", h.attempts())
+                    .member("outcome", h.outcome()).member("detail", h.detail()).endObject();
+        }
+        return DashboardResponse.json(200, j.endArray().endObject().toString());
     }
 
     /** Stops the chart sampler; the queue client stays open (it belongs to the caller). */

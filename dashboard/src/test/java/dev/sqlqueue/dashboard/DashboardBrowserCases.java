@@ -11,6 +11,8 @@ import dev.sqlqueue.ConsumeRequest;
 import dev.sqlqueue.DeadLetterSummary;
 import dev.sqlqueue.Delivery;
 import dev.sqlqueue.Message;
+import dev.sqlqueue.MessageState;
+import dev.sqlqueue.MessageSummary;
 import dev.sqlqueue.QueueConfig;
 import dev.sqlqueue.HistoryEntry;
 import dev.sqlqueue.QueueName;
@@ -50,6 +52,7 @@ import org.openqa.selenium.OutputType;
 import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.support.ui.Select;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
@@ -509,5 +512,135 @@ abstract class DashboardBrowserCases {
             assertEquals(409, r.statusCode(), r.body());
             assertFalse(client.isPaused(Workload.ORDERS), "nothing changed");
         }
+    }
+
+    private List<WebElement> messageRows() {
+        return driver.findElements(By.cssSelector("#messages tbody tr"));
+    }
+
+    private List<String> shownPayloads() {
+        return messageRows().stream().map(r -> r.findElement(By.cssSelector("pre.payload")).getText()).toList();
+    }
+
+    @Test
+    @Order(10)
+    void inFlightReadyAndDelayedMessagesPagedWithFilters() throws IOException {
+        login();
+        select(Workload.ORDERS);
+        Select state = new Select(driver.findElement(By.id("messages-state")));
+        state.selectByValue("in-flight");
+        waitFor(() -> messageRows().size() == 2 && messageRows().stream().allMatch(r -> "in-flight".equals(r.getAttribute("data-state"))));
+        List<MessageSummary> inFlight = client.messages(Workload.ORDERS, MessageState.IN_FLIGHT, 0, 10);
+        assertEquals(2, inFlight.size());
+        for (MessageSummary m : inFlight) {
+            WebElement tr = driver.findElement(By.cssSelector("#messages tr[data-id='" + m.messageId() + "']"));
+            assertEquals("1", col(tr, "attempts"));
+            assertTrue(col(tr, "lease").startsWith(m.leaseToken() + " since "), "the holder's lease token: " + col(tr, "lease"));
+            long left = Long.parseLong(tr.findElement(By.cssSelector("td[data-col='left']")).getAttribute("data-ms"));
+            assertTrue(left > 0 && left <= Duration.ofMinutes(10).toMillis(), "lease left " + left + " ms of a 10-minute lease");
+            assertTrue(col(tr, "left").matches("\\d+ m \\d\\d s"), col(tr, "left"));
+        }
+        assertEquals(List.of("in-flight-1", "in-flight-2"), shownPayloads());
+        screenshot("dashboard-in-flight");
+
+        // ready, 5 a page: the workload's 7 ready messages on two pages, by id
+        new Select(driver.findElement(By.id("messages-page-size"))).selectByValue("5");
+        state.selectByValue("ready");
+        waitFor(() -> shownPayloads().equals(List.of("ready-0", "ready-1", "ready-2", "ready-3", "ready-4")));
+        assertTrue(driver.findElement(By.id("messages-next")).isEnabled());
+        driver.findElement(By.id("messages-next")).click();
+        waitFor(() -> shownPayloads().equals(List.of("ready-5", "ready-6")));
+        assertFalse(driver.findElement(By.id("messages-next")).isEnabled(), "the last page");
+        assertEquals("-", col(messageRows().get(0), "left"), "a ready message has no lease");
+        driver.findElement(By.id("messages-first")).click();
+        waitFor(() -> shownPayloads().size() == 5 && shownPayloads().get(0).equals("ready-0"));
+
+        // delayed: an hour away, no lease
+        state.selectByValue("delayed");
+        waitFor(() -> shownPayloads().equals(List.of("later-0", "later-1", "later-2")));
+        for (WebElement tr : messageRows()) {
+            assertEquals("-", col(tr, "lease"));
+            assertEquals("0", col(tr, "attempts"));
+        }
+        QueueStats s = client.stats(Workload.ORDERS);
+        assertEquals(List.of(7L, 3L, 2L), List.of(s.ready(), s.delayed(), s.inFlight()), "as stats() counts them");
+    }
+
+    @Test
+    @Order(11)
+    void aMessagePageShowsHeadersPayloadPreviewAttemptsAndHistory() throws IOException {
+        login();
+        select(Workload.ORDERS);
+        new Select(driver.findElement(By.id("messages-state"))).selectByValue("in-flight");
+        MessageSummary held = client.messages(Workload.ORDERS, MessageState.IN_FLIGHT, 0, 1).get(0);
+        By link = By.cssSelector("#messages tr[data-id='" + held.messageId() + "'] a.message-link");
+        waitFor(() -> !driver.findElements(link).isEmpty());
+        driver.findElement(link).click();
+        waitFor(() -> driver.findElement(By.id("message-detail")).isDisplayed()
+                && "in flight".equals(driver.findElement(By.id("message-where")).getText()));
+        assertTrue(driver.getCurrentUrl().endsWith("#queue=orders&message=" + held.messageId()), driver.getCurrentUrl());
+        assertEquals("1", field("attempts"));
+        assertEquals(String.valueOf(held.leaseToken()), field("lease token (holder)"));
+        assertEquals("in-flight-1", driver.findElement(By.id("message-payload")).getText());
+        assertTrue(driver.findElement(By.id("message-no-history")).isDisplayed(), "not processed yet");
+        screenshot("dashboard-message");
+
+        // a dead letter: its reason and headers as text, a preview of its payload only
+        driver.get(base + "#queue=orders&message=" + workload.xssId);
+        waitFor(() -> "dead letter".equals(driver.findElement(By.id("message-where")).getText()));
+        assertEquals(Workload.XSS_REASON, field("reason"));
+        assertEquals(Workload.XSS_PAYLOAD, driver.findElement(By.id("message-payload")).getText());
+        assertTrue(driver.findElements(By.cssSelector("#message-headers li")).stream().map(WebElement::getText).toList()
+                .contains("note: " + Workload.XSS_HEADER));
+        assertNull(((JavascriptExecutor) driver).executeScript("return window.__xss === undefined ? null : window.__xss;"),
+                "no script from a payload, header or reason ran");
+        assertEquals(1, driver.findElements(By.cssSelector("#message-history tbody tr")).size(), "its dead-lettering");
+        driver.get(base + "#queue=orders&message=" + workload.longTextId);
+        waitFor(() -> driver.findElement(By.id("message-payload-kind")).getText().contains("2000 bytes, truncated"));
+        assertEquals("x".repeat(DeadLetterSummary.PREVIEW_BYTES), driver.findElement(By.id("message-payload")).getText(),
+                "the preview of the first bytes, not the whole payload");
+
+        // a processed message: its history rows
+        driver.get(base + "#queue=orders&message=" + workload.firstAckedId);
+        waitFor(() -> "processed".equals(driver.findElement(By.id("message-where")).getText()));
+        WebElement h = driver.findElement(By.cssSelector("#message-history tbody tr"));
+        assertEquals("acked", col(h, "outcome"));
+        assertEquals("shipped", col(h, "detail"));
+        driver.findElement(By.id("message-back")).click();
+        waitFor(() -> driver.findElement(By.id("queue-detail")).isDisplayed());
+    }
+
+    private String field(String name) {
+        return driver.findElement(By.cssSelector("#message-fields tr[data-field='" + name + "'] td")).getText();
+    }
+
+    @Test
+    @Order(12)
+    void oneTimeZoneOnEveryPartOfThePageChosenByTheViewer() throws IOException {
+        login();
+        select(Workload.ORDERS);
+        HistoryEntry newest = client.history(Workload.ORDERS, 1).get(0);
+        By firstStart = By.cssSelector("#history tbody tr td[data-col='start']");
+        waitFor(() -> !driver.findElements(firstStart).isEmpty());
+        java.time.format.DateTimeFormatter f = java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS");
+        assertEquals(f.format(newest.startedAt().atZone(java.time.ZoneOffset.UTC)), driver.findElement(firstStart).getText(), "UTC first");
+        assertTrue(driver.findElements(By.cssSelector(".tz")).stream().allMatch(e -> e.getAttribute("textContent").equals("(UTC)")),
+                "every heading names UTC, also those of parts not shown");
+
+        new Select(driver.findElement(By.id("tz"))).selectByValue("local");
+        java.time.ZoneId zone = java.time.ZoneId.of(Browser.BROWSER_ZONE);
+        String local = f.format(newest.startedAt().atZone(zone));
+        waitFor(() -> driver.findElement(firstStart).getText().equals(local));
+        assertEquals(List.of("(" + Browser.BROWSER_ZONE + ")"), driver.findElements(By.cssSelector(".tz")).stream()
+                .map(e -> e.getAttribute("textContent")).distinct().toList(), "every heading names the one zone");
+        WebElement dead = driver.findElement(By.cssSelector("#dead tr[data-id='" + workload.xssId + "'] td[data-col='deadAt']"));
+        assertEquals(f.format(client.deadLetterSummaries(Workload.ORDERS, 10).stream().filter(d -> d.messageId() == workload.xssId)
+                .findFirst().orElseThrow().deadAt().atZone(zone)), dead.getText(), "dead letters in the same zone");
+        screenshot("dashboard-time-zone");
+
+        driver.navigate().refresh(); // the choice is kept by this browser
+        waitFor(() -> !driver.findElements(firstStart).isEmpty() && driver.findElement(firstStart).getText().equals(local));
+        new Select(driver.findElement(By.id("tz"))).selectByValue("UTC");
+        waitFor(() -> driver.findElement(firstStart).getText().equals(f.format(newest.startedAt().atZone(java.time.ZoneOffset.UTC))));
     }
 }

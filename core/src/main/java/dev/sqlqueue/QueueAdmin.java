@@ -184,4 +184,19 @@ public interface QueueAdmin {
     default java.util.Optional<MessageSummary> message(QueueName queue, long messageId) {
         throw new UnsupportedCapabilityException(Capability.BROWSE, getClass().getSimpleName());
     }
+
+    /**
+     * The queue's history rows that finished at {@code from} or later, counted per bucket of {@code bucket} width
+     * (buckets start at multiples of the width since the epoch), oldest first; buckets without rows are left out. One
+     * aggregate query on the history table, through its (queue, finished_at) index; meant for charts over hours or days.
+     * Thread-safe.
+     *
+     * @throws InvalidInputException (rule {@code history-buckets.range}) unless the width is 1 s..1 day and
+     *     {@code from} lies within 400 days before now (JVM clock) and is not null
+     * @throws UnsupportedCapabilityException where the backend keeps no history ({@link Capability#HISTORY}) or cannot
+     *     count it in buckets (this default)
+     */
+    default List<HistoryBucket> historyBuckets(QueueName queue, java.time.Instant from, java.time.Duration bucket) {
+        throw new UnsupportedCapabilityException(Capability.HISTORY, getClass().getSimpleName(), "history buckets");
+    }
 }

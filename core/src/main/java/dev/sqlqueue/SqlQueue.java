@@ -512,6 +512,20 @@ public final class SqlQueue implements QueueClient {
     }
 
     @Override
+    public List<HistoryBucket> historyBuckets(QueueName queue, java.time.Instant from, Duration bucket) {
+        QueueName q = q(queue);
+        if (from == null || bucket == null || bucket.compareTo(Duration.ofSeconds(1)) < 0 || bucket.compareTo(Duration.ofDays(1)) > 0
+                || from.isBefore(java.time.Instant.now().minus(Duration.ofDays(400)))) {
+            throw new InvalidInputException("history-buckets.range", "buckets are 1 s..1 day wide and start within the last"
+                    + " 400 days, were " + bucket + " from " + from);
+        }
+        if (!caps.has(Capability.HISTORY)) {
+            throw new UnsupportedCapabilityException(Capability.HISTORY, caps.backend());
+        }
+        return backend.historyBuckets(q, from, bucket);
+    }
+
+    @Override
     public List<OpenTransaction> oldestTransactions(int limit) {
         if (limit < 1 || limit > MAX_OPEN_TRANSACTIONS) {
             throw new InvalidInputException("limit.range", "limit must be 1.." + MAX_OPEN_TRANSACTIONS + ", was " + limit);

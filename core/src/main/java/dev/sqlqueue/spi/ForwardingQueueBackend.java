@@ -234,6 +234,11 @@ public abstract class ForwardingQueueBackend implements QueueBackend {
     }
 
     @Override
+    public List<dev.sqlqueue.HistoryBucket> historyBuckets(QueueName queue, java.time.Instant from, Duration bucket) {
+        return delegate.historyBuckets(queue, from, bucket);
+    }
+
+    @Override
     public boolean pause(QueueName queue) {
         return delegate.pause(queue);
     }

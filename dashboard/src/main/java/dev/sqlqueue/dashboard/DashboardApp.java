@@ -218,7 +218,7 @@ public final class DashboardApp implements AutoCloseable {
         }
         return switch (path) {
             case "/api/overview" -> DashboardResponse.json(200, overview());
-            case "/api/series" -> DashboardResponse.json(200, sampler.seriesJson(existing(req.query())));
+            case "/api/series" -> series(existing(req.query()), req.query().getOrDefault("range", "1h"));
             case "/api/dead" -> DashboardResponse.json(200, deadLetters(existing(req.query())));
             case "/api/history" -> DashboardResponse.json(200, history(existing(req.query()), req.query().get("id")));
             case "/api/messages" -> messages(existing(req.query()), req.query());
@@ -401,6 +401,79 @@ public final class DashboardApp implements AutoCloseable {
                     .member("outcome", h.outcome()).member("detail", h.detail()).endObject();
         }
         return j.endArray().endObject().toString();
+    }
+
+    /** The chart ranges read from the history table, with their bucket widths. */
+    static final Map<String, java.time.Duration[]> RANGES = Map.of(
+            "24h", new java.time.Duration[] {java.time.Duration.ofHours(24), java.time.Duration.ofMinutes(5)},
+            "7d", new java.time.Duration[] {java.time.Duration.ofDays(7), java.time.Duration.ofHours(1)});
+    /** How long a long range's series is reused before the history table is read again. */
+    static final long RANGE_CACHE_MS = 30_000;
+    private final Map<String, Object[]> rangeCache = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * The charts' data: the last hour from the in-process sampler ({@code 1h}), or 24 h in 5-minute buckets and 7 days in
+     * 1-hour buckets counted by the history table ({@link QueueAdmin#historyBuckets}, read at most every 30 s per queue
+     * and range), with the mean enqueue-to-ack latency instead of percentiles.
+     */
+    private DashboardResponse series(QueueName q, String range) {
+        if (range.equals("1h")) {
+            return DashboardResponse.json(200, sampler.seriesJson(q));
+        }
+        java.time.Duration[] r = RANGES.get(range);
+        if (r == null) {
+            throw new InvalidInputException("dashboard.range", "range is 1h, 24h or 7d, was '" + range + "'");
+        }
+        String key = q.value() + " " + range;
+        Object[] cached = rangeCache.get(key);
+        long nowMs = System.currentTimeMillis();
+        if (cached != null && nowMs - (Long) cached[0] < RANGE_CACHE_MS) {
+            return DashboardResponse.json(200, (String) cached[1]);
+        }
+        long width = r[1].toMillis();
+        long last = Math.floorDiv(nowMs, width) * width;
+        long first = last - (r[0].toMillis() / width - 1) * width;
+        Map<Long, dev.sqlqueue.HistoryBucket> byStart = new java.util.HashMap<>();
+        String unavailable = null;
+        try {
+            for (dev.sqlqueue.HistoryBucket b : admin.historyBuckets(q, java.time.Instant.ofEpochMilli(first), r[1])) {
+                byStart.put(b.start().toEpochMilli(), b);
+            }
+        } catch (dev.sqlqueue.UnsupportedCapabilityException e) {
+            unavailable = e.getMessage();
+        }
+        Json j = new Json().beginObject().member("range", range).member("bucketSeconds", width / 1000)
+                .member("sampled", unavailable == null);
+        if (unavailable != null) {
+            j.member("unavailable", unavailable);
+        }
+        long total = 0;
+        List<String> names = List.of("t", "acked", "dead", "mean");
+        for (String name : names) {
+            j.name(name).beginArray();
+            for (long t = first; t <= last; t += width) {
+                dev.sqlqueue.HistoryBucket b = byStart.get(t);
+                switch (name) {
+                    case "t" -> j.value(t / 1000);
+                    case "acked" -> j.value(b == null ? 0.0 : b.acked() * 1000.0 / width);
+                    case "dead" -> j.value(b == null ? 0.0 : b.deadLettered() * 1000.0 / width);
+                    default -> {
+                        if (b == null || b.meanAckLatencyMillis() == null) {
+                            j.value((String) null);
+                        } else {
+                            j.value(b.meanAckLatencyMillis().doubleValue());
+                        }
+                    }
+                }
+                if (name.equals("t") && b != null) {
+                    total += b.acked() + b.deadLettered();
+                }
+            }
+            j.endArray();
+        }
+        String json = j.member("processed", total).endObject().toString();
+        rangeCache.put(key, new Object[] {nowMs, json});
+        return DashboardResponse.json(200, json);
     }
 
     /** A page of the queue's messages in one state; 409 with the reason where the backend cannot list them. */

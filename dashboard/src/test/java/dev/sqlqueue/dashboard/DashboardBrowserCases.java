@@ -643,4 +643,51 @@ abstract class DashboardBrowserCases {
         new Select(driver.findElement(By.id("tz"))).selectByValue("UTC");
         waitFor(() -> driver.findElement(firstStart).getText().equals(f.format(newest.startedAt().atZone(java.time.ZoneOffset.UTC))));
     }
+
+    @Test
+    @Order(13)
+    @SuppressWarnings("unchecked")
+    void chartRangesOf1Hour24HoursAnd7DaysFromTheHistory() throws IOException {
+        login();
+        select(Workload.ORDERS);
+        List<HistoryEntry> rows = client.history(Workload.ORDERS, 100);
+        for (String[] r : List.of(new String[] {"24h", "300", "288"}, new String[] {"7d", "3600", "168"})) {
+            driver.findElement(By.cssSelector("#chart-ranges button[data-range='" + r[0] + "']")).click();
+            waitFor(() -> r[0].equals(driver.findElement(By.id("chart-note")).getAttribute("data-range")));
+            assertEquals(String.valueOf(rows.size()), driver.findElement(By.id("chart-note")).getAttribute("data-processed-range"));
+            assertTrue(driver.findElement(By.id("caption-latency")).getText().contains("mean per bucket"));
+            Map<String, Object> series = (Map<String, Object>) ((JavascriptExecutor) driver).executeAsyncScript(
+                    "const done = arguments[arguments.length - 1];"
+                            + "fetch('api/series?queue=orders&range=" + r[0] + "').then(x => x.json()).then(done);");
+            long width = Long.parseLong(r[1]);
+            List<Number> t = (List<Number>) series.get("t");
+            assertEquals(Integer.parseInt(r[2]), t.size(), r[0] + " buckets");
+            Map<Long, List<Long>> acked = new TreeMap<>();
+            Map<Long, Integer> dead = new TreeMap<>();
+            for (HistoryEntry h : rows) {
+                long bucket = Math.floorDiv(h.finishedAt().toEpochMilli(), width * 1000) * width;
+                if (h.outcome().equals("acked")) {
+                    acked.computeIfAbsent(bucket, k -> new ArrayList<>()).add(h.finishedAt().toEpochMilli() - h.enqueuedAt().toEpochMilli());
+                } else {
+                    dead.merge(bucket, 1, Integer::sum);
+                }
+            }
+            for (int i = 0; i < t.size(); i++) {
+                long bucket = t.get(i).longValue();
+                List<Long> l = acked.getOrDefault(bucket, List.of());
+                assertEquals(l.size() / (double) width, ((List<Number>) series.get("acked")).get(i).doubleValue(), 1e-9, r[0] + " acked at " + bucket);
+                assertEquals(dead.getOrDefault(bucket, 0) / (double) width, ((List<Number>) series.get("dead")).get(i).doubleValue(), 1e-9);
+                Number mean = ((List<Number>) series.get("mean")).get(i);
+                if (l.isEmpty()) {
+                    assertNull(mean);
+                } else {
+                    assertEquals(l.stream().mapToLong(Long::longValue).average().orElseThrow(), mean.doubleValue(), 1e-6, "mean at " + bucket);
+                }
+            }
+        }
+        screenshot("dashboard-range-7d");
+        driver.findElement(By.cssSelector("#chart-ranges button[data-range='1h']")).click();
+        waitFor(() -> "1h".equals(driver.findElement(By.id("chart-note")).getAttribute("data-range")));
+        assertTrue(driver.findElement(By.id("caption-throughput")).getText().contains("last hour"));
+    }
 }

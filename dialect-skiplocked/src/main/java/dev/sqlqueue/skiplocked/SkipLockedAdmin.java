@@ -478,4 +478,31 @@ final class SkipLockedAdmin {
         }
         return out;
     }
+
+    List<dev.sqlqueue.HistoryBucket> historyBuckets(QueueName queue, Instant from, java.time.Duration bucket) {
+        long width = bucket.toMillis();
+        return inTransaction("count history", c -> {
+            java.util.TreeMap<Long, long[]> counts = new java.util.TreeMap<>();
+            java.util.Map<Long, Double> latency = new java.util.HashMap<>();
+            try (PreparedStatement ps = c.prepareStatement(sql.historyBuckets)) {
+                ps.setLong(1, width);
+                ps.setString(2, queue.value());
+                ps.setLong(3, from.toEpochMilli());
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        long b = rs.getLong(1);
+                        boolean acked = "acked".equals(rs.getString(2));
+                        counts.computeIfAbsent(b, k -> new long[2])[acked ? 0 : 1] += rs.getLong(3);
+                        if (acked) {
+                            latency.put(b, rs.getDouble(4));
+                        }
+                    }
+                }
+            }
+            List<dev.sqlqueue.HistoryBucket> out = new ArrayList<>();
+            counts.forEach((b, n) -> out.add(new dev.sqlqueue.HistoryBucket(Instant.ofEpochMilli(b * width), n[0], n[1],
+                    latency.get(b))));
+            return out;
+        });
+    }
 }

@@ -216,6 +216,11 @@ final class SkipLockedBackend implements QueueBackend {
     }
 
     @Override
+    public List<dev.sqlqueue.HistoryBucket> historyBuckets(QueueName queue, java.time.Instant from, java.time.Duration bucket) {
+        return admin.historyBuckets(queue, from, bucket);
+    }
+
+    @Override
     public boolean pause(QueueName queue) {
         return admin.pause(queue);
     }

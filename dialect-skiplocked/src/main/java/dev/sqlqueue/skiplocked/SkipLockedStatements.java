@@ -271,6 +271,12 @@ public final class SkipLockedStatements {
     public final String deleteExpiredKeys;
     /** (queue): the queue's deduplication keys (drop queue). */
     public final String deleteKeys;
+    /**
+     * (bucket ms, queue, from ms): the queue's history rows that finished at or after {@code from}, per bucket (the
+     * finish time divided by the width, floored) and outcome: bucket, outcome, rows, mean of finished_at - enqueued_at.
+     * Through the (queue, finished_at) index; the bucket is computed in a derived table so that its bind is written once.
+     */
+    public final String historyBuckets;
     /** (queue): pause the queue; inserts its row unless it is there (a concurrent duplicate is a unique-key error the caller takes for "already paused"). */
     public final String pauseQueue;
     /** (queue): resume the queue; deletes its row (count 1: it was paused). */
@@ -632,6 +638,9 @@ public final class SkipLockedStatements {
                     dsl.select(QUEUE, DEDUPE_KEY).from(dedupe).where(EXPIRES_AT.le(now)).orderBy(EXPIRES_AT).limit(limit))), dsl);
         };
         deleteKeys = sql(dsl.deleteFrom(dedupe).where(QUEUE.eq(queue)), dsl);
+        historyBuckets = "select b, outcome, count(*), avg(lat) from (select floor(finished_at / ?) as b, outcome,"
+                + " finished_at - enqueued_at as lat from " + quote(dialect, prefix + "history") + " where queue = ? and finished_at >= ?)"
+                + " t group by b, outcome order by b, outcome";
         Field<String> pausedQueue = field(unquotedName("queue"), SQLDataType.VARCHAR);
         pauseQueue = sql(dsl.insertInto(paused, pausedQueue, field(unquotedName("paused_at"), SQLDataType.BIGINT))
                 .select(dsl.select(queue, now).whereNotExists(dsl.selectOne().from(paused)

@@ -187,6 +187,10 @@ class SkipLockedStatementsTest {
                 "delete from \"sqlq_dedupe_key\" where (queue, dedupe_key) in (select queue, dedupe_key from \"sqlq_dedupe_key\" where expires_at <= (" + NOW + ") order by expires_at fetch next ? rows only)");
         e.put("deleteKeys",
                 "delete from \"sqlq_dedupe_key\" where queue = ?");
+        e.put("historyBuckets",
+                "select b, outcome, count(*), avg(lat) from (select floor(finished_at / ?) as b, outcome,"
+                + " finished_at - enqueued_at as lat from \"sqlq_history\" where queue = ? and finished_at >= ?)"
+                + " t group by b, outcome order by b, outcome");
         e.put("pauseQueue",
                 "insert into \"sqlq_paused_queue\" (queue, paused_at) select ?, (" + NOW + ") where not exists (select 1 as one from \"sqlq_paused_queue\" where queue = ?)");
         e.put("resumeQueue",
@@ -356,6 +360,10 @@ class SkipLockedStatementsTest {
                 "delete from `sqlq_dedupe_key` where expires_at <= (" + NOW + ") order by expires_at limit ?");
         e.put("deleteKeys",
                 "delete from `sqlq_dedupe_key` where queue = ?");
+        e.put("historyBuckets",
+                "select b, outcome, count(*), avg(lat) from (select floor(finished_at / ?) as b, outcome,"
+                + " finished_at - enqueued_at as lat from `sqlq_history` where queue = ? and finished_at >= ?)"
+                + " t group by b, outcome order by b, outcome");
         e.put("pauseQueue",
                 "insert into `sqlq_paused_queue` (queue, paused_at) select ?, (" + NOW + ") where not exists (select 1 as one from `sqlq_paused_queue` where queue = ?)");
         e.put("resumeQueue",
@@ -549,6 +557,10 @@ class SkipLockedStatementsTest {
                 "delete from \"sqlq_dedupe_key\" where (queue, dedupe_key) in (select queue, dedupe_key from \"sqlq_dedupe_key\" where expires_at <= (" + NOW + ") order by expires_at fetch next ? rows only)");
         e.put("deleteKeys",
                 "delete from \"sqlq_dedupe_key\" where queue = cast(? as varchar)");
+        e.put("historyBuckets",
+                "select b, outcome, count(*), avg(lat) from (select floor(finished_at / ?) as b, outcome,"
+                + " finished_at - enqueued_at as lat from \"sqlq_history\" where queue = ? and finished_at >= ?)"
+                + " t group by b, outcome order by b, outcome");
         e.put("pauseQueue",
                 "insert into \"sqlq_paused_queue\" (queue, paused_at) select cast(? as varchar), (" + NOW + ") where not exists (select 1 one from \"sqlq_paused_queue\" where queue = cast(? as varchar))");
         e.put("resumeQueue",
@@ -781,6 +793,7 @@ class SkipLockedStatementsTest {
         binds.put("keyMessage", 2);              // queue, key
         binds.put("deleteExpiredKeys", 1);       // limit
         binds.put("deleteKeys", 1);              // queue
+        binds.put("historyBuckets", 3);          // bucket ms, queue, from
         binds.put("pauseQueue", 2);              // queue, queue (NOT EXISTS)
         binds.put("resumeQueue", 1);             // queue
         binds.put("queuePaused", 1);             // queue

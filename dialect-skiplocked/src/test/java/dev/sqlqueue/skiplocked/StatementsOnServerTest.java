@@ -119,6 +119,7 @@ class StatementsOnServerTest {
         b.put("keyMessage", new Object[] {queue, "k"});
         b.put("deleteExpiredKeys", new Object[] {1000});
         b.put("deleteKeys", new Object[] {queue});
+        b.put("historyBuckets", new Object[] {60_000L, queue, 0L});
         b.put("pauseQueue", new Object[] {queue, queue});
         b.put("resumeQueue", new Object[] {queue});
         b.put("queuePaused", new Object[] {queue});
@@ -157,7 +158,7 @@ class StatementsOnServerTest {
                 "lockDeadId", "requeueDead", "requeueDeadGrouped", "deleteDead",
                 "purgeDead", "purgeHistory", "pruneHistoryAge", "historyCutoff", "pruneHistoryRows", "listen", "idArrayPlan",
                 "deleteExpiredKey", "setKeyMessage", "keyMessage", "deleteExpiredKeys", "deleteKeys", "oldestTransactions",
-                "resumeQueue", "queuePaused", "listDelayed")) {
+                "resumeQueue", "queuePaused", "listDelayed", "historyBuckets")) {
             ROWS.put(s, 0);
         }
         ROWS.put("purgeMessages", 2);

@@ -13,6 +13,7 @@
   let historySearch = null;   // message id searched, or null for the newest rows
   let charts = null;          // { queue, throughput, latency }
   let overview = null;        // the last overview shown
+  let range = '1h';           // the charts' range: 1h (sampled here), 24h or 7d (counted by the history table)
   let openMessage = null;     // id of the message whose page is shown, or null
   let messagesAfter = 0;      // the first page (0) or the id the shown page starts after
   const messagesPages = [];   // the "after" of the pages before, to go back to the first
@@ -157,18 +158,27 @@
   }
 
   function ensureCharts() {
-    if (charts && charts.queue === selected) return charts;
+    if (charts && charts.queue === selected && charts.range === range) return charts;
+    const long = range !== '1h';
+    const span = { '1h': 'last hour', '24h': 'last 24 hours', '7d': 'last 7 days' }[range];
+    const bucket = { '1h': '10 s', '24h': '5 min', '7d': '1 h' }[range];
+    $('caption-throughput').textContent = 'Throughput, messages/s (' + bucket + ' buckets, ' + span + ')';
+    $('caption-latency').textContent = 'Enqueue-to-ack latency, ms (' + (long ? 'mean per bucket, ' : '') + span + ')';
     $('chart-throughput').replaceChildren();
     $('chart-latency').replaceChildren();
     const w = Math.max(320, Math.min(640, Math.floor((document.body.clientWidth - 80) / 2)));
     charts = {
       queue: selected,
+      range: range,
       throughput: new uPlot(chartOpts('throughput', [
         { label: 'acked/s', stroke: '#1e7b34', fill: 'rgba(30,123,52,.12)' },
         { label: 'dead-lettered/s', stroke: '#c0392b' }], w), [[], [], []], $('chart-throughput')),
-      latency: new uPlot(chartOpts('latency', [
-        { label: 'p50 ms', stroke: '#2f6fde', spanGaps: false, points: { show: true, size: 5 } },
-        { label: 'p95 ms', stroke: '#8e44ad', spanGaps: false, points: { show: true, size: 5 } }], w), [[], [], []], $('chart-latency')),
+      latency: long
+        ? new uPlot(chartOpts('latency', [
+          { label: 'mean ms', stroke: '#2f6fde', spanGaps: false, points: { show: true, size: 5 } }], w), [[], []], $('chart-latency'))
+        : new uPlot(chartOpts('latency', [
+          { label: 'p50 ms', stroke: '#2f6fde', spanGaps: false, points: { show: true, size: 5 } },
+          { label: 'p95 ms', stroke: '#8e44ad', spanGaps: false, points: { show: true, size: 5 } }], w), [[], [], []], $('chart-latency')),
     };
     return charts;
   }
@@ -176,15 +186,25 @@
   function renderSeries(s) {
     const c = ensureCharts();
     if (!s.sampled) {
-      $('chart-note').textContent = 'Waiting for the first sample.';
+      $('chart-note').textContent = s.unavailable ? 'This range is not available: ' + s.unavailable : 'Waiting for the first sample.';
       return;
     }
     c.throughput.setData([s.t, s.acked, s.dead]);
+    if (s.range) {
+      c.latency.setData([s.t, s.mean]);
+      const span = s.range === '24h' ? 'the last 24 hours' : 'the last 7 days';
+      $('chart-note').textContent = s.processed > 0 ? s.processed + ' messages processed in ' + span + ' (counted by the history table).'
+        : 'Nothing processed in ' + span + ' (the charts read the history, kept when history is on).';
+      $('chart-note').setAttribute('data-processed-range', String(s.processed));
+      $('chart-note').setAttribute('data-range', s.range);
+      return;
+    }
     c.latency.setData([s.t, s.p50, s.p95]);
     $('chart-note').textContent = s.processedLastHour > 0
       ? s.processedLastHour + ' messages processed in the last hour.'
       : 'Nothing processed in the last hour (the charts read the history, kept when history is on).';
     $('chart-note').setAttribute('data-processed-last-hour', String(s.processedLastHour));
+    $('chart-note').setAttribute('data-range', '1h');
   }
 
   function renderDead(data) {
@@ -426,7 +446,7 @@
       await part('overview', 'api/overview', renderQueues);
       if (selected) {
         const q = encodeURIComponent(selected);
-        await part('series', 'api/series?queue=' + q, renderSeries);
+        await part('series', 'api/series?queue=' + q + (range === '1h' ? '' : '&range=' + range), renderSeries);
         await part('dead', 'api/dead?queue=' + q, renderDead);
         await part('history', 'api/history?queue=' + q + (historySearch ? '&id=' + encodeURIComponent(historySearch) : ''), renderHistory);
         await part('messages', 'api/messages?queue=' + q + '&state=' + $('messages-state').value + '&limit='
@@ -496,6 +516,14 @@
     showMessage(Number(a.closest('tr').getAttribute('data-id')));
   });
   $('message-back').addEventListener('click', () => showMessage(null));
+  for (const b of document.querySelectorAll('#chart-ranges button.range')) {
+    b.addEventListener('click', () => {
+      range = b.dataset.range;
+      for (const o of document.querySelectorAll('#chart-ranges button.range')) o.classList.toggle('selected', o === b);
+      delete last.series;
+      refresh();
+    });
+  }
   $('tz').addEventListener('change', () => {
     tz = $('tz').value === 'local' ? 'local' : 'UTC';
     localStorage.setItem('sqlqueue.tz', tz);

@@ -374,6 +374,7 @@
       if (m.group) field('group', m.group);
       for (const k of Object.keys(m.headers)) headers.appendChild(el('li', k + ': ' + m.headers[k]));
       if (m.rawHeaders) headers.appendChild(el('li', 'undecodable: ' + m.rawHeaders));
+      if (!headers.children.length) headers.appendChild(el('li', 'none', { class: 'note' }));
       if (m.payload) {
         $('message-payload-kind').textContent = m.payload.kind + ', ' + m.payload.bytes + ' bytes'
           + (m.payload.truncated ? ', truncated (a preview of the first bytes only)' : '');
@@ -455,7 +456,7 @@
           await part('message', 'api/message?queue=' + q + '&id=' + openMessage, renderMessage, true);
         }
       }
-      status('updated ' + new Date().toLocaleTimeString());
+      status('updated ' + time(new Date().toISOString()).slice(11, 19) + ' ' + (tz === 'UTC' ? 'UTC' : localZone));
     } catch (e) {
       status('refresh failed: ' + e.message);
     } finally {

@@ -518,8 +518,11 @@ abstract class DashboardBrowserCases {
         return driver.findElements(By.cssSelector("#messages tbody tr"));
     }
 
+    /** The payload previews of the message rows, read in one script (one WebDriver call per poll). */
+    @SuppressWarnings("unchecked")
     private List<String> shownPayloads() {
-        return messageRows().stream().map(r -> r.findElement(By.cssSelector("pre.payload")).getText()).toList();
+        return (List<String>) ((JavascriptExecutor) driver).executeScript(
+                "return Array.from(document.querySelectorAll('#messages tbody tr pre.payload')).map(p => p.textContent);");
     }
 
     @Test
@@ -529,7 +532,8 @@ abstract class DashboardBrowserCases {
         select(Workload.ORDERS);
         Select state = new Select(driver.findElement(By.id("messages-state")));
         state.selectByValue("in-flight");
-        waitFor(() -> messageRows().size() == 2 && messageRows().stream().allMatch(r -> "in-flight".equals(r.getAttribute("data-state"))));
+        waitFor(() -> ((Number) ((JavascriptExecutor) driver).executeScript(
+                "return document.querySelectorAll('#messages tbody tr[data-state=in-flight]').length;")).intValue() == 2);
         List<MessageSummary> inFlight = client.messages(Workload.ORDERS, MessageState.IN_FLIGHT, 0, 10);
         assertEquals(2, inFlight.size());
         for (MessageSummary m : inFlight) {

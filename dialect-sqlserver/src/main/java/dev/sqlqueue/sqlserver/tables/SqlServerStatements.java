@@ -434,6 +434,18 @@ public final class SqlServerStatements {
         // Binds: 1 message id, 2 queue.
         all.put("requeueDeadLetter", PRELUDE + "DELETE FROM " + deadLetters + " WITH (ROWLOCK)" + requeue
                 + " WHERE [message_id] = ? AND [queue_name] = ?" + ROWCOUNT + ";");
+        // QueueAdmin.messages and message: the queue's messages by id, a payload preview only (issue 31), read uncommitted
+        // (NOLOCK) as stats are, so that a listing never waits for an open transactional claim. Binds of the lists: 1
+        // limit, 2 queue, 3 after id; of messageById: 1 id, 2 queue.
+        String browse = PRELUDE + "SELECT TOP (?) [id], [priority], [enqueued_at], [visible_at], [attempts], [lease_token],"
+                + " [started_at], [headers], SUBSTRING([payload], 1, " + dev.sqlqueue.DeadLetterSummary.PREVIEW_BYTES
+                + ") AS [payload_preview], DATALENGTH([payload]) AS [payload_bytes], [last_error], SYSUTCDATETIME() AS [now]"
+                + " FROM " + messages + " WITH (NOLOCK) WHERE [queue_name] = ? AND [id] > ? AND ";
+        all.put("listReady", browse + "[visible_at] <= SYSUTCDATETIME() ORDER BY [id];");
+        all.put("listDelayed", browse + "[visible_at] > SYSUTCDATETIME() AND [lease_token] IS NULL ORDER BY [id];");
+        all.put("listInFlight", browse + "[visible_at] > SYSUTCDATETIME() AND [lease_token] IS NOT NULL ORDER BY [id];");
+        all.put("messageById", browse.replace("SELECT TOP (?) ", "SELECT ").replace(" AND [id] > ? AND ", "")
+                .replace("WHERE [queue_name] = ?", "WHERE [id] = ? AND [queue_name] = ?") + ";");
         // QueueAdmin.deleteDeadLetters, one id at a time. Binds: 1 message id, 2 queue.
         all.put("deleteDeadLetter", PRELUDE + "DELETE FROM " + deadLetters + " WITH (ROWLOCK) WHERE [message_id] = ? AND [queue_name] = ?"
                 + ROWCOUNT + ";");

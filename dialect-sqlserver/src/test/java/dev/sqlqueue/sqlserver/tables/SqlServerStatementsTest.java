@@ -189,6 +189,17 @@ class SqlServerStatementsTest {
                 + "DROP TABLE IF EXISTS [dbo].[sqlq_dead_letters]; DROP TABLE IF EXISTS [dbo].[sqlq_history]; "
                 + "DROP TABLE IF EXISTS [dbo].[sqlq_queues]; DROP TABLE IF EXISTS [dbo].[sqlq_settings]; "
                 + "DROP TABLE IF EXISTS [dbo].[sqlq_schema_history];");
+        String browse = "SET NOCOUNT ON; SET XACT_ABORT ON; SELECT TOP (?) [id], [priority], [enqueued_at], [visible_at], [attempts],"
+                + " [lease_token], [started_at], [headers], SUBSTRING([payload], 1, 256) AS [payload_preview], DATALENGTH([payload])"
+                + " AS [payload_bytes], [last_error], SYSUTCDATETIME() AS [now] FROM [dbo].[sqlq_messages] WITH (NOLOCK)"
+                + " WHERE [queue_name] = ? AND [id] > ? AND ";
+        expected.put("listReady", browse + "[visible_at] <= SYSUTCDATETIME() ORDER BY [id];");
+        expected.put("listDelayed", browse + "[visible_at] > SYSUTCDATETIME() AND [lease_token] IS NULL ORDER BY [id];");
+        expected.put("listInFlight", browse + "[visible_at] > SYSUTCDATETIME() AND [lease_token] IS NOT NULL ORDER BY [id];");
+        expected.put("messageById", "SET NOCOUNT ON; SET XACT_ABORT ON; SELECT [id], [priority], [enqueued_at], [visible_at],"
+                + " [attempts], [lease_token], [started_at], [headers], SUBSTRING([payload], 1, 256) AS [payload_preview],"
+                + " DATALENGTH([payload]) AS [payload_bytes], [last_error], SYSUTCDATETIME() AS [now] FROM [dbo].[sqlq_messages]"
+                + " WITH (NOLOCK) WHERE [id] = ? AND [queue_name] = ?;");
         expected.put("deleteDeadLetter", "SET NOCOUNT ON; SET XACT_ABORT ON; DELETE FROM [dbo].[sqlq_dead_letters] WITH (ROWLOCK)"
                 + " WHERE [message_id] = ? AND [queue_name] = ?; SELECT @@ROWCOUNT AS [n];");
         // QueueAdmin.pause and resume (migration V4)

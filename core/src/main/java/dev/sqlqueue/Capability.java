@@ -34,6 +34,16 @@ public enum Capability {
      * clean-up of the queue's tables (PostgreSQL, MariaDB).
      */
     OLDEST_TRANSACTIONS("reporting the oldest open transactions"),
+    /**
+     * {@link QueueAdmin#pause} and {@link QueueAdmin#resume}: claims of every client on the database skip a paused
+     * queue (the claim statement itself checks it), while enqueues, acks and admin calls go on.
+     */
+    PAUSE("pausing and resuming a queue"),
+    /**
+     * {@link QueueAdmin#messages} and {@link QueueAdmin#message}: a queue's ready, delayed and in-flight messages can be
+     * listed, with payload previews only.
+     */
+    BROWSE("browsing a queue's messages"),
     /** Fault hook: the suite can kill a consumer's database session. */
     KILL_SESSION("killing a database session (fault hook)"),
     /** Fault hook: the suite can take the database away and bring it back. */

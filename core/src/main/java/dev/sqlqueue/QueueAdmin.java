@@ -62,6 +62,20 @@ public interface QueueAdmin {
      */
     long requeueDeadLetters(QueueName queue, List<Long> messageIds);
 
+    /**
+     * Delete the queue's dead letters among {@code messageIds} (1..10,000 ids) for good; ids that are no dead letter of
+     * the queue are skipped. One transaction. To delete them all, {@link #purgeDeadLetters}. Thread-safe.
+     *
+     * @return how many were deleted
+     * @throws InvalidInputException (rule {@code dlq.ids}) for null, an empty list, a null id or more than 10,000 ids
+     * @throws SqlQueueException when the backend cannot delete single dead letters (this default; the H2, PostgreSQL,
+     *     MariaDB and SQL Server queue-table backends can)
+     */
+    default long deleteDeadLetters(QueueName queue, List<Long> messageIds) {
+        throw new SqlQueueException("backend " + getClass().getSimpleName() + " cannot delete single dead letters;"
+                + " purgeDeadLetters deletes all of a queue's");
+    }
+
     /** Delete the queue's dead letters; returns how many. */
     long purgeDeadLetters(QueueName queue);
 
@@ -106,5 +120,83 @@ public interface QueueAdmin {
      */
     default java.util.List<OpenTransaction> oldestTransactions(int limit) {
         throw new UnsupportedCapabilityException(Capability.OLDEST_TRANSACTIONS, getClass().getSimpleName());
+    }
+
+    /**
+     * Pause the queue: from the moment this returns, no claim of any client of the database (any process) receives a
+     * message of it, in either claim mode, until {@link #resume}. Enqueues, acks, nacks, lease extensions, dead-letter
+     * requeues and statistics go on as before; messages already claimed stay with their holders. Idempotent (pausing a
+     * paused queue changes nothing). Stored in the database (a row or a flag the claim statement checks), so it
+     * survives restarts. Thread-safe.
+     *
+     * @return true if the queue was running and is now paused, false if it was already paused
+     * @throws InvalidInputException (rule {@code queue.exists}) for a queue that does not exist (through {@link SqlQueue})
+     * @throws UnsupportedCapabilityException when the backend does not declare {@link Capability#PAUSE}
+     */
+    default boolean pause(QueueName queue) {
+        throw new UnsupportedCapabilityException(Capability.PAUSE, getClass().getSimpleName());
+    }
+
+    /**
+     * Resume a paused queue: the next claims receive its messages again. Idempotent. Thread-safe.
+     *
+     * @return true if the queue was paused and now runs, false if it was not paused
+     * @throws InvalidInputException (rule {@code queue.exists}) for a queue that does not exist (through {@link SqlQueue})
+     * @throws UnsupportedCapabilityException when the backend does not declare {@link Capability#PAUSE}
+     */
+    default boolean resume(QueueName queue) {
+        throw new UnsupportedCapabilityException(Capability.PAUSE, getClass().getSimpleName());
+    }
+
+    /**
+     * Whether the queue is paused ({@link #pause}), as committed in the database now; false for a queue that does not
+     * exist. One query. Thread-safe.
+     *
+     * @throws UnsupportedCapabilityException when the backend does not declare {@link Capability#PAUSE}
+     */
+    default boolean isPaused(QueueName queue) {
+        throw new UnsupportedCapabilityException(Capability.PAUSE, getClass().getSimpleName());
+    }
+
+    /** The most messages {@link #messages} returns at once: 1,000. */
+    int MAX_MESSAGE_PAGE = 1_000;
+
+    /**
+     * A page of the queue's messages in {@code state}, by ascending id: those with an id above {@code afterId} (0 for the
+     * first page; the last id of a page for the next), at most {@code limit} (1..{@value #MAX_MESSAGE_PAGE}). Each carries
+     * a payload preview only ({@link MessageSummary}). A read at READ COMMITTED that takes no lock: claims and acks go on
+     * meanwhile, so a page is a snapshot of one moment. Thread-safe.
+     *
+     * @throws InvalidInputException (rule {@code limit.range}) for a limit outside 1..{@value #MAX_MESSAGE_PAGE}, rule
+     *     {@code messages.after} for a negative {@code afterId}, rule {@code messages.state} for a null state
+     * @throws UnsupportedCapabilityException when the backend does not declare {@link Capability#BROWSE}
+     */
+    default List<MessageSummary> messages(QueueName queue, MessageState state, long afterId, int limit) {
+        throw new UnsupportedCapabilityException(Capability.BROWSE, getClass().getSimpleName());
+    }
+
+    /**
+     * The queue's message of this id as {@link #messages} shows it, or empty when it is not on the queue (acked,
+     * dead-lettered or never there). Thread-safe.
+     *
+     * @throws UnsupportedCapabilityException when the backend does not declare {@link Capability#BROWSE}
+     */
+    default java.util.Optional<MessageSummary> message(QueueName queue, long messageId) {
+        throw new UnsupportedCapabilityException(Capability.BROWSE, getClass().getSimpleName());
+    }
+
+    /**
+     * The queue's history rows that finished at {@code from} or later, counted per bucket of {@code bucket} width
+     * (buckets start at multiples of the width since the epoch), oldest first; buckets without rows are left out. One
+     * aggregate query on the history table, through its (queue, finished_at) index; meant for charts over hours or days.
+     * Thread-safe.
+     *
+     * @throws InvalidInputException (rule {@code history-buckets.range}) unless the width is 1 s..1 day and
+     *     {@code from} lies within 400 days before now (JVM clock) and is not null
+     * @throws UnsupportedCapabilityException where the backend keeps no history ({@link Capability#HISTORY}) or cannot
+     *     count it in buckets (this default)
+     */
+    default List<HistoryBucket> historyBuckets(QueueName queue, java.time.Instant from, java.time.Duration bucket) {
+        throw new UnsupportedCapabilityException(Capability.HISTORY, getClass().getSimpleName(), "history buckets");
     }
 }

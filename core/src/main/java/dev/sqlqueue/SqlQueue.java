@@ -498,6 +498,18 @@ public final class SqlQueue implements QueueClient {
     }
 
     @Override
+    public long deleteDeadLetters(QueueName queue, List<Long> messageIds) {
+        if (messageIds == null || messageIds.isEmpty() || messageIds.size() > MAX_DEAD_LETTER_IDS
+                || messageIds.stream().anyMatch(java.util.Objects::isNull)) {
+            throw new InvalidInputException("dlq.ids", "message ids to delete must be 1.." + MAX_DEAD_LETTER_IDS
+                    + " ids without null (to delete all, purgeDeadLetters), was " + (messageIds == null ? "null"
+                    : messageIds.isEmpty() ? "empty" : messageIds.size() > MAX_DEAD_LETTER_IDS ? messageIds.size() + " ids"
+                    : "a list holding null"));
+        }
+        return backend.deleteDeadLetters(q(queue), List.copyOf(new java.util.TreeSet<>(messageIds)));
+    }
+
+    @Override
     public long purgeDeadLetters(QueueName queue) {
         return backend.purgeDeadLetters(q(queue));
     }
@@ -523,6 +535,20 @@ public final class SqlQueue implements QueueClient {
     }
 
     @Override
+    public List<HistoryBucket> historyBuckets(QueueName queue, java.time.Instant from, Duration bucket) {
+        QueueName q = q(queue);
+        if (from == null || bucket == null || bucket.compareTo(Duration.ofSeconds(1)) < 0 || bucket.compareTo(Duration.ofDays(1)) > 0
+                || from.isBefore(java.time.Instant.now().minus(Duration.ofDays(400)))) {
+            throw new InvalidInputException("history-buckets.range", "buckets are 1 s..1 day wide and start within the last"
+                    + " 400 days, were " + bucket + " from " + from);
+        }
+        if (!caps.has(Capability.HISTORY)) {
+            throw new UnsupportedCapabilityException(Capability.HISTORY, caps.backend());
+        }
+        return backend.historyBuckets(q, from, bucket);
+    }
+
+    @Override
     public List<OpenTransaction> oldestTransactions(int limit) {
         if (limit < 1 || limit > MAX_OPEN_TRANSACTIONS) {
             throw new InvalidInputException("limit.range", "limit must be 1.." + MAX_OPEN_TRANSACTIONS + ", was " + limit);
@@ -531,6 +557,69 @@ public final class SqlQueue implements QueueClient {
             throw new UnsupportedCapabilityException(Capability.OLDEST_TRANSACTIONS, caps.backend());
         }
         return backend.oldestTransactions(limit);
+    }
+
+    @Override
+    public List<MessageSummary> messages(QueueName queue, MessageState state, long afterId, int limit) {
+        QueueName q = q(queue);
+        if (limit < 1 || limit > MAX_MESSAGE_PAGE) {
+            throw new InvalidInputException("limit.range", "limit must be 1.." + MAX_MESSAGE_PAGE + ", was " + limit);
+        }
+        if (afterId < 0) {
+            throw new InvalidInputException("messages.after", "afterId must be 0 or more (0: the first page), was " + afterId);
+        }
+        if (state == null) {
+            throw new InvalidInputException("messages.state", "a message state must be given: READY, DELAYED or IN_FLIGHT");
+        }
+        if (!caps.has(Capability.BROWSE)) {
+            throw new UnsupportedCapabilityException(Capability.BROWSE, caps.backend());
+        }
+        return backend.messages(q, state, afterId, limit);
+    }
+
+    @Override
+    public java.util.Optional<MessageSummary> message(QueueName queue, long messageId) {
+        QueueName q = q(queue);
+        if (!caps.has(Capability.BROWSE)) {
+            throw new UnsupportedCapabilityException(Capability.BROWSE, caps.backend());
+        }
+        return backend.message(q, messageId);
+    }
+
+    @Override
+    public boolean pause(QueueName queue) {
+        return backend.pause(pausable(queue));
+    }
+
+    @Override
+    public boolean resume(QueueName queue) {
+        return backend.resume(pausable(queue));
+    }
+
+    @Override
+    public boolean isPaused(QueueName queue) {
+        QueueName q = q(queue);
+        if (!caps.has(Capability.PAUSE)) {
+            throw new UnsupportedCapabilityException(Capability.PAUSE, caps.backend());
+        }
+        return backend.isPaused(q); // one query: false for a queue that does not exist
+    }
+
+    /** The rule named when a pause, resume or pause check names a queue that does not exist. */
+    public static final String QUEUE_EXISTS_RULE = "queue.exists";
+
+    private QueueName pausable(QueueName queue) {
+        QueueName q = q(queue);
+        if (!caps.has(Capability.PAUSE)) {
+            throw new UnsupportedCapabilityException(Capability.PAUSE, caps.backend());
+        }
+        List<QueueName> known = backend.queues();
+        if (!known.contains(q)) {
+            throw new InvalidInputException(QUEUE_EXISTS_RULE, "no queue '" + q.value() + "' (create it first; queues: "
+                    + (known.isEmpty() ? "none" : known.stream().map(QueueName::value).collect(java.util.stream.Collectors.joining(", ")))
+                    + ")");
+        }
+        return q;
     }
 
     private static int limit(int limit) {

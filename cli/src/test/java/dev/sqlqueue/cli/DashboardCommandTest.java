@@ -92,7 +92,7 @@ class DashboardCommandTest {
             HttpResponse<String> ok = http.send(HttpRequest.newBuilder(URI.create(base + "api/overview"))
                     .header("Authorization", "Bearer " + TOKEN).build(), HttpResponse.BodyHandlers.ofString());
             assertEquals(200, ok.statusCode());
-            assertTrue(ok.body().contains("\"name\":\"jobs\",\"ready\":1"), ok.body());
+            assertTrue(ok.body().contains("\"name\":\"jobs\",\"paused\":false,\"ready\":1"), ok.body());
             assertTrue(ok.body().contains("\"readOnly\":true"), ok.body());
             HttpResponse<String> refused = http.send(HttpRequest.newBuilder(URI.create(base + "api/overview")).build(),
                     HttpResponse.BodyHandlers.ofString());

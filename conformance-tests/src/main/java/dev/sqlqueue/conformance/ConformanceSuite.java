@@ -17,7 +17,7 @@ import org.junit.jupiter.api.BeforeEach;
  * (C01..C21), grouped in {@link DeliveryCases}, {@link LeaseCases}, {@link ConcurrencyCases} and
  * {@link AdminCases}, plus C22 (message groups) in {@link GroupCases} and C23 (text outside the BMP) in
  * {@link TextCases}, C24..C26 (deduplication keys) in {@link DeduplicationCases}, and C27 (ack and claim in one call) in
- * {@link LeaseCases}. A backend's test class extends this, supplies its {@link ConformanceTarget} and a
+ * {@link LeaseCases}, and C28 (pause and resume) in {@link PauseCases}. A backend's test class extends this, supplies its {@link ConformanceTarget} and a
  * {@link ClaimMode}, and inherits every case. A case whose capability or fault hook is missing aborts
  * with an assumption naming what is missing, so it is reported as skipped, never as passed.
  *
@@ -25,7 +25,7 @@ import org.junit.jupiter.api.BeforeEach;
  * {@link ConformanceTarget#cleanUp}, also after a failure.
  */
 public abstract class ConformanceSuite implements SuiteContext, DeliveryCases, LeaseCases, ConcurrencyCases, AdminCases,
-        GroupCases, TextCases, DeduplicationCases {
+        GroupCases, TextCases, DeduplicationCases, PauseCases {
     /** The backend under test. Called once per case. */
     protected abstract ConformanceTarget target();
 

@@ -214,8 +214,43 @@ public abstract class ForwardingQueueBackend implements QueueBackend {
     }
 
     @Override
+    public long deleteDeadLetters(QueueName queue, List<Long> messageIds) {
+        return delegate.deleteDeadLetters(queue, messageIds);
+    }
+
+    @Override
     public long purgeDeadLetters(QueueName queue) {
         return delegate.purgeDeadLetters(queue);
+    }
+
+    @Override
+    public List<dev.sqlqueue.MessageSummary> messages(QueueName queue, dev.sqlqueue.MessageState state, long afterId, int limit) {
+        return delegate.messages(queue, state, afterId, limit);
+    }
+
+    @Override
+    public java.util.Optional<dev.sqlqueue.MessageSummary> message(QueueName queue, long messageId) {
+        return delegate.message(queue, messageId);
+    }
+
+    @Override
+    public List<dev.sqlqueue.HistoryBucket> historyBuckets(QueueName queue, java.time.Instant from, Duration bucket) {
+        return delegate.historyBuckets(queue, from, bucket);
+    }
+
+    @Override
+    public boolean pause(QueueName queue) {
+        return delegate.pause(queue);
+    }
+
+    @Override
+    public boolean resume(QueueName queue) {
+        return delegate.resume(queue);
+    }
+
+    @Override
+    public boolean isPaused(QueueName queue) {
+        return delegate.isPaused(queue);
     }
 
     @Override

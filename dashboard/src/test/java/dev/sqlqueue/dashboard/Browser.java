@@ -16,6 +16,8 @@ import org.openqa.selenium.chrome.ChromeOptions;
  */
 final class Browser {
     static final Path CHROMIUM = Path.of(System.getProperty("dashboard.chromium", "/usr/bin/chromium"));
+    /** The time zone the browser runs in: +09:00 all year, so it differs from UTC. */
+    static final String BROWSER_ZONE = "Asia/Tokyo";
     static final Path CHROMEDRIVER = Path.of(System.getProperty("webdriver.chrome.driver", "/usr/bin/chromedriver"));
 
     private Browser() {
@@ -41,8 +43,10 @@ final class Browser {
         options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
                 "--disable-dev-shm-usage", "--user-data-dir=" + profile, "--window-size=1400,1000");
+        // the browser's own time zone is not UTC, so that the page's choice between UTC and the browser's zone shows
         ChromeDriverService service = new ChromeDriverService.Builder()
-                .usingDriverExecutable(CHROMEDRIVER.toFile()).usingAnyFreePort().build();
+                .usingDriverExecutable(CHROMEDRIVER.toFile()).usingAnyFreePort()
+                .withEnvironment(java.util.Map.of("TZ", BROWSER_ZONE)).build();
         ChromeDriver driver = new ChromeDriver(service, options) {
             @Override
             public void quit() {

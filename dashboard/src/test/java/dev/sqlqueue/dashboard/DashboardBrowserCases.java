@@ -5,7 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sqlqueue.Capabilities;
+import dev.sqlqueue.Capability;
+import dev.sqlqueue.ConsumeRequest;
 import dev.sqlqueue.DeadLetterSummary;
+import dev.sqlqueue.Delivery;
+import dev.sqlqueue.Message;
+import dev.sqlqueue.MessageState;
+import dev.sqlqueue.MessageSummary;
+import dev.sqlqueue.QueueConfig;
 import dev.sqlqueue.HistoryEntry;
 import dev.sqlqueue.QueueName;
 import dev.sqlqueue.QueueStats;
@@ -13,6 +21,9 @@ import dev.sqlqueue.SqlQueue;
 import dev.sqlqueue.runtime.Outcome;
 import dev.sqlqueue.runtime.WorkerOptions;
 import dev.sqlqueue.runtime.WorkerPool;
+import dev.sqlqueue.spi.BackendDiscovery;
+import dev.sqlqueue.spi.ForwardingQueueBackend;
+import java.util.EnumSet;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -41,6 +52,7 @@ import org.openqa.selenium.OutputType;
 import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.support.ui.Select;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
@@ -55,6 +67,7 @@ abstract class DashboardBrowserCases {
     static final String TOKEN = "test-token-0123456789abcdef";
     private static final Duration WAIT = Duration.ofSeconds(15);
 
+    QueueConfig config;
     SqlQueue client;
     Workload workload;
     DashboardServer server;
@@ -70,7 +83,8 @@ abstract class DashboardBrowserCases {
 
     @BeforeAll
     void start() throws IOException {
-        client = SqlQueue.open(Databases.config(database()));
+        config = Databases.config(database());
+        client = SqlQueue.open(config);
         workload = Workload.load(client);
         server = DashboardServer.start(client, DashboardOptions.defaults().withToken(TOKEN)
                         .withRefresh(Duration.ofSeconds(1)).withSampleInterval(Duration.ofMillis(200)),
@@ -126,6 +140,26 @@ abstract class DashboardBrowserCases {
     private void twoRefreshes() {
         int now = refreshes();
         waitFor(() -> refreshes() >= now + 2);
+    }
+
+    /** Click {@code button}, then Confirm in the page's dialog. */
+    private void confirmed(By button) {
+        driver.findElement(button).click();
+        waitFor(() -> driver.findElement(By.id("confirm")).isDisplayed());
+        driver.findElement(By.id("confirm-ok")).click();
+        waitFor(() -> !driver.findElement(By.id("confirm")).isDisplayed());
+    }
+
+    private HttpResponse<String> post(String url, String path, String form, String csrf) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url + path))
+                .header("Content-Type", "application/x-www-form-urlencoded").POST(HttpRequest.BodyPublishers.ofString(form));
+        if (csrf != null) {
+            b.header(DashboardApp.CSRF_HEADER, csrf);
+        }
+        if (url.equals(base)) {
+            b.header("Authorization", "Bearer " + TOKEN);
+        }
+        return HttpClient.newHttpClient().send(b.build(), HttpResponse.BodyHandlers.ofString());
     }
 
     private void screenshot(String name) throws IOException {
@@ -360,7 +394,304 @@ abstract class DashboardBrowserCases {
                     .POST(HttpRequest.BodyPublishers.ofString("queue=orders")).build(), HttpResponse.BodyHandlers.ofString());
             assertEquals(403, r.statusCode(), r.body());
             assertEquals(3, client.stats(Workload.ORDERS).dead(), "nothing changed");
+            // no pause, resume or delete either: not shown, and refused by the server
+            assertTrue(driver.findElements(By.cssSelector("button.delete")).isEmpty(), "no delete buttons");
+            assertFalse(driver.findElement(By.id("pause-bar")).isDisplayed(), "no pause button");
+            assertEquals("running", driver.findElement(By.id("pause-state")).getText(), "the state is shown");
+            for (String[] action : List.of(new String[] {"api/pause", "queue=orders"},
+                    new String[] {"api/delete-dead", "queue=orders&id=" + workload.binaryId})) {
+                HttpResponse<String> refused = post(roBase, action[0], action[1], csrf);
+                assertEquals(403, refused.statusCode(), action[0] + ": " + refused.body());
+            }
+            assertFalse(client.isPaused(Workload.ORDERS), "nothing changed");
+            assertEquals(3, client.stats(Workload.ORDERS).dead(), "nothing changed");
         }
     }
 
+    @Test
+    @Order(6)
+    void aQueuePausedThroughThePageIsNotConsumedUntilResumed() throws IOException {
+        login();
+        client.enqueue(Workload.TRASH, Message.ofText("held-back"));
+        select(Workload.TRASH);
+        waitFor(() -> driver.findElement(By.id("pause")).isDisplayed());
+        assertEquals("running", driver.findElement(By.id("pause-state")).getText());
+        assertFalse(driver.findElement(By.id("resume")).isDisplayed());
+
+        confirmed(By.id("pause"));
+        waitFor(() -> client.isPaused(Workload.TRASH));
+        waitFor(() -> "paused".equals(col(row(Workload.TRASH), "state")));
+        waitFor(() -> driver.findElement(By.id("resume")).isDisplayed());
+        assertEquals("paused", driver.findElement(By.id("pause-state")).getText());
+        assertFalse(driver.findElement(By.id("pause")).isDisplayed());
+        assertEquals("running", col(row(Workload.ORDERS), "state"), "one queue only");
+        assertEquals(List.of(), client.consume(Workload.TRASH, ConsumeRequest.of(10)), "no claim while paused");
+        assertEquals(1, client.stats(Workload.TRASH).ready(), "the message waits");
+        screenshot("dashboard-paused");
+
+        confirmed(By.id("resume"));
+        waitFor(() -> !client.isPaused(Workload.TRASH));
+        waitFor(() -> "running".equals(col(row(Workload.TRASH), "state")));
+        List<Delivery> got = client.consume(Workload.TRASH, ConsumeRequest.of(10));
+        assertEquals(List.of("held-back"), got.stream().map(Delivery::text).toList(), "resumed: delivered");
+        client.ack(got.get(0).receipt());
+    }
+
+    @Test
+    @Order(7)
+    void oneDeadLetterDeletedThroughThePage() throws IOException {
+        login();
+        select(Workload.ORDERS);
+        By delete = By.cssSelector("#dead tr[data-id='" + workload.binaryId + "'] button.delete");
+        waitFor(() -> !driver.findElements(delete).isEmpty());
+
+        driver.findElement(delete).click(); // cancelled: nothing changes
+        waitFor(() -> driver.findElement(By.id("confirm")).isDisplayed());
+        assertTrue(driver.findElement(By.id("confirm-text")).getText().contains("Delete dead letter " + workload.binaryId));
+        driver.findElement(By.id("confirm-cancel")).click();
+        waitFor(() -> !driver.findElement(By.id("confirm")).isDisplayed());
+        twoRefreshes();
+        assertEquals(3, client.stats(Workload.ORDERS).dead(), "a cancelled confirmation changes nothing");
+
+        confirmed(delete);
+        waitFor(() -> client.stats(Workload.ORDERS).dead() == 2);
+        waitFor(() -> driver.findElements(By.cssSelector("#dead tbody tr")).size() == 2);
+        assertTrue(driver.findElements(By.cssSelector("#dead tr[data-id='" + workload.binaryId + "']")).isEmpty());
+        assertEquals(List.of(workload.xssId, workload.longTextId), client.deadLetterSummaries(Workload.ORDERS, 10).stream()
+                .map(DeadLetterSummary::messageId).sorted().toList(), "only that one is gone");
+        assertEquals(0, client.stats(Workload.ORDERS).depth() - 12, "nothing requeued: 7 ready, 3 delayed, 2 in flight");
+    }
+
+    @Test
+    @Order(8)
+    void anUnknownQueueAnswers404WithTheRule() throws Exception {
+        String csrf;
+        login();
+        csrf = driver.findElement(By.cssSelector("meta[name='sqlqueue-csrf']")).getAttribute("content");
+        HttpClient http = HttpClient.newHttpClient();
+        for (String path : List.of("api/dead?queue=nope", "api/history?queue=nope", "api/series?queue=nope")) {
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(base + path))
+                    .header("Authorization", "Bearer " + TOKEN).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(404, r.statusCode(), path);
+            assertTrue(r.body().contains("\"rule\":\"queue.exists\""), path + ": " + r.body());
+        }
+        for (String path : List.of("api/pause", "api/purge-dead", "api/requeue-all")) {
+            HttpResponse<String> r = post(base, path, "queue=nope", csrf);
+            assertEquals(404, r.statusCode(), path);
+            assertTrue(r.body().contains("queue.exists"), path + ": " + r.body());
+        }
+        assertFalse(client.queues().contains(QueueName.of("nope")), "nothing created");
+    }
+
+    /** A backend without {@link Capability#PAUSE} (Service Broker, Teradata): the page says so and offers no button. */
+    @Test
+    @Order(9)
+    void aBackendThatCannotPauseShowsTheCapabilityNotice() throws Exception {
+        SqlQueue noPause = SqlQueue.wrap(new ForwardingQueueBackend(BackendDiscovery.find(config).open(config)) {
+            @Override
+            public Capabilities capabilities() {
+                Capabilities c = super.capabilities();
+                EnumSet<Capability> features = EnumSet.copyOf(c.features());
+                features.remove(Capability.PAUSE);
+                return new Capabilities(c.backend(), c.claimModes(), features, c.ordering(), c.maxPayloadBytes(),
+                        c.maxClaimBatch()).withAbsentReason(Capability.PAUSE, "RECEIVE takes whatever the queue holds");
+            }
+        }, config);
+        try (noPause; DashboardServer s = DashboardServer.start(noPause, DashboardOptions.defaults()
+                .withRefresh(Duration.ofSeconds(1)), database(), "127.0.0.1", 0)) {
+            String url = "http://localhost:" + s.port() + "/";
+            driver.get(url + "#queue=orders");
+            waitFor(() -> driver.findElement(By.id("pause-notice")).isDisplayed());
+            assertEquals("Pause and resume are not available on this backend: missing capability: pausing and resuming a"
+                    + " queue (RECEIVE takes whatever the queue holds)", driver.findElement(By.id("pause-notice")).getText());
+            assertFalse(driver.findElement(By.id("pause-bar")).isDisplayed(), "no pause button");
+            assertEquals("-", col(row(Workload.ORDERS), "state"));
+            screenshot("dashboard-pause-absent");
+            String csrf = driver.findElement(By.cssSelector("meta[name='sqlqueue-csrf']")).getAttribute("content");
+            HttpResponse<String> r = post(url, "api/pause", "queue=orders", csrf);
+            assertEquals(409, r.statusCode(), r.body());
+            assertFalse(client.isPaused(Workload.ORDERS), "nothing changed");
+        }
+    }
+
+    private List<WebElement> messageRows() {
+        return driver.findElements(By.cssSelector("#messages tbody tr"));
+    }
+
+    /** The payload previews of the message rows, read in one script (one WebDriver call per poll). */
+    @SuppressWarnings("unchecked")
+    private List<String> shownPayloads() {
+        return (List<String>) ((JavascriptExecutor) driver).executeScript(
+                "return Array.from(document.querySelectorAll('#messages tbody tr pre.payload')).map(p => p.textContent);");
+    }
+
+    @Test
+    @Order(10)
+    void inFlightReadyAndDelayedMessagesPagedWithFilters() throws IOException {
+        login();
+        select(Workload.ORDERS);
+        Select state = new Select(driver.findElement(By.id("messages-state")));
+        state.selectByValue("in-flight");
+        waitFor(() -> ((Number) ((JavascriptExecutor) driver).executeScript(
+                "return document.querySelectorAll('#messages tbody tr[data-state=in-flight]').length;")).intValue() == 2);
+        List<MessageSummary> inFlight = client.messages(Workload.ORDERS, MessageState.IN_FLIGHT, 0, 10);
+        assertEquals(2, inFlight.size());
+        for (MessageSummary m : inFlight) {
+            WebElement tr = driver.findElement(By.cssSelector("#messages tr[data-id='" + m.messageId() + "']"));
+            assertEquals("1", col(tr, "attempts"));
+            assertTrue(col(tr, "lease").startsWith(m.leaseToken() + " since "), "the holder's lease token: " + col(tr, "lease"));
+            long left = Long.parseLong(tr.findElement(By.cssSelector("td[data-col='left']")).getAttribute("data-ms"));
+            assertTrue(left > 0 && left <= Duration.ofMinutes(10).toMillis(), "lease left " + left + " ms of a 10-minute lease");
+            assertTrue(col(tr, "left").matches("\\d+ m \\d\\d s"), col(tr, "left"));
+        }
+        assertEquals(List.of("in-flight-1", "in-flight-2"), shownPayloads());
+        screenshot("dashboard-in-flight");
+
+        // ready, 5 a page: the workload's 7 ready messages on two pages, by id
+        new Select(driver.findElement(By.id("messages-page-size"))).selectByValue("5");
+        state.selectByValue("ready");
+        waitFor(() -> shownPayloads().equals(List.of("ready-0", "ready-1", "ready-2", "ready-3", "ready-4")));
+        assertTrue(driver.findElement(By.id("messages-next")).isEnabled());
+        driver.findElement(By.id("messages-next")).click();
+        waitFor(() -> shownPayloads().equals(List.of("ready-5", "ready-6")));
+        assertFalse(driver.findElement(By.id("messages-next")).isEnabled(), "the last page");
+        assertEquals("-", col(messageRows().get(0), "left"), "a ready message has no lease");
+        driver.findElement(By.id("messages-first")).click();
+        waitFor(() -> shownPayloads().size() == 5 && shownPayloads().get(0).equals("ready-0"));
+
+        // delayed: an hour away, no lease
+        state.selectByValue("delayed");
+        waitFor(() -> shownPayloads().equals(List.of("later-0", "later-1", "later-2")));
+        for (WebElement tr : messageRows()) {
+            assertEquals("-", col(tr, "lease"));
+            assertEquals("0", col(tr, "attempts"));
+        }
+        QueueStats s = client.stats(Workload.ORDERS);
+        assertEquals(List.of(7L, 3L, 2L), List.of(s.ready(), s.delayed(), s.inFlight()), "as stats() counts them");
+    }
+
+    @Test
+    @Order(11)
+    void aMessagePageShowsHeadersPayloadPreviewAttemptsAndHistory() throws IOException {
+        login();
+        select(Workload.ORDERS);
+        new Select(driver.findElement(By.id("messages-state"))).selectByValue("in-flight");
+        MessageSummary held = client.messages(Workload.ORDERS, MessageState.IN_FLIGHT, 0, 1).get(0);
+        By link = By.cssSelector("#messages tr[data-id='" + held.messageId() + "'] a.message-link");
+        waitFor(() -> !driver.findElements(link).isEmpty());
+        driver.findElement(link).click();
+        waitFor(() -> driver.findElement(By.id("message-detail")).isDisplayed()
+                && "in flight".equals(driver.findElement(By.id("message-where")).getText()));
+        assertTrue(driver.getCurrentUrl().endsWith("#queue=orders&message=" + held.messageId()), driver.getCurrentUrl());
+        assertEquals("1", field("attempts"));
+        assertEquals(String.valueOf(held.leaseToken()), field("lease token (holder)"));
+        assertEquals("in-flight-1", driver.findElement(By.id("message-payload")).getText());
+        assertTrue(driver.findElement(By.id("message-no-history")).isDisplayed(), "not processed yet");
+        screenshot("dashboard-message");
+
+        // a dead letter: its reason and headers as text, a preview of its payload only
+        driver.get(base + "#queue=orders&message=" + workload.xssId);
+        waitFor(() -> "dead letter".equals(driver.findElement(By.id("message-where")).getText()));
+        assertEquals(Workload.XSS_REASON, field("reason"));
+        assertEquals(Workload.XSS_PAYLOAD, driver.findElement(By.id("message-payload")).getText());
+        assertTrue(driver.findElements(By.cssSelector("#message-headers li")).stream().map(WebElement::getText).toList()
+                .contains("note: " + Workload.XSS_HEADER));
+        assertNull(((JavascriptExecutor) driver).executeScript("return window.__xss === undefined ? null : window.__xss;"),
+                "no script from a payload, header or reason ran");
+        assertEquals(1, driver.findElements(By.cssSelector("#message-history tbody tr")).size(), "its dead-lettering");
+        driver.get(base + "#queue=orders&message=" + workload.longTextId);
+        waitFor(() -> driver.findElement(By.id("message-payload-kind")).getText().contains("2000 bytes, truncated"));
+        assertEquals("x".repeat(DeadLetterSummary.PREVIEW_BYTES), driver.findElement(By.id("message-payload")).getText(),
+                "the preview of the first bytes, not the whole payload");
+
+        // a processed message: its history rows
+        driver.get(base + "#queue=orders&message=" + workload.firstAckedId);
+        waitFor(() -> "processed".equals(driver.findElement(By.id("message-where")).getText()));
+        WebElement h = driver.findElement(By.cssSelector("#message-history tbody tr"));
+        assertEquals("acked", col(h, "outcome"));
+        assertEquals("shipped", col(h, "detail"));
+        driver.findElement(By.id("message-back")).click();
+        waitFor(() -> driver.findElement(By.id("queue-detail")).isDisplayed());
+    }
+
+    private String field(String name) {
+        return driver.findElement(By.cssSelector("#message-fields tr[data-field='" + name + "'] td")).getText();
+    }
+
+    @Test
+    @Order(12)
+    void oneTimeZoneOnEveryPartOfThePageChosenByTheViewer() throws IOException {
+        login();
+        select(Workload.ORDERS);
+        HistoryEntry newest = client.history(Workload.ORDERS, 1).get(0);
+        By firstStart = By.cssSelector("#history tbody tr td[data-col='start']");
+        waitFor(() -> !driver.findElements(firstStart).isEmpty());
+        java.time.format.DateTimeFormatter f = java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS");
+        assertEquals(f.format(newest.startedAt().atZone(java.time.ZoneOffset.UTC)), driver.findElement(firstStart).getText(), "UTC first");
+        assertTrue(driver.findElements(By.cssSelector(".tz")).stream().allMatch(e -> e.getAttribute("textContent").equals("(UTC)")),
+                "every heading names UTC, also those of parts not shown");
+
+        new Select(driver.findElement(By.id("tz"))).selectByValue("local");
+        java.time.ZoneId zone = java.time.ZoneId.of(Browser.BROWSER_ZONE);
+        String local = f.format(newest.startedAt().atZone(zone));
+        waitFor(() -> driver.findElement(firstStart).getText().equals(local));
+        assertEquals(List.of("(" + Browser.BROWSER_ZONE + ")"), driver.findElements(By.cssSelector(".tz")).stream()
+                .map(e -> e.getAttribute("textContent")).distinct().toList(), "every heading names the one zone");
+        WebElement dead = driver.findElement(By.cssSelector("#dead tr[data-id='" + workload.xssId + "'] td[data-col='deadAt']"));
+        assertEquals(f.format(client.deadLetterSummaries(Workload.ORDERS, 10).stream().filter(d -> d.messageId() == workload.xssId)
+                .findFirst().orElseThrow().deadAt().atZone(zone)), dead.getText(), "dead letters in the same zone");
+        screenshot("dashboard-time-zone");
+
+        driver.navigate().refresh(); // the choice is kept by this browser
+        waitFor(() -> !driver.findElements(firstStart).isEmpty() && driver.findElement(firstStart).getText().equals(local));
+        new Select(driver.findElement(By.id("tz"))).selectByValue("UTC");
+        waitFor(() -> driver.findElement(firstStart).getText().equals(f.format(newest.startedAt().atZone(java.time.ZoneOffset.UTC))));
+    }
+
+    @Test
+    @Order(13)
+    @SuppressWarnings("unchecked")
+    void chartRangesOf1Hour24HoursAnd7DaysFromTheHistory() throws IOException {
+        login();
+        select(Workload.ORDERS);
+        List<HistoryEntry> rows = client.history(Workload.ORDERS, 100);
+        for (String[] r : List.of(new String[] {"24h", "300", "288"}, new String[] {"7d", "3600", "168"})) {
+            driver.findElement(By.cssSelector("#chart-ranges button[data-range='" + r[0] + "']")).click();
+            waitFor(() -> r[0].equals(driver.findElement(By.id("chart-note")).getAttribute("data-range")));
+            assertEquals(String.valueOf(rows.size()), driver.findElement(By.id("chart-note")).getAttribute("data-processed-range"));
+            assertTrue(driver.findElement(By.id("caption-latency")).getText().contains("mean per bucket"));
+            Map<String, Object> series = (Map<String, Object>) ((JavascriptExecutor) driver).executeAsyncScript(
+                    "const done = arguments[arguments.length - 1];"
+                            + "fetch('api/series?queue=orders&range=" + r[0] + "').then(x => x.json()).then(done);");
+            long width = Long.parseLong(r[1]);
+            List<Number> t = (List<Number>) series.get("t");
+            assertEquals(Integer.parseInt(r[2]), t.size(), r[0] + " buckets");
+            Map<Long, List<Long>> acked = new TreeMap<>();
+            Map<Long, Integer> dead = new TreeMap<>();
+            for (HistoryEntry h : rows) {
+                long bucket = Math.floorDiv(h.finishedAt().toEpochMilli(), width * 1000) * width;
+                if (h.outcome().equals("acked")) {
+                    acked.computeIfAbsent(bucket, k -> new ArrayList<>()).add(h.finishedAt().toEpochMilli() - h.enqueuedAt().toEpochMilli());
+                } else {
+                    dead.merge(bucket, 1, Integer::sum);
+                }
+            }
+            for (int i = 0; i < t.size(); i++) {
+                long bucket = t.get(i).longValue();
+                List<Long> l = acked.getOrDefault(bucket, List.of());
+                assertEquals(l.size() / (double) width, ((List<Number>) series.get("acked")).get(i).doubleValue(), 1e-9, r[0] + " acked at " + bucket);
+                assertEquals(dead.getOrDefault(bucket, 0) / (double) width, ((List<Number>) series.get("dead")).get(i).doubleValue(), 1e-9);
+                Number mean = ((List<Number>) series.get("mean")).get(i);
+                if (l.isEmpty()) {
+                    assertNull(mean);
+                } else {
+                    assertEquals(l.stream().mapToLong(Long::longValue).average().orElseThrow(), mean.doubleValue(), 1e-6, "mean at " + bucket);
+                }
+            }
+        }
+        screenshot("dashboard-range-7d");
+        driver.findElement(By.cssSelector("#chart-ranges button[data-range='1h']")).click();
+        waitFor(() -> "1h".equals(driver.findElement(By.id("chart-note")).getAttribute("data-range")));
+        assertTrue(driver.findElement(By.id("caption-throughput")).getText().contains("last hour"));
+    }
 }

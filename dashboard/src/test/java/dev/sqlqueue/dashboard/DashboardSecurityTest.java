@@ -52,7 +52,7 @@ class DashboardSecurityTest {
             assertTrue(rebound.startsWith("HTTP/1.1 403"), rebound);
             String local = get(s.port(), "localhost:" + s.port(), "/api/overview");
             assertTrue(local.startsWith("HTTP/1.1 200"), local);
-            assertTrue(local.contains("\"name\":\"q\",\"ready\":1"), local);
+            assertTrue(local.contains("\"name\":\"q\",\"paused\":false,\"ready\":1"), local);
             String lower = local.toLowerCase();
             assertTrue(lower.contains("content-security-policy: default-src 'none'; script-src 'self'"), local);
             assertTrue(lower.contains("x-frame-options: deny"), local);

@@ -92,7 +92,8 @@ final class SkipLockedAdmin {
 
     void dropQueue(QueueName queue) {
         inTransaction("drop queue", c -> {
-            for (String s : List.of(sql.purgeMessages, sql.purgeDead, sql.purgeHistory, sql.deleteKeys, sql.deleteQueue)) {
+            for (String s : List.of(sql.purgeMessages, sql.purgeDead, sql.purgeHistory, sql.deleteKeys, sql.resumeQueue,
+                    sql.deleteQueue)) {
                 update(c, s, queue.value());
             }
             return null;
@@ -338,6 +339,17 @@ final class SkipLockedAdmin {
         return n;
     }
 
+    /** Deletes the queue's dead letters of these ids (sorted, distinct: SqlQueue), in one transaction. */
+    long deleteDeadLetters(QueueName queue, List<Long> messageIds) {
+        return inTransaction("delete dead letters", c -> {
+            long n = 0;
+            for (long id : messageIds) {
+                n += update(c, sql.deleteDead, queue.value(), id);
+            }
+            return n;
+        });
+    }
+
     long purgeDeadLetters(QueueName queue) {
         return inTransaction("purge dead letters", c -> (long) update(c, sql.purgeDead, queue.value()));
     }
@@ -382,6 +394,115 @@ final class SkipLockedAdmin {
                 }
             }
             return deleted;
+        });
+    }
+
+    /** Inserts the queue's paused row unless it is there; true if this call paused it. */
+    boolean pause(QueueName queue) {
+        try {
+            return inTransaction("pause queue", c -> update(c, sql.pauseQueue, queue.value(), queue.value()) > 0);
+        } catch (dev.sqlqueue.SqlQueueException e) {
+            if (e.getCause() instanceof SQLException s && s.getSQLState() != null && s.getSQLState().startsWith("23")) {
+                return false; // paused at the same moment by another client: paused all the same
+            }
+            throw e;
+        }
+    }
+
+    /** Deletes the queue's paused row; true if it was paused. */
+    boolean resume(QueueName queue) {
+        boolean resumed = inTransaction("resume queue", c -> update(c, sql.resumeQueue, queue.value()) > 0);
+        if (resumed && wakeupListener != null) {
+            wakeupListener.accept(queue); // waiting consumers of this process claim at once
+        }
+        return resumed;
+    }
+
+    boolean isPaused(QueueName queue) {
+        return inTransaction("read pause", c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql.queuePaused)) {
+                ps.setString(1, queue.value());
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next();
+                }
+            }
+        });
+    }
+
+    List<dev.sqlqueue.MessageSummary> messages(QueueName queue, dev.sqlqueue.MessageState state, long afterId, int limit) {
+        String statement = switch (state) {
+            case READY -> sql.listReady;
+            case DELAYED -> sql.listDelayed;
+            case IN_FLIGHT -> sql.listInFlight;
+        };
+        return inTransaction("list messages", c -> {
+            try (PreparedStatement ps = c.prepareStatement(statement)) {
+                ps.setString(1, queue.value());
+                ps.setLong(2, afterId);
+                ps.setInt(3, limit);
+                return browsed(ps, queue);
+            }
+        });
+    }
+
+    java.util.Optional<dev.sqlqueue.MessageSummary> message(QueueName queue, long id) {
+        return inTransaction("read message", c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql.messageById)) {
+                ps.setString(1, queue.value());
+                ps.setLong(2, id);
+                return browsed(ps, queue).stream().findFirst();
+            }
+        });
+    }
+
+    /** Rows of {@link SkipLockedStatements#listReady} and its kin; the state from visible_at, lease and now. */
+    private static List<dev.sqlqueue.MessageSummary> browsed(PreparedStatement ps, QueueName queue) throws SQLException {
+        List<dev.sqlqueue.MessageSummary> out = new ArrayList<>();
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                long visible = rs.getLong(4);
+                long token = rs.getLong(6);
+                Long lease = rs.wasNull() ? null : token;
+                long claimed = rs.getLong(7);
+                Instant claimedAt = rs.wasNull() ? null : Instant.ofEpochMilli(claimed);
+                long now = rs.getLong(13);
+                String raw = rs.getString(8);
+                dev.sqlqueue.MessageState state = visible <= now ? dev.sqlqueue.MessageState.READY
+                        : lease == null ? dev.sqlqueue.MessageState.DELAYED : dev.sqlqueue.MessageState.IN_FLIGHT;
+                byte[] preview = rs.getBytes(9);
+                out.add(new dev.sqlqueue.MessageSummary(rs.getLong(1), queue, state, rs.getInt(2),
+                        Instant.ofEpochMilli(rs.getLong(3)), Instant.ofEpochMilli(visible), rs.getInt(5), lease, claimedAt,
+                        headersOrEmpty(raw), raw, preview == null ? new byte[0] : preview, rs.getLong(10), rs.getString(11),
+                        rs.getString(12), Instant.ofEpochMilli(now)));
+            }
+        }
+        return out;
+    }
+
+    List<dev.sqlqueue.HistoryBucket> historyBuckets(QueueName queue, Instant from, java.time.Duration bucket) {
+        long width = bucket.toMillis();
+        return inTransaction("count history", c -> {
+            java.util.TreeMap<Long, long[]> counts = new java.util.TreeMap<>();
+            java.util.Map<Long, Double> latency = new java.util.HashMap<>();
+            try (PreparedStatement ps = c.prepareStatement(sql.historyBuckets)) {
+                ps.setLong(1, width);
+                ps.setString(2, queue.value());
+                ps.setLong(3, from.toEpochMilli());
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        long b = rs.getLong(1);
+                        boolean acked = "acked".equals(rs.getString(2));
+                        counts.computeIfAbsent(b, k -> new long[2])[acked ? 0 : 1] += rs.getLong(3);
+                        if (acked) {
+                            latency.put(b, rs.getDouble(4));
+                        }
+                    }
+                }
+            }
+            List<dev.sqlqueue.HistoryBucket> out = new ArrayList<>();
+            counts.forEach((b, n) -> out.add(new dev.sqlqueue.HistoryBucket(Instant.ofEpochMilli(b * width), n[0], n[1],
+                    latency.get(b))));
+            return out;
         });
     }
 }

@@ -196,8 +196,43 @@ final class SkipLockedBackend implements QueueBackend {
     }
 
     @Override
+    public long deleteDeadLetters(QueueName queue, List<Long> messageIds) {
+        return admin.deleteDeadLetters(queue, messageIds);
+    }
+
+    @Override
     public long purgeDeadLetters(QueueName queue) {
         return admin.purgeDeadLetters(queue);
+    }
+
+    @Override
+    public List<dev.sqlqueue.MessageSummary> messages(QueueName queue, dev.sqlqueue.MessageState state, long afterId, int limit) {
+        return admin.messages(queue, state, afterId, limit);
+    }
+
+    @Override
+    public java.util.Optional<dev.sqlqueue.MessageSummary> message(QueueName queue, long messageId) {
+        return admin.message(queue, messageId);
+    }
+
+    @Override
+    public List<dev.sqlqueue.HistoryBucket> historyBuckets(QueueName queue, java.time.Instant from, java.time.Duration bucket) {
+        return admin.historyBuckets(queue, from, bucket);
+    }
+
+    @Override
+    public boolean pause(QueueName queue) {
+        return admin.pause(queue);
+    }
+
+    @Override
+    public boolean resume(QueueName queue) {
+        return admin.resume(queue);
+    }
+
+    @Override
+    public boolean isPaused(QueueName queue) {
+        return admin.isPaused(queue);
     }
 
     @Override

@@ -195,6 +195,18 @@ public final class SkipLockedStatements {
      * Columns: id, priority, enqueued_at, attempts, headers, preview, reason, dead_at, group, payload length.
      */
     public final String listDeadSummaries;
+    /**
+     * (queue, after id, limit): a page of the queue's ready messages by id (QueueAdmin.messages): id, priority,
+     * enqueued_at, visible_at, attempts, lease_token, claimed_at, headers, the first
+     * {@link dev.sqlqueue.DeadLetterSummary#PREVIEW_BYTES} bytes of the payload, its length, group_key, last_error, now.
+     */
+    public final String listReady;
+    /** As {@link #listReady}, the delayed messages (not visible, no lease). */
+    public final String listDelayed;
+    /** As {@link #listReady}, the messages in flight (not visible, leased). */
+    public final String listInFlight;
+    /** (queue, id): as {@link #listReady} for one message of the queue, whatever its state. */
+    public final String messageById;
     /** As {@link #listDeadSummaries} for one message id of the queue. */
     public final String deadSummaryById;
     /**
@@ -259,6 +271,18 @@ public final class SkipLockedStatements {
     public final String deleteExpiredKeys;
     /** (queue): the queue's deduplication keys (drop queue). */
     public final String deleteKeys;
+    /**
+     * (bucket ms, queue, from ms): the queue's history rows that finished at or after {@code from}, per bucket (the
+     * finish time divided by the width, floored) and outcome: bucket, outcome, rows, mean of finished_at - enqueued_at.
+     * Through the (queue, finished_at) index; the bucket is computed in a derived table so that its bind is written once.
+     */
+    public final String historyBuckets;
+    /** (queue): pause the queue; inserts its row unless it is there (a concurrent duplicate is a unique-key error the caller takes for "already paused"). */
+    public final String pauseQueue;
+    /** (queue): resume the queue; deletes its row (count 1: it was paused). */
+    public final String resumeQueue;
+    /** (queue): one row when the queue is paused. */
+    public final String queuePaused;
     /** Drop every table of the prefix, children first; the Flyway history table last. */
     public final List<String> dropSchema;
     /**
@@ -327,6 +351,7 @@ public final class SkipLockedStatements {
     private final Table<?> history;
     private final Table<?> queueTable;
     private final Table<?> dedupe;
+    private final Table<?> paused;
 
     static final Field<Long> ID = field(unquotedName("id"), SQLDataType.BIGINT);
     static final Field<String> QUEUE = field(unquotedName("queue"), SQLDataType.VARCHAR);
@@ -371,6 +396,7 @@ public final class SkipLockedStatements {
         history = table(quotedName(prefix + "history"));
         queueTable = table(quotedName(prefix + "queue"));
         dedupe = table(quotedName(prefix + "dedupe_key"));
+        paused = table(quotedName(prefix + "paused_queue"));
         Field<Long> token = param("token", Long.class);
         Field<Long> id = param("id", Long.class);
         Field<String> queue = param("queue", String.class);
@@ -390,6 +416,9 @@ public final class SkipLockedStatements {
         // outer columns are qualified by the table's name, the inner ones by the alias g
         Condition headOfGroup = DSL.condition("({0} is null or not exists (select 1 from {1} g where g.queue = {1}.queue"
                 + " and g.group_key = {1}.group_key and g.id < {1}.id))", GROUP_KEY, message);
+        // a paused queue (QueueAdmin.pause, migration V5/V4) is claimed from by no one: a primary-key lookup in the
+        // paused-queue table, correlated on the queue so that no statement gains a bind; no locking read takes it
+        Condition notPaused = DSL.condition("not exists (select 1 from {0} p where p.queue = {1}.queue)", paused, message);
         ensureQueue = dialect == SkipLockedDialect.H2
                 // jOOQ cannot emulate ON DUPLICATE KEY IGNORE on H2 for a table it has no key metadata of;
                 // a concurrent duplicate is caught as a unique-key violation by the caller
@@ -405,7 +434,7 @@ public final class SkipLockedStatements {
         claimCandidates = dialect == SkipLockedDialect.H2
                 ? dsl.select(ID).from(message)
                         .where(QUEUE.eq(queue)).and(VISIBLE_AT.le(now))
-                        .and(headOfGroup)
+                        .and(headOfGroup).and(notPaused)
                         // queue first (a constant here): H2 reads an index in order only when ORDER BY
                         // starts with the index's first column; without it a claim read and sorted the
                         // whole queue (docs/backends/h2.md)
@@ -419,14 +448,14 @@ public final class SkipLockedStatements {
         claimSelect = dialect == SkipLockedDialect.H2
                 ? dsl.select(ID, PRIORITY, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, now, GROUP_KEY)
                         .from(message)
-                        .where(DSL.condition("{0} = any({1})", ID, ids)).and(VISIBLE_AT.le(now)).and(headOfGroup)
+                        .where(DSL.condition("{0} = any({1})", ID, ids)).and(VISIBLE_AT.le(now)).and(headOfGroup).and(notPaused)
                         .orderBy(PRIORITY.desc(), VISIBLE_AT.asc(), ID.asc())
                         .forUpdate().skipLocked()
                         .getSQL(ParamType.INDEXED)
                 : (dialect == SkipLockedDialect.POSTGRES ? CLAIM_PLAN : "")
                   + dsl.select(ID, PRIORITY, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, now, GROUP_KEY)
                         .from(message)
-                        .where(QUEUE.eq(queue)).and(VISIBLE_AT.le(now)).and(headOfGroup)
+                        .where(QUEUE.eq(queue)).and(VISIBLE_AT.le(now)).and(headOfGroup).and(notPaused)
                         .orderBy(PRIORITY.desc(), VISIBLE_AT.asc(), claimOrderId.asc())
                         .limit(param("limit", Integer.class))
                         .forUpdate().skipLocked()
@@ -469,7 +498,7 @@ public final class SkipLockedStatements {
             // statement, so their ctid cannot change before the update; "m.id = c.id" stays as a check.
             String pick = dsl.select(ID, VISIBLE_AT.as("was"), DSL.field("ctid").as("loc"), LEASE_TOKEN.as("was_token"),
                             CLAIMED_AT.as("was_claimed")).from(message)
-                    .where(QUEUE.eq(queue)).and(VISIBLE_AT.le(now)).and(headOfGroup)
+                    .where(QUEUE.eq(queue)).and(VISIBLE_AT.le(now)).and(headOfGroup).and(notPaused)
                     .orderBy(PRIORITY.desc(), VISIBLE_AT.asc(), claimOrderId.asc())
                     .limit(param("limit", Integer.class))
                     .forUpdate().skipLocked()
@@ -549,6 +578,21 @@ public final class SkipLockedStatements {
         deadSummaryById = sql(dsl.select(ID, PRIORITY, ENQUEUED_AT, ATTEMPTS, HEADERS, preview, REASON, DEAD_AT, GROUP_KEY,
                         payloadLength)
                 .from(deadLetter).where(QUEUE.eq(queue)).and(ID.eq(id)), dsl);
+        Field<Long> after = param("after", Long.class);
+        listReady = sql(dsl.select(ID, PRIORITY, ENQUEUED_AT, VISIBLE_AT, ATTEMPTS, LEASE_TOKEN, CLAIMED_AT, HEADERS, preview,
+                        payloadLength, GROUP_KEY, LAST_ERROR, now).from(message).where(QUEUE.eq(queue)).and(ID.gt(after)).and(VISIBLE_AT.le(now))
+                .orderBy(ID.asc()).limit(param("limit", Integer.class)), dsl);
+        listDelayed = sql(dsl.select(ID, PRIORITY, ENQUEUED_AT, VISIBLE_AT, ATTEMPTS, LEASE_TOKEN, CLAIMED_AT, HEADERS, preview,
+                        payloadLength, GROUP_KEY, LAST_ERROR, now).from(message)
+                .where(QUEUE.eq(queue)).and(ID.gt(after)).and(VISIBLE_AT.gt(now)).and(LEASE_TOKEN.isNull())
+                .orderBy(ID.asc()).limit(param("limit", Integer.class)), dsl);
+        listInFlight = sql(dsl.select(ID, PRIORITY, ENQUEUED_AT, VISIBLE_AT, ATTEMPTS, LEASE_TOKEN, CLAIMED_AT, HEADERS, preview,
+                        payloadLength, GROUP_KEY, LAST_ERROR, now).from(message)
+                .where(QUEUE.eq(queue)).and(ID.gt(after)).and(VISIBLE_AT.gt(now)).and(LEASE_TOKEN.isNotNull())
+                .orderBy(ID.asc()).limit(param("limit", Integer.class)), dsl);
+        messageById = sql(dsl.select(ID, PRIORITY, ENQUEUED_AT, VISIBLE_AT, ATTEMPTS, LEASE_TOKEN, CLAIMED_AT, HEADERS, preview,
+                        payloadLength, GROUP_KEY, LAST_ERROR, now).from(message)
+                .where(QUEUE.eq(queue)).and(ID.eq(id)), dsl);
         lockDeadIds = dsl.select(ID).from(deadLetter).where(QUEUE.eq(queue)).orderBy(ID).forUpdate().getSQL(ParamType.INDEXED);
         lockDeadId = dsl.select(ID).from(deadLetter).where(QUEUE.eq(queue)).and(ID.eq(id)).forUpdate().getSQL(ParamType.INDEXED);
         requeueDead = sql(dsl.insertInto(message, ID, QUEUE, PRIORITY, VISIBLE_AT, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, LAST_ERROR,
@@ -594,7 +638,17 @@ public final class SkipLockedStatements {
                     dsl.select(QUEUE, DEDUPE_KEY).from(dedupe).where(EXPIRES_AT.le(now)).orderBy(EXPIRES_AT).limit(limit))), dsl);
         };
         deleteKeys = sql(dsl.deleteFrom(dedupe).where(QUEUE.eq(queue)), dsl);
+        historyBuckets = "select b, outcome, count(*), avg(lat) from (select floor(finished_at / ?) as b, outcome,"
+                + " finished_at - enqueued_at as lat from " + quote(dialect, prefix + "history") + " where queue = ? and finished_at >= ?)"
+                + " t group by b, outcome order by b, outcome";
+        Field<String> pausedQueue = field(unquotedName("queue"), SQLDataType.VARCHAR);
+        pauseQueue = sql(dsl.insertInto(paused, pausedQueue, field(unquotedName("paused_at"), SQLDataType.BIGINT))
+                .select(dsl.select(queue, now).whereNotExists(dsl.selectOne().from(paused)
+                        .where(pausedQueue.eq(param("queue2", String.class))))), dsl);
+        resumeQueue = sql(dsl.deleteFrom(paused).where(pausedQueue.eq(queue)), dsl);
+        queuePaused = sql(dsl.selectOne().from(paused).where(pausedQueue.eq(queue)), dsl);
         dropSchema = List.of(
+                sql(dsl.dropTableIfExists(paused), dsl),
                 sql(dsl.dropTableIfExists(dedupe), dsl),
                 sql(dsl.dropTableIfExists(history), dsl),
                 sql(dsl.dropTableIfExists(deadLetter), dsl),
@@ -603,6 +657,7 @@ public final class SkipLockedStatements {
                 sql(dsl.dropTableIfExists(table(quotedName(prefix + "schema_history"))), dsl));
         Map<String, String> empty = new LinkedHashMap<>();
         if (dialect == SkipLockedDialect.H2) {
+            empty.put(prefix + "paused_queue", sql(dsl.deleteFrom(paused), dsl));
             empty.put(prefix + "dedupe_key", sql(dsl.deleteFrom(dedupe), dsl));
             empty.put(prefix + "history", sql(dsl.deleteFrom(history), dsl));
             empty.put(prefix + "dead_letter", sql(dsl.deleteFrom(deadLetter), dsl));

@@ -186,6 +186,19 @@ class BadInputOnServerTest {
             queue.deadLetter(d.receipt(), "for the test");
             refused("dlq.ids", () -> queue.requeueDeadLetters(q, null));
             refused("dlq.ids", () -> queue.requeueDeadLetters(q, Arrays.asList(d.id(), null)));
+            // issue 33: deleting dead letters takes 1..10,000 ids (an empty list is no "all": purgeDeadLetters is)
+            refused("dlq.ids", () -> queue.deleteDeadLetters(q, java.util.List.of()));
+            refused("dlq.ids", () -> queue.deleteDeadLetters(q, null));
+            refused("dlq.ids", () -> queue.deleteDeadLetters(q, Arrays.asList(d.id(), null)));
+            refused("queue.exists", () -> queue.pause(dev.sqlqueue.QueueName.of("no-such-queue")));
+            refused("queue.exists", () -> queue.resume(dev.sqlqueue.QueueName.of("no-such-queue")));
+            refused("limit.range", () -> queue.messages(q, dev.sqlqueue.MessageState.READY, 0, 0));
+            refused("messages.after", () -> queue.messages(q, dev.sqlqueue.MessageState.READY, -1, 10));
+            refused("messages.state", () -> queue.messages(q, null, 0, 10));
+            refused("history-buckets.range", () -> queue.historyBuckets(q, java.time.Instant.now(), Duration.ofMillis(999)));
+            refused("history-buckets.range", () -> queue.historyBuckets(q, java.time.Instant.now().minus(Duration.ofDays(401)),
+                    Duration.ofHours(1)));
+            assertEquals(false, queue.isPaused(q), "nothing paused");
             assertEquals(1, queue.stats(q).dead(), "the dead letter is still dead");
             assertEquals(0, queue.stats(q).depth());
         });

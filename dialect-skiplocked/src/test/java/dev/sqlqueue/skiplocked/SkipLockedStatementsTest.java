@@ -50,8 +50,8 @@ class SkipLockedStatementsTest {
                 + "), group_key from \"sqlq_message\" where (queue = ? and visible_at <= ("
                 + NOW
                 + ") and ((group_key is null or not exists (select 1 from \"sqlq_message\" g where g.queue = \"sql"
-                + "q_message\".queue and g.group_key = \"sqlq_message\".group_key and g.id < \"sqlq_message\".id))"
-                + ")) order by priority desc, visible_at asc, (id + 0) asc fetch next ? rows only for update skip locked"
+                + "q_message\".queue and g.group_key = \"sqlq_message\".group_key and g.id < \"sqlq_message\".id)))"
+                + " and (not exists (select 1 from \"sqlq_paused_queue\" p where p.queue = \"sqlq_message\".queue))) order by priority desc, visible_at asc, (id + 0) asc fetch next ? rows only for update skip locked"
                 + "; set local enable_bitmapscan to default; set local enable_seqscan to default; set local enable_sort to default;"
                 + " set local enable_hashjoin to default; set local enable_mergejoin to default; set local plan_cache_mode to default");
         e.put("leaseUpdate",
@@ -64,12 +64,12 @@ class SkipLockedStatementsTest {
         e.put("leaseClaim",
                 "select set_config('enable_bitmapscan', 'off', true), set_config('enable_seqscan', 'off', true), set_config('enable_sort', 'off', true),"
                 + " set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true), set_config('plan_cache_mode', 'force_generic_plan', true); "
-                + "with c as (select id, visible_at as was, ctid as loc, lease_token as was_token, claimed_at as was_claimed from \"sqlq_message\" where (queue = ? and visible_at <= (" + NOW + ") and ((group_key is null or not exists (select 1 from \"sqlq_message\" g where g.queue = \"sqlq_message\".queue and g.group_key = \"sqlq_message\".group_key and g.id < \"sqlq_message\".id)))) order by priority desc, visible_at asc, (id + 0) asc fetch next ? rows only for update skip locked) update \"sqlq_message\" m set lease_token = ?, attempts = m.attempts + 1, claimed_at = (" + NOW + "), visible_at = (" + NOW + ") + ? from c where m.ctid = c.loc and m.id = c.id returning m.id, m.priority, m.enqueued_at, m.attempts, m.headers, m.payload, (" + NOW + ") as claimed_now, m.group_key, c.was, c.was_token, c.was_claimed");
+                + "with c as (select id, visible_at as was, ctid as loc, lease_token as was_token, claimed_at as was_claimed from \"sqlq_message\" where (queue = ? and visible_at <= (" + NOW + ") and ((group_key is null or not exists (select 1 from \"sqlq_message\" g where g.queue = \"sqlq_message\".queue and g.group_key = \"sqlq_message\".group_key and g.id < \"sqlq_message\".id))) and (not exists (select 1 from \"sqlq_paused_queue\" p where p.queue = \"sqlq_message\".queue))) order by priority desc, visible_at asc, (id + 0) asc fetch next ? rows only for update skip locked) update \"sqlq_message\" m set lease_token = ?, attempts = m.attempts + 1, claimed_at = (" + NOW + "), visible_at = (" + NOW + ") + ? from c where m.ctid = c.loc and m.id = c.id returning m.id, m.priority, m.enqueued_at, m.attempts, m.headers, m.payload, (" + NOW + ") as claimed_now, m.group_key, c.was, c.was_token, c.was_claimed");
         e.put("ackAndLeaseClaim",
                 "select set_config('enable_bitmapscan', 'off', true), set_config('enable_seqscan', 'off', true), set_config('enable_sort', 'off', true),"
                 + " set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true), set_config('plan_cache_mode', 'force_generic_plan', true); "
                 + "delete from \"sqlq_message\" where (((queue = ?) is not false) and lease_token = ? and (id = any(cast(? as bigint[])))) returning id; "
-                + "with c as (select id, visible_at as was, ctid as loc, lease_token as was_token, claimed_at as was_claimed from \"sqlq_message\" where (queue = ? and visible_at <= (" + NOW + ") and ((group_key is null or not exists (select 1 from \"sqlq_message\" g where g.queue = \"sqlq_message\".queue and g.group_key = \"sqlq_message\".group_key and g.id < \"sqlq_message\".id)))) order by priority desc, visible_at asc, (id + 0) asc fetch next ? rows only for update skip locked) update \"sqlq_message\" m set lease_token = ?, attempts = m.attempts + 1, claimed_at = (" + NOW + "), visible_at = (" + NOW + ") + ? from c where m.ctid = c.loc and m.id = c.id returning m.id, m.priority, m.enqueued_at, m.attempts, m.headers, m.payload, (" + NOW + ") as claimed_now, m.group_key, c.was, c.was_token, c.was_claimed");
+                + "with c as (select id, visible_at as was, ctid as loc, lease_token as was_token, claimed_at as was_claimed from \"sqlq_message\" where (queue = ? and visible_at <= (" + NOW + ") and ((group_key is null or not exists (select 1 from \"sqlq_message\" g where g.queue = \"sqlq_message\".queue and g.group_key = \"sqlq_message\".group_key and g.id < \"sqlq_message\".id))) and (not exists (select 1 from \"sqlq_paused_queue\" p where p.queue = \"sqlq_message\".queue))) order by priority desc, visible_at asc, (id + 0) asc fetch next ? rows only for update skip locked) update \"sqlq_message\" m set lease_token = ?, attempts = m.attempts + 1, claimed_at = (" + NOW + "), visible_at = (" + NOW + ") + ? from c where m.ctid = c.loc and m.id = c.id returning m.id, m.priority, m.enqueued_at, m.attempts, m.headers, m.payload, (" + NOW + ") as claimed_now, m.group_key, c.was, c.was_token, c.was_claimed");
         e.put("unclaim", "update \"sqlq_message\" set lease_token = ?, attempts = attempts - 1, claimed_at = ?, visible_at = ?"
                 + " where id = ? and lease_token = ?");
         e.put("idArrayPlan", "set local enable_seqscan = off");
@@ -130,6 +130,14 @@ class SkipLockedStatementsTest {
         e.put("listDeadSummaries", "select id, priority, enqueued_at, attempts, headers, substring(payload from 1 for 256), reason,"
                 + " dead_at, group_key, octet_length(payload) from \"sqlq_dead_letter\" where queue = ? order by dead_at asc, id asc"
                 + " fetch next ? rows only");
+        e.put("listReady",
+                "select id, priority, enqueued_at, visible_at, attempts, lease_token, claimed_at, headers, substring(payload from 1 for 256), octet_length(payload), group_key, last_error, (" + NOW + ") from \"sqlq_message\" where (queue = ? and id > ? and visible_at <= (" + NOW + ")) order by id asc fetch next ? rows only");
+        e.put("listDelayed",
+                "select id, priority, enqueued_at, visible_at, attempts, lease_token, claimed_at, headers, substring(payload from 1 for 256), octet_length(payload), group_key, last_error, (" + NOW + ") from \"sqlq_message\" where (queue = ? and id > ? and visible_at > (" + NOW + ") and lease_token is null) order by id asc fetch next ? rows only");
+        e.put("listInFlight",
+                "select id, priority, enqueued_at, visible_at, attempts, lease_token, claimed_at, headers, substring(payload from 1 for 256), octet_length(payload), group_key, last_error, (" + NOW + ") from \"sqlq_message\" where (queue = ? and id > ? and visible_at > (" + NOW + ") and lease_token is not null) order by id asc fetch next ? rows only");
+        e.put("messageById",
+                "select id, priority, enqueued_at, visible_at, attempts, lease_token, claimed_at, headers, substring(payload from 1 for 256), octet_length(payload), group_key, last_error, (" + NOW + ") from \"sqlq_message\" where (queue = ? and id = ?)");
         e.put("deadSummaryById", "select id, priority, enqueued_at, attempts, headers, substring(payload from 1 for 256), reason,"
                 + " dead_at, group_key, octet_length(payload) from \"sqlq_dead_letter\" where (queue = ? and id = ?)");
         e.put("lockDeadId", "select id from \"sqlq_dead_letter\" where (queue = ? and id = ?) for update");
@@ -179,17 +187,29 @@ class SkipLockedStatementsTest {
                 "delete from \"sqlq_dedupe_key\" where (queue, dedupe_key) in (select queue, dedupe_key from \"sqlq_dedupe_key\" where expires_at <= (" + NOW + ") order by expires_at fetch next ? rows only)");
         e.put("deleteKeys",
                 "delete from \"sqlq_dedupe_key\" where queue = ?");
+        e.put("historyBuckets",
+                "select b, outcome, count(*), avg(lat) from (select floor(finished_at / ?) as b, outcome,"
+                + " finished_at - enqueued_at as lat from \"sqlq_history\" where queue = ? and finished_at >= ?)"
+                + " t group by b, outcome order by b, outcome");
+        e.put("pauseQueue",
+                "insert into \"sqlq_paused_queue\" (queue, paused_at) select ?, (" + NOW + ") where not exists (select 1 as one from \"sqlq_paused_queue\" where queue = ?)");
+        e.put("resumeQueue",
+                "delete from \"sqlq_paused_queue\" where queue = ?");
+        e.put("queuePaused",
+                "select 1 as one from \"sqlq_paused_queue\" where queue = ?");
         e.put("dropSchema[0]",
-                "drop table if exists \"sqlq_dedupe_key\"");
+                "drop table if exists \"sqlq_paused_queue\"");
         e.put("dropSchema[1]",
-                "drop table if exists \"sqlq_history\"");
+                "drop table if exists \"sqlq_dedupe_key\"");
         e.put("dropSchema[2]",
-                "drop table if exists \"sqlq_dead_letter\"");
+                "drop table if exists \"sqlq_history\"");
         e.put("dropSchema[3]",
-                "drop table if exists \"sqlq_message\"");
+                "drop table if exists \"sqlq_dead_letter\"");
         e.put("dropSchema[4]",
-                "drop table if exists \"sqlq_queue\"");
+                "drop table if exists \"sqlq_message\"");
         e.put("dropSchema[5]",
+                "drop table if exists \"sqlq_queue\"");
+        e.put("dropSchema[6]",
                 "drop table if exists \"sqlq_schema_history\"");
         e.put("notify",
                 "select pg_notify(?, ?)");
@@ -225,7 +245,7 @@ class SkipLockedStatementsTest {
                 + "), group_key from `sqlq_message` where (queue = ? and visible_at <= ("
                 + NOW
                 + ") and ((group_key is null or not exists (select 1 from `sqlq_message` g where g.queue = `sqlq_m"
-                + "essage`.queue and g.group_key = `sqlq_message`.group_key and g.id < `sqlq_message`.id)))) order"
+                + "essage`.queue and g.group_key = `sqlq_message`.group_key and g.id < `sqlq_message`.id))) and (not exists (select 1 from `sqlq_paused_queue` p where p.queue = `sqlq_message`.queue))) order"
                 + " by priority desc, visible_at asc, id asc fetch next ? rows only for update skip locked");
         e.put("leaseUpdate",
                 "update `sqlq_message` set lease_token = ?, attempts = (attempts + 1), claimed_at = (" + NOW
@@ -283,6 +303,14 @@ class SkipLockedStatementsTest {
         e.put("listDeadSummaries", "select id, priority, enqueued_at, attempts, headers, substring(payload from 1 for 256), reason,"
                 + " dead_at, group_key, octet_length(payload) from `sqlq_dead_letter` where queue = ? order by dead_at asc, id asc"
                 + " fetch next ? rows only");
+        e.put("listReady",
+                "select id, priority, enqueued_at, visible_at, attempts, lease_token, claimed_at, headers, substring(payload from 1 for 256), octet_length(payload), group_key, last_error, (" + NOW + ") from `sqlq_message` where (queue = ? and id > ? and visible_at <= (" + NOW + ")) order by id asc fetch next ? rows only");
+        e.put("listDelayed",
+                "select id, priority, enqueued_at, visible_at, attempts, lease_token, claimed_at, headers, substring(payload from 1 for 256), octet_length(payload), group_key, last_error, (" + NOW + ") from `sqlq_message` where (queue = ? and id > ? and visible_at > (" + NOW + ") and lease_token is null) order by id asc fetch next ? rows only");
+        e.put("listInFlight",
+                "select id, priority, enqueued_at, visible_at, attempts, lease_token, claimed_at, headers, substring(payload from 1 for 256), octet_length(payload), group_key, last_error, (" + NOW + ") from `sqlq_message` where (queue = ? and id > ? and visible_at > (" + NOW + ") and lease_token is not null) order by id asc fetch next ? rows only");
+        e.put("messageById",
+                "select id, priority, enqueued_at, visible_at, attempts, lease_token, claimed_at, headers, substring(payload from 1 for 256), octet_length(payload), group_key, last_error, (" + NOW + ") from `sqlq_message` where (queue = ? and id = ?)");
         e.put("deadSummaryById", "select id, priority, enqueued_at, attempts, headers, substring(payload from 1 for 256), reason,"
                 + " dead_at, group_key, octet_length(payload) from `sqlq_dead_letter` where (queue = ? and id = ?)");
         e.put("lockDeadId", "select id from `sqlq_dead_letter` where (queue = ? and id = ?) for update");
@@ -332,17 +360,29 @@ class SkipLockedStatementsTest {
                 "delete from `sqlq_dedupe_key` where expires_at <= (" + NOW + ") order by expires_at limit ?");
         e.put("deleteKeys",
                 "delete from `sqlq_dedupe_key` where queue = ?");
+        e.put("historyBuckets",
+                "select b, outcome, count(*), avg(lat) from (select floor(finished_at / ?) as b, outcome,"
+                + " finished_at - enqueued_at as lat from `sqlq_history` where queue = ? and finished_at >= ?)"
+                + " t group by b, outcome order by b, outcome");
+        e.put("pauseQueue",
+                "insert into `sqlq_paused_queue` (queue, paused_at) select ?, (" + NOW + ") where not exists (select 1 as one from `sqlq_paused_queue` where queue = ?)");
+        e.put("resumeQueue",
+                "delete from `sqlq_paused_queue` where queue = ?");
+        e.put("queuePaused",
+                "select 1 as one from `sqlq_paused_queue` where queue = ?");
         e.put("dropSchema[0]",
-                "drop table if exists `sqlq_dedupe_key`");
+                "drop table if exists `sqlq_paused_queue`");
         e.put("dropSchema[1]",
-                "drop table if exists `sqlq_history`");
+                "drop table if exists `sqlq_dedupe_key`");
         e.put("dropSchema[2]",
-                "drop table if exists `sqlq_dead_letter`");
+                "drop table if exists `sqlq_history`");
         e.put("dropSchema[3]",
-                "drop table if exists `sqlq_message`");
+                "drop table if exists `sqlq_dead_letter`");
         e.put("dropSchema[4]",
-                "drop table if exists `sqlq_queue`");
+                "drop table if exists `sqlq_message`");
         e.put("dropSchema[5]",
+                "drop table if exists `sqlq_queue`");
+        e.put("dropSchema[6]",
                 "drop table if exists `sqlq_schema_history`");
         e.put("oldestTransactions",
                 "SET STATEMENT time_zone = 'SYSTEM' FOR"
@@ -377,14 +417,14 @@ class SkipLockedStatementsTest {
                 + " ("
                 + NOW
                 + ") and ((group_key is null or not exists (select 1 from \"sqlq_message\" g where g.queue = \"sql"
-                + "q_message\".queue and g.group_key = \"sqlq_message\".group_key and g.id < \"sqlq_message\".id))"
-                + ")) order by priority desc, visible_at asc, id asc for update skip locked");
+                + "q_message\".queue and g.group_key = \"sqlq_message\".group_key and g.id < \"sqlq_message\".id)))"
+                + " and (not exists (select 1 from \"sqlq_paused_queue\" p where p.queue = \"sqlq_message\".queue))) order by priority desc, visible_at asc, id asc for update skip locked");
         e.put("claimCandidates",
                 "select id from \"sqlq_message\" where (queue = cast(? as varchar) and visible_at <= ("
                 + NOW
                 + ") and ((group_key is null or not exists (select 1 from \"sqlq_message\" g where g.queue = \"sql"
-                + "q_message\".queue and g.group_key = \"sqlq_message\".group_key and g.id < \"sqlq_message\".id))"
-                + ")) order by queue asc, priority desc, visible_at asc, id asc fetch next ? rows only");
+                + "q_message\".queue and g.group_key = \"sqlq_message\".group_key and g.id < \"sqlq_message\".id)))"
+                + " and (not exists (select 1 from \"sqlq_paused_queue\" p where p.queue = \"sqlq_message\".queue))) order by queue asc, priority desc, visible_at asc, id asc fetch next ? rows only");
         e.put("leaseUpdate",
                 "update \"sqlq_message\" set lease_token = ?, attempts = (attempts + 1), claimed_at = (" + NOW
                 + "), visible_at = ((" + NOW + ") + cast(? as bigint)) where id = cast(? as bigint)");
@@ -457,6 +497,14 @@ class SkipLockedStatementsTest {
         e.put("listDeadSummaries", "select id, priority, enqueued_at, attempts, headers, substring(payload from 1 for 256), reason,"
                 + " dead_at, group_key, octet_length(payload) from \"sqlq_dead_letter\" where queue = cast(? as varchar) order by"
                 + " dead_at asc, id asc fetch next ? rows only");
+        e.put("listReady",
+                "select id, priority, enqueued_at, visible_at, attempts, lease_token, claimed_at, headers, substring(payload from 1 for 256), octet_length(payload), group_key, last_error, (" + NOW + ") from \"sqlq_message\" where (queue = cast(? as varchar) and id > cast(? as bigint) and visible_at <= (" + NOW + ")) order by id asc fetch next ? rows only");
+        e.put("listDelayed",
+                "select id, priority, enqueued_at, visible_at, attempts, lease_token, claimed_at, headers, substring(payload from 1 for 256), octet_length(payload), group_key, last_error, (" + NOW + ") from \"sqlq_message\" where (queue = cast(? as varchar) and id > cast(? as bigint) and visible_at > (" + NOW + ") and lease_token is null) order by id asc fetch next ? rows only");
+        e.put("listInFlight",
+                "select id, priority, enqueued_at, visible_at, attempts, lease_token, claimed_at, headers, substring(payload from 1 for 256), octet_length(payload), group_key, last_error, (" + NOW + ") from \"sqlq_message\" where (queue = cast(? as varchar) and id > cast(? as bigint) and visible_at > (" + NOW + ") and lease_token is not null) order by id asc fetch next ? rows only");
+        e.put("messageById",
+                "select id, priority, enqueued_at, visible_at, attempts, lease_token, claimed_at, headers, substring(payload from 1 for 256), octet_length(payload), group_key, last_error, (" + NOW + ") from \"sqlq_message\" where (queue = cast(? as varchar) and id = cast(? as bigint))");
         e.put("deadSummaryById", "select id, priority, enqueued_at, attempts, headers, substring(payload from 1 for 256), reason,"
                 + " dead_at, group_key, octet_length(payload) from \"sqlq_dead_letter\" where (queue = cast(? as varchar) and id ="
                 + " cast(? as bigint))");
@@ -509,27 +557,41 @@ class SkipLockedStatementsTest {
                 "delete from \"sqlq_dedupe_key\" where (queue, dedupe_key) in (select queue, dedupe_key from \"sqlq_dedupe_key\" where expires_at <= (" + NOW + ") order by expires_at fetch next ? rows only)");
         e.put("deleteKeys",
                 "delete from \"sqlq_dedupe_key\" where queue = cast(? as varchar)");
+        e.put("historyBuckets",
+                "select b, outcome, count(*), avg(lat) from (select floor(finished_at / ?) as b, outcome,"
+                + " finished_at - enqueued_at as lat from \"sqlq_history\" where queue = ? and finished_at >= ?)"
+                + " t group by b, outcome order by b, outcome");
+        e.put("pauseQueue",
+                "insert into \"sqlq_paused_queue\" (queue, paused_at) select cast(? as varchar), (" + NOW + ") where not exists (select 1 one from \"sqlq_paused_queue\" where queue = cast(? as varchar))");
+        e.put("resumeQueue",
+                "delete from \"sqlq_paused_queue\" where queue = cast(? as varchar)");
+        e.put("queuePaused",
+                "select 1 one from \"sqlq_paused_queue\" where queue = cast(? as varchar)");
         e.put("dropSchema[0]",
-                "drop table if exists \"sqlq_dedupe_key\"");
+                "drop table if exists \"sqlq_paused_queue\"");
         e.put("dropSchema[1]",
-                "drop table if exists \"sqlq_history\"");
+                "drop table if exists \"sqlq_dedupe_key\"");
         e.put("dropSchema[2]",
-                "drop table if exists \"sqlq_dead_letter\"");
+                "drop table if exists \"sqlq_history\"");
         e.put("dropSchema[3]",
-                "drop table if exists \"sqlq_message\"");
+                "drop table if exists \"sqlq_dead_letter\"");
         e.put("dropSchema[4]",
-                "drop table if exists \"sqlq_queue\"");
+                "drop table if exists \"sqlq_message\"");
         e.put("dropSchema[5]",
+                "drop table if exists \"sqlq_queue\"");
+        e.put("dropSchema[6]",
                 "drop table if exists \"sqlq_schema_history\"");
         e.put("emptyBeforeDrop[0]",
-                "delete from \"sqlq_dedupe_key\"");
+                "delete from \"sqlq_paused_queue\"");
         e.put("emptyBeforeDrop[1]",
-                "delete from \"sqlq_history\"");
+                "delete from \"sqlq_dedupe_key\"");
         e.put("emptyBeforeDrop[2]",
-                "delete from \"sqlq_dead_letter\"");
+                "delete from \"sqlq_history\"");
         e.put("emptyBeforeDrop[3]",
-                "delete from \"sqlq_message\"");
+                "delete from \"sqlq_dead_letter\"");
         e.put("emptyBeforeDrop[4]",
+                "delete from \"sqlq_message\"");
+        e.put("emptyBeforeDrop[5]",
                 "delete from \"sqlq_queue\"");
         e.put("dropFunction",
                 "DROP ALIAS IF EXISTS \"sqlq_now_ms\"");
@@ -646,15 +708,15 @@ class SkipLockedStatementsTest {
             Matcher cmp = queueCompare.matcher(s.getValue());
             while (cmp.find()) {
                 String rhs = cmp.group(2);
-                // or the outer row's own queue, in the claim's message-group check (g.queue = "sqlq_message".queue)
-                assertTrue(rhs.equals("?") || rhs.equals("?)") || rhs.startsWith("cast(?") || rhs.matches("[\"`]sqlq_message[\"`]\\.queue"),
+                // or the outer row's own queue, in the claim's message-group and pause checks (g.queue = "sqlq_message".queue)
+                assertTrue(rhs.equals("?") || rhs.equals("?)") || rhs.startsWith("cast(?") || rhs.matches("[\"`]sqlq_message[\"`]\\.queue\\)*"),
                         d + " " + s.getKey() + " compares " + cmp.group(1) + " with " + rhs);
             }
         }
         // the statements that take a queue name have it as their first bind (see SkipLockedBackend)
         Map<String, String> all = StatementDump.of(new SkipLockedStatements(d, "sqlq_"));
         for (String name : Set.of("stats", "listHistory", "listDead", "lockDeadIds", "lockDeadId", "listDeadSummaries", "deadSummaryById",
-                "requeueDead", "deleteDead", "purgeDead", "purgeMessages", "purgeHistory", "deleteQueue",
+                "listReady", "listDelayed", "listInFlight", "messageById", "requeueDead", "deleteDead", "purgeDead", "purgeMessages", "purgeHistory", "deleteQueue",
                 "deleteExpiredKey", "keyMessage", "deleteKeys",
                 d == SkipLockedDialect.H2 ? "claimCandidates" : "claimSelect")) {
             assertTrue(Pattern.compile("\\b(queue|name) = (cast\\()?\\?").matcher(all.get(name)).find(), d + " " + name);
@@ -708,6 +770,10 @@ class SkipLockedStatementsTest {
         binds.put("lockDeadId", 2);              // queue, id
         binds.put("listDeadSummaries", 2);       // queue, limit
         binds.put("deadSummaryById", 2);         // queue, id
+        binds.put("listReady", 3);               // queue, after id, limit
+        binds.put("listDelayed", 3);
+        binds.put("listInFlight", 3);
+        binds.put("messageById", 2);             // queue, id
         binds.put("requeueDead", 2);             // queue, id
         binds.put("requeueDeadGrouped", 2);      // queue, id
         binds.put("deleteDead", 2);              // queue, id
@@ -727,10 +793,14 @@ class SkipLockedStatementsTest {
         binds.put("keyMessage", 2);              // queue, key
         binds.put("deleteExpiredKeys", 1);       // limit
         binds.put("deleteKeys", 1);              // queue
+        binds.put("historyBuckets", 3);          // bucket ms, queue, from
+        binds.put("pauseQueue", 2);              // queue, queue (NOT EXISTS)
+        binds.put("resumeQueue", 1);             // queue
+        binds.put("queuePaused", 1);             // queue
         if (!h2) {
             binds.put("oldestTransactions", 1);  // limit
         }
-        for (int i = 0; i < 6; i++) {
+        for (int i = 0; i < 7; i++) {
             binds.put("dropSchema[" + i + "]", 0);
         }
         if (d == SkipLockedDialect.POSTGRES) {
@@ -743,7 +813,7 @@ class SkipLockedStatementsTest {
         }
         if (h2) {
             binds.put("dropFunction", 0);
-            for (int i = 0; i < 5; i++) {
+            for (int i = 0; i < 6; i++) {
                 binds.put("emptyBeforeDrop[" + i + "]", 0);
             }
         }

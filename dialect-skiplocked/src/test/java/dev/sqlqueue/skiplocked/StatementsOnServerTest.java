@@ -96,6 +96,10 @@ class StatementsOnServerTest {
         b.put("lockDeadIds", new Object[] {queue});
         b.put("listDeadSummaries", new Object[] {queue, 10});
         b.put("deadSummaryById", new Object[] {queue, id});
+        b.put("listReady", new Object[] {queue, 0L, 10});
+        b.put("listDelayed", new Object[] {queue, 0L, 10});
+        b.put("listInFlight", new Object[] {queue, 0L, 10});
+        b.put("messageById", new Object[] {queue, id});
         b.put("lockDeadId", new Object[] {queue, id});
         b.put("requeueDead", new Object[] {queue, id});
         b.put("requeueDeadGrouped", new Object[] {queue, id});
@@ -115,6 +119,10 @@ class StatementsOnServerTest {
         b.put("keyMessage", new Object[] {queue, "k"});
         b.put("deleteExpiredKeys", new Object[] {1000});
         b.put("deleteKeys", new Object[] {queue});
+        b.put("historyBuckets", new Object[] {60_000L, queue, 0L});
+        b.put("pauseQueue", new Object[] {queue, queue});
+        b.put("resumeQueue", new Object[] {queue});
+        b.put("queuePaused", new Object[] {queue});
         if (!h2) {
             // limit 0: the statement runs, and no session of the shared server can change the row count
             b.put("oldestTransactions", new Object[] {0});
@@ -142,13 +150,15 @@ class StatementsOnServerTest {
         for (String s : List.of("insert", "insertReturning", "leaseUpdate", "deleteLeased", "deleteById", "historyLeased", "historyById",
                 "nackLeased", "nackById", "extend", "releaseLeased", "deadLetterLeased", "deadLetterById", "deleteQueue",
                 "rawInsert", "claimSelect", "claimCandidates", "stats", "listQueues", "notify", "leaseQueue",
-                "deleteByIds", "deleteLeasedByIds", "ackByClaim", "insertMany", "leaseClaim", "leaseUpdateByIds", "insertKey", "unclaim")) {
+                "deleteByIds", "deleteLeasedByIds", "ackByClaim", "insertMany", "leaseClaim", "leaseUpdateByIds", "insertKey", "unclaim", "pauseQueue",
+                "listReady", "listInFlight", "messageById")) {
             ROWS.put(s, 1);
         }
         for (String s : List.of("ensureQueue", "listHistory", "listDead", "lockDeadIds", "listDeadSummaries", "deadSummaryById",
                 "lockDeadId", "requeueDead", "requeueDeadGrouped", "deleteDead",
                 "purgeDead", "purgeHistory", "pruneHistoryAge", "historyCutoff", "pruneHistoryRows", "listen", "idArrayPlan",
-                "deleteExpiredKey", "setKeyMessage", "keyMessage", "deleteExpiredKeys", "deleteKeys", "oldestTransactions")) {
+                "deleteExpiredKey", "setKeyMessage", "keyMessage", "deleteExpiredKeys", "deleteKeys", "oldestTransactions",
+                "resumeQueue", "queuePaused", "listDelayed", "historyBuckets")) {
             ROWS.put(s, 0);
         }
         ROWS.put("purgeMessages", 2);

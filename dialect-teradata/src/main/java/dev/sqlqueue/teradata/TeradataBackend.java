@@ -46,7 +46,8 @@ public final class TeradataBackend implements QueueBackend {
 
     static final Capabilities CAPABILITIES = new Capabilities(TeradataProvider.NAME, EnumSet.of(ClaimMode.TRANSACTIONAL),
             EnumSet.of(Capability.TRANSACTIONAL_ENQUEUE, Capability.DROP_SCHEMA, Capability.DEDUPLICATION), Ordering.FIFO_APPROXIMATE,
-            TeradataStatements.MAX_PAYLOAD_BYTES, MAX_CLAIM_BATCH);
+            TeradataStatements.MAX_PAYLOAD_BYTES, MAX_CLAIM_BATCH).withAbsentReason(Capability.PAUSE, "SELECT AND CONSUME"
+            + " takes the queue table's first row, with no predicate on another table to skip a paused queue; not built");
 
     private final String prefix;
     private final String database;

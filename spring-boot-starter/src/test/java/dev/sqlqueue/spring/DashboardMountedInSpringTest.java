@@ -122,7 +122,7 @@ class DashboardMountedInSpringTest {
             HttpResponse<String> ok = http.send(requeue.header(DashboardApp.CSRF_HEADER, csrf.group(1)).build(),
                     HttpResponse.BodyHandlers.ofString());
             assertThat(ok.statusCode()).isEqualTo(200);
-            assertThat(ok.body()).isEqualTo("{\"action\":\"requeued\",\"count\":1}");
+            assertThat(ok.body()).isEqualTo("{\"action\":\"requeued\",\"count\":1,\"message\":\"requeued 1 dead letter(s)\"}");
             assertThat(q.stats(jobs).dead()).isZero();
             assertThat(q.stats(jobs).ready()).isEqualTo(1);
 

@@ -40,7 +40,8 @@ final class CaseCatalog {
             Map.entry("C24", "8 threads enqueue 100 keys 10 times each: 100 messages, every enqueue of a key got the same id"),
             Map.entry("C25", "two transactions enqueue one key: both commit, one message; the first rolls back, the second's stands"),
             Map.entry("C26", "a key is free again after its window; keys are per queue and compared exactly"),
-            Map.entry("C27", "ackAllAndConsume acks a batch and claims the next: lost leases reported, bad receipts refused, nothing lost"));
+            Map.entry("C27", "ackAllAndConsume acks a batch and claims the next: lost leases reported, bad receipts refused, nothing lost"),
+            Map.entry("C28", "no client consumes a paused queue while enqueues, acks and other queues go on; resume delivers what waited"));
 
     private CaseCatalog() {
     }

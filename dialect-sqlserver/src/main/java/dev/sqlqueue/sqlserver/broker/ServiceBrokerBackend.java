@@ -153,7 +153,9 @@ public final class ServiceBrokerBackend implements QueueBackend {
             features.add(Capability.HISTORY);
         }
         return new Capabilities(NAME, EnumSet.of(ClaimMode.TRANSACTIONAL), features, Ordering.PER_GROUP, MAX_PAYLOAD_BYTES,
-                MAX_CLAIM_BATCH);
+                MAX_CLAIM_BATCH).withAbsentReason(Capability.PAUSE, "RECEIVE takes whatever the queue holds: the one way to"
+                + " stop it is ALTER QUEUE ... WITH STATUS = OFF, which also makes every SEND to the queue fail"
+                + " (\"ALTER QUEUE (Transact-SQL)\"), so enqueues would stop too");
     }
 
     @Override

@@ -110,8 +110,38 @@ final class SqlServerAdmin {
         return inBatches("purgeBatch", queue);
     }
 
+    /** Deletes the queue's dead letters of these ids (sorted, distinct: SqlQueue), in one transaction. */
+    long deleteDeadLetters(QueueName queue, List<Long> messageIds) {
+        return sessions.inTransaction("deleting dead letters of queue '" + queue + "'", c -> {
+            long n = 0;
+            for (long id : messageIds) {
+                n += Jdbc.count(c, sql.get("deleteDeadLetter"), id, queue.value());
+            }
+            return n;
+        });
+    }
+
     long purgeDeadLetters(QueueName queue) {
         return inBatches("purgeDeadLettersBatch", queue);
+    }
+
+    /** Marks the queue's row paused (migration V4); true if this call changed it. */
+    boolean pause(QueueName queue) {
+        return sessions.inTransaction("pausing queue '" + queue + "'", c -> Jdbc.count(c, sql.get("pauseQueue"), queue.value())) > 0;
+    }
+
+    /** Clears the queue's paused mark; true if this call changed it. */
+    boolean resume(QueueName queue) {
+        return sessions.inTransaction("resuming queue '" + queue + "'", c -> Jdbc.count(c, sql.get("resumeQueue"), queue.value())) > 0;
+    }
+
+    /** The queue row's paused mark (false for a queue without a row). */
+    boolean isPaused(QueueName queue) {
+        return sessions.inTransaction("reading the pause of queue '" + queue + "'", c -> {
+            try (PreparedStatement ps = Jdbc.prepare(c, sql.get("queuePaused"), queue.value()); ResultSet rs = ps.executeQuery()) {
+                return rs.next() && rs.getInt(1) == 1;
+            }
+        });
     }
 
     /** Age first, then rows, each in batches of {@link SqlServerStatements#MAINTENANCE_BATCH}. */
@@ -298,5 +328,53 @@ final class SqlServerAdmin {
             }
             return out;
         });
+    }
+
+    List<dev.sqlqueue.MessageSummary> messages(QueueName queue, dev.sqlqueue.MessageState state, long afterId, int limit) {
+        String name = switch (state) {
+            case READY -> "listReady";
+            case DELAYED -> "listDelayed";
+            case IN_FLIGHT -> "listInFlight";
+        };
+        return sessions.inTransaction("listing messages of queue '" + queue + "'", c -> {
+            try (PreparedStatement ps = Jdbc.prepare(c, sql.get(name), limit, queue.value(), afterId)) {
+                return browsed(ps, queue);
+            }
+        });
+    }
+
+    java.util.Optional<dev.sqlqueue.MessageSummary> message(QueueName queue, long id) {
+        return sessions.inTransaction("reading message " + id + " of queue '" + queue + "'", c -> {
+            try (PreparedStatement ps = Jdbc.prepare(c, sql.get("messageById"), id, queue.value())) {
+                return browsed(ps, queue).stream().findFirst();
+            }
+        });
+    }
+
+    private static List<dev.sqlqueue.MessageSummary> browsed(PreparedStatement ps, QueueName queue) throws SQLException {
+        List<dev.sqlqueue.MessageSummary> out = new ArrayList<>();
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                String raw = rs.getString("headers");
+                Map<String, String> headers;
+                try {
+                    headers = HeaderCodec.decode(raw);
+                } catch (HeaderCodec.MalformedHeadersException e) {
+                    headers = Map.of();
+                }
+                long token = rs.getLong("lease_token");
+                Long lease = rs.wasNull() ? null : token;
+                java.time.Instant visible = ClaimedRow.utc(rs.getObject("visible_at", LocalDateTime.class));
+                java.time.Instant now = ClaimedRow.utc(rs.getObject("now", LocalDateTime.class));
+                LocalDateTime started = rs.getObject("started_at", LocalDateTime.class);
+                dev.sqlqueue.MessageState state = !visible.isAfter(now) ? dev.sqlqueue.MessageState.READY
+                        : lease == null ? dev.sqlqueue.MessageState.DELAYED : dev.sqlqueue.MessageState.IN_FLIGHT;
+                out.add(new dev.sqlqueue.MessageSummary(rs.getLong("id"), queue, state, rs.getInt("priority"),
+                        ClaimedRow.utc(rs.getObject("enqueued_at", LocalDateTime.class)), visible, rs.getInt("attempts"),
+                        lease, started == null ? null : ClaimedRow.utc(started), headers, raw, rs.getBytes("payload_preview"),
+                        rs.getLong("payload_bytes"), null, rs.getString("last_error"), now));
+            }
+        }
+        return out;
     }
 }

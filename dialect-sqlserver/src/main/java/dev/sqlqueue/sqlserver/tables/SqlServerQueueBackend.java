@@ -91,7 +91,8 @@ public final class SqlServerQueueBackend implements QueueBackend {
     static Capabilities capabilities(ClaimOrder order) {
         Set<Capability> f = EnumSet.of(Capability.DELAYED_DELIVERY, Capability.LEASE_EXTENSION, Capability.NACK_DELAY,
                 Capability.TRANSACTIONAL_ENQUEUE, Capability.HISTORY, Capability.DROP_SCHEMA, Capability.KILL_SESSION,
-                Capability.RAW_ROW_INSERT, Capability.DEDUPLICATION);
+                Capability.RAW_ROW_INSERT, Capability.DEDUPLICATION, Capability.PAUSE,
+                Capability.BROWSE);
         if (order == ClaimOrder.PRIORITY_FIRST) {
             f.add(Capability.PRIORITY);
         }
@@ -452,8 +453,38 @@ public final class SqlServerQueueBackend implements QueueBackend {
     }
 
     @Override
+    public long deleteDeadLetters(QueueName queue, List<Long> messageIds) {
+        return admin.deleteDeadLetters(queue, messageIds);
+    }
+
+    @Override
     public long purgeDeadLetters(QueueName queue) {
         return admin.purgeDeadLetters(queue);
+    }
+
+    @Override
+    public List<dev.sqlqueue.MessageSummary> messages(QueueName queue, dev.sqlqueue.MessageState state, long afterId, int limit) {
+        return admin.messages(queue, state, afterId, limit);
+    }
+
+    @Override
+    public java.util.Optional<dev.sqlqueue.MessageSummary> message(QueueName queue, long messageId) {
+        return admin.message(queue, messageId);
+    }
+
+    @Override
+    public boolean pause(QueueName queue) {
+        return admin.pause(queue);
+    }
+
+    @Override
+    public boolean resume(QueueName queue) {
+        return admin.resume(queue);
+    }
+
+    @Override
+    public boolean isPaused(QueueName queue) {
+        return admin.isPaused(queue);
     }
 
     @Override

@@ -260,9 +260,17 @@ public final class SqlServerStatements {
     }
 
     private static final String MATCH = " WHERE [id] = ? AND [queue_name] = ? AND [lease_token] = ?";
+    /**
+     * The claim's pause check (QueueAdmin.pause, migration V4): the claimed queue's row must not be marked paused. A
+     * seek on the queue table's primary key, completed by the queue ({@code [queue_name]}, correlated, on SQL Server,
+     * so that the claim keeps its binds; {@code @q} on Babelfish) and a closing parenthesis. No hint: a read of the
+     * queue row at the claim's READ COMMITTED, which a pause or resume holds only for its one-row update.
+     */
+    private String notPaused;
     private static final String DELAY = "DATEADD(second, ?, DATEADD(millisecond, ?, SYSUTCDATETIME()))";
 
     private void build() {
+        notPaused = " AND NOT EXISTS (SELECT 1 FROM " + queues + " AS [p] WHERE [p].[paused] = 1 AND [p].[name] = ";
         all.put("claim", engine == SqlServerEngine.BABELFISH ? babelfishClaim() : cteClaim());
         // enqueue: only into an existing queue that is not being dropped; REPEATABLEREAD keeps the queue row
         // share-locked until commit so that dropQueue cannot mark it under a running enqueue.
@@ -370,6 +378,14 @@ public final class SqlServerStatements {
         // dropQueue, last step, after its rows are gone. Binds: 1 queue.
         all.put("deleteQueue", PRELUDE + "DELETE FROM " + queues + " WITH (ROWLOCK) WHERE [name] = ?" + ROWCOUNT + ";");
         all.put("listQueues", PRELUDE + "SELECT [name] FROM " + queues + " WHERE [dropping] = 0;");
+        // QueueAdmin.pause and resume: set or clear the queue row's mark (migration V4); 1 when this call changed it.
+        // Binds: 1 queue.
+        all.put("pauseQueue", PRELUDE + "UPDATE " + queues + " WITH (ROWLOCK) SET [paused] = 1 WHERE [name] = ? AND [paused] = 0"
+                + ROWCOUNT + ";");
+        all.put("resumeQueue", PRELUDE + "UPDATE " + queues + " WITH (ROWLOCK) SET [paused] = 0 WHERE [name] = ? AND [paused] = 1"
+                + ROWCOUNT + ";");
+        // Binds: 1 queue. No row: no such queue.
+        all.put("queuePaused", PRELUDE + "SELECT [paused] FROM " + queues + " WHERE [name] = ?;");
         // Binds: 1 batch size, 2 queue.
         all.put("purgeBatch", PRELUDE + "DELETE TOP (?) FROM " + messages + " WITH (ROWLOCK) WHERE [queue_name] = ?" + ROWCOUNT + ";");
         all.put("purgeDeadLettersBatch", PRELUDE + "DELETE TOP (?) FROM " + deadLetters
@@ -418,6 +434,21 @@ public final class SqlServerStatements {
         // Binds: 1 message id, 2 queue.
         all.put("requeueDeadLetter", PRELUDE + "DELETE FROM " + deadLetters + " WITH (ROWLOCK)" + requeue
                 + " WHERE [message_id] = ? AND [queue_name] = ?" + ROWCOUNT + ";");
+        // QueueAdmin.messages and message: the queue's messages by id, a payload preview only (issue 31), read uncommitted
+        // (NOLOCK) as stats are, so that a listing never waits for an open transactional claim. Binds of the lists: 1
+        // limit, 2 queue, 3 after id; of messageById: 1 id, 2 queue.
+        String browse = PRELUDE + "SELECT TOP (?) [id], [priority], [enqueued_at], [visible_at], [attempts], [lease_token],"
+                + " [started_at], [headers], SUBSTRING([payload], 1, " + dev.sqlqueue.DeadLetterSummary.PREVIEW_BYTES
+                + ") AS [payload_preview], DATALENGTH([payload]) AS [payload_bytes], [last_error], SYSUTCDATETIME() AS [now]"
+                + " FROM " + messages + " WITH (NOLOCK) WHERE [queue_name] = ? AND [id] > ? AND ";
+        all.put("listReady", browse + "[visible_at] <= SYSUTCDATETIME() ORDER BY [id];");
+        all.put("listDelayed", browse + "[visible_at] > SYSUTCDATETIME() AND [lease_token] IS NULL ORDER BY [id];");
+        all.put("listInFlight", browse + "[visible_at] > SYSUTCDATETIME() AND [lease_token] IS NOT NULL ORDER BY [id];");
+        all.put("messageById", browse.replace("SELECT TOP (?) ", "SELECT ").replace(" AND [id] > ? AND ", "")
+                .replace("WHERE [queue_name] = ?", "WHERE [id] = ? AND [queue_name] = ?") + ";");
+        // QueueAdmin.deleteDeadLetters, one id at a time. Binds: 1 message id, 2 queue.
+        all.put("deleteDeadLetter", PRELUDE + "DELETE FROM " + deadLetters + " WITH (ROWLOCK) WHERE [message_id] = ? AND [queue_name] = ?"
+                + ROWCOUNT + ";");
         // Binds: 1 batch size, 2 queue.
         all.put("requeueDeadLettersBatch", PRELUDE + "DELETE TOP (?) FROM " + deadLetters + " WITH (ROWLOCK)" + requeue
                 + " WHERE [queue_name] = ?" + ROWCOUNT + ";");
@@ -444,7 +475,7 @@ public final class SqlServerStatements {
         return PRELUDE + CLAIM_ISOLATION + "WITH [claim] AS (SELECT TOP (?) [id], [priority], [enqueued_at],"
                 + " [visible_at], [attempts], [claim_count], [lease_token], [started_at], [payload], [headers]"
                 + " FROM " + messages + " " + claimHints()
-                + " WHERE [queue_name] = ? AND [visible_at] <= SYSUTCDATETIME()"
+                + " WHERE [queue_name] = ? AND [visible_at] <= SYSUTCDATETIME()" + notPaused + "[queue_name])"
                 + " ORDER BY " + claimKey() + ")"
                 + " UPDATE [claim] SET [attempts] = [attempts] + 1, [claim_count] = [claim_count] + 1,"
                 + " [lease_token] = [claim_count] + 1, [visible_at] = DATEADD(millisecond, ?, SYSUTCDATETIME()),"
@@ -474,7 +505,8 @@ public final class SqlServerStatements {
                 + " inserted.[enqueued_at], deleted.[visible_at] AS [prior_visible_at], inserted.[payload], inserted.[headers]"
                 + " WHERE " + t + ".[queue_name] = @q AND " + t + ".[visible_at] <= SYSUTCDATETIME() AND " + t + ".[id] IN"
                 + " (SELECT TOP (@n) [c].[id] FROM " + t + " AS [c] " + claimHints()
-                + " WHERE [c].[queue_name] = @q AND [c].[visible_at] <= SYSUTCDATETIME() ORDER BY " + claimKey() + ");";
+                + " WHERE [c].[queue_name] = @q AND [c].[visible_at] <= SYSUTCDATETIME()" + notPaused + "@q)"
+                + " ORDER BY " + claimKey() + ");";
     }
 
     /**
@@ -545,6 +577,7 @@ public final class SqlServerStatements {
         p.put("messages_pk", quote(prefix + "messages_pk"));
         p.put("claim_index", claimIndex());
         p.put("queues_dropping_default", quote(prefix + "queues_dropping_default"));
+        p.put("queues_paused_default", quote(prefix + "queues_paused_default"));
         p.put("claim_key", claimKey());
         p.put("pk_kind", layout == SqlServerOptions.Layout.CLUSTERED ? "CLUSTERED" : "NONCLUSTERED");
         p.put("dead_letters_pk", quote(prefix + "dead_letters_pk"));

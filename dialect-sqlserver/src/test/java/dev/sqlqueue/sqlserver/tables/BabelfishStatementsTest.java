@@ -180,7 +180,45 @@ class BabelfishStatementsTest {
         plain.deadLetter(claimText(plain, q, poison).receipt(), "again");
         assertEquals(1, plain.requeueDeadLetters(q, List.of()));
         plain.deadLetter(claimText(plain, q, poison).receipt(), "third");
+        long thirdId = plain.deadLetters(q, 10).get(0).messageId();
+        assertEquals(0, plain.deleteDeadLetters(q, List.of(999_999L)), "no such dead letter");
+        assertEquals(1, plain.deleteDeadLetters(q, List.of(thirdId)));
+        assertEquals(0, plain.stats(q).dead());
+        plain.enqueue(q, Message.ofText(poison));
+        plain.deadLetter(claimText(plain, q, poison).receipt(), "fourth");
         assertEquals(1, plain.purgeDeadLetters(q));
+
+        // browsing: one ready, one delayed, one in flight; by state, by id, paged, on a queue of its own
+        QueueName bq = QueueName.of("browse");
+        plain.createQueue(bq);
+        plain.enqueue(bq, Message.ofText("browse-held"));
+        Delivery heldForBrowse = plain.consume(bq, ConsumeRequest.of(1).withLease(Duration.ofMinutes(5))).get(0);
+        long ready = plain.enqueue(bq, Message.ofText("browse-ready"));
+        long delayed = plain.enqueue(bq, Message.builder("browse-later".getBytes(java.nio.charset.StandardCharsets.UTF_8))
+                .delay(Duration.ofHours(1)).build());
+        assertEquals(List.of(ready), plain.messages(bq, dev.sqlqueue.MessageState.READY, 0, 10).stream()
+                .map(dev.sqlqueue.MessageSummary::messageId).toList());
+        assertEquals(List.of(delayed), plain.messages(bq, dev.sqlqueue.MessageState.DELAYED, 0, 10).stream()
+                .map(dev.sqlqueue.MessageSummary::messageId).toList());
+        dev.sqlqueue.MessageSummary inFlight = plain.messages(bq, dev.sqlqueue.MessageState.IN_FLIGHT, 0, 10).get(0);
+        assertEquals(heldForBrowse.id(), inFlight.messageId());
+        assertEquals(heldForBrowse.receipt().token(), inFlight.leaseToken().longValue(), "the holder's token");
+        assertTrue(inFlight.millisLeft() > 0 && inFlight.millisLeft() <= 300_000, "lease left " + inFlight.millisLeft());
+        assertEquals("browse-held", new String(inFlight.payloadPreview(), java.nio.charset.StandardCharsets.UTF_8));
+        assertEquals(List.of(), plain.messages(bq, dev.sqlqueue.MessageState.READY, ready, 10), "the page after the last id");
+        assertEquals(dev.sqlqueue.MessageState.DELAYED, plain.message(bq, delayed).orElseThrow().state());
+        plain.release(heldForBrowse.receipt());
+        assertEquals(3, plain.purge(bq), "the three browsed messages, nothing else");
+        plain.dropQueue(bq);
+
+        // pause and resume: the mark on the queue row, seen by the claim (C28 covers the claim in depth)
+        assertFalse(plain.isPaused(q));
+        assertTrue(plain.pause(q));
+        assertFalse(plain.pause(q), "already paused");
+        assertTrue(plain.isPaused(q));
+        assertTrue(plain.resume(q));
+        assertFalse(plain.resume(q), "already running");
+        assertFalse(plain.isPaused(q));
 
         // history: list, prune by age (none that old) and by rows
         List<HistoryEntry> h = plain.history(q, 10);

@@ -23,7 +23,8 @@ import org.junit.jupiter.api.Test;
  * here (there is no SQL Server).
  */
 class MigrationScriptTest {
-    private static final String[] SCRIPTS = {"V1__queue_tables.sql", "V2__queue_dropping.sql", "V3__deduplication_keys.sql"};
+    private static final String[] SCRIPTS = {"V1__queue_tables.sql", "V2__queue_dropping.sql", "V3__deduplication_keys.sql",
+        "V4__queue_pausing.sql"};
 
     /** Every migration script, in version order, joined. */
     private static String script() throws IOException {
@@ -71,7 +72,9 @@ class MigrationScriptTest {
             Matcher idx = Pattern.compile("CREATE NONCLUSTERED INDEX \\[sqlq_messages_claim] ON \\[dbo]\\.\\[sqlq_messages] \\((.*)\\);")
                     .matcher(ddl);
             assertTrue(idx.find(), order + ": claim index present");
-            Matcher claim = Pattern.compile("WHERE \\[queue_name] = \\? AND \\[visible_at] <= SYSUTCDATETIME\\(\\) ORDER BY (.*)\\) UPDATE")
+            Matcher claim = Pattern.compile("WHERE \\[queue_name] = \\? AND \\[visible_at] <= SYSUTCDATETIME\\(\\)"
+                    + " AND NOT EXISTS \\(SELECT 1 FROM \\[dbo]\\.\\[sqlq_queues] AS \\[p] WHERE \\[p]\\.\\[paused] = 1"
+                    + " AND \\[p]\\.\\[name] = \\[queue_name]\\) ORDER BY (.*)\\) UPDATE")
                     .matcher(sql.get("claim"));
             assertTrue(claim.find());
             assertEquals("[queue_name], " + claim.group(1), idx.group(1), order + ": index = equality column + ORDER BY");

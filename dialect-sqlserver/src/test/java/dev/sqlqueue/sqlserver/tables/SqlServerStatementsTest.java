@@ -42,7 +42,10 @@ class SqlServerStatementsTest {
                 + "[visible_at], [attempts], [claim_count], [lease_token], [started_at], [payload], [headers] FROM "
                 + "[dbo].[sqlq_messages] WITH (ROWLOCK, READPAST, UPDLOCK, READCOMMITTEDLOCK, FORCESEEK, INDEX "
                 + "([sqlq_messages_claim])) WHERE [queue_name] = ? "
-                + "AND [visible_at] <= SYSUTCDATETIME() ORDER BY [visible_at], [id]) UPDATE [claim] SET [attempts] = "
+                + "AND [visible_at] <= SYSUTCDATETIME()"
+                // the pause check (migration V4): the queue row is not marked paused, correlated on the claimed queue
+                + " AND NOT EXISTS (SELECT 1 FROM [dbo].[sqlq_queues] AS [p] WHERE [p].[paused] = 1 AND [p].[name] = [queue_name])"
+                + " ORDER BY [visible_at], [id]) UPDATE [claim] SET [attempts] = "
                 + "[attempts] + 1, [claim_count] = [claim_count] + 1, [lease_token] = [claim_count] + 1, [visible_at] = "
                 + "DATEADD(millisecond, ?, SYSUTCDATETIME()), [started_at] = SYSUTCDATETIME() OUTPUT inserted.[id], "
                 + "inserted.[lease_token], inserted.[attempts], inserted.[priority], inserted.[enqueued_at], "
@@ -186,6 +189,25 @@ class SqlServerStatementsTest {
                 + "DROP TABLE IF EXISTS [dbo].[sqlq_dead_letters]; DROP TABLE IF EXISTS [dbo].[sqlq_history]; "
                 + "DROP TABLE IF EXISTS [dbo].[sqlq_queues]; DROP TABLE IF EXISTS [dbo].[sqlq_settings]; "
                 + "DROP TABLE IF EXISTS [dbo].[sqlq_schema_history];");
+        String browse = "SET NOCOUNT ON; SET XACT_ABORT ON; SELECT TOP (?) [id], [priority], [enqueued_at], [visible_at], [attempts],"
+                + " [lease_token], [started_at], [headers], SUBSTRING([payload], 1, 256) AS [payload_preview], DATALENGTH([payload])"
+                + " AS [payload_bytes], [last_error], SYSUTCDATETIME() AS [now] FROM [dbo].[sqlq_messages] WITH (NOLOCK)"
+                + " WHERE [queue_name] = ? AND [id] > ? AND ";
+        expected.put("listReady", browse + "[visible_at] <= SYSUTCDATETIME() ORDER BY [id];");
+        expected.put("listDelayed", browse + "[visible_at] > SYSUTCDATETIME() AND [lease_token] IS NULL ORDER BY [id];");
+        expected.put("listInFlight", browse + "[visible_at] > SYSUTCDATETIME() AND [lease_token] IS NOT NULL ORDER BY [id];");
+        expected.put("messageById", "SET NOCOUNT ON; SET XACT_ABORT ON; SELECT [id], [priority], [enqueued_at], [visible_at],"
+                + " [attempts], [lease_token], [started_at], [headers], SUBSTRING([payload], 1, 256) AS [payload_preview],"
+                + " DATALENGTH([payload]) AS [payload_bytes], [last_error], SYSUTCDATETIME() AS [now] FROM [dbo].[sqlq_messages]"
+                + " WITH (NOLOCK) WHERE [id] = ? AND [queue_name] = ?;");
+        expected.put("deleteDeadLetter", "SET NOCOUNT ON; SET XACT_ABORT ON; DELETE FROM [dbo].[sqlq_dead_letters] WITH (ROWLOCK)"
+                + " WHERE [message_id] = ? AND [queue_name] = ?; SELECT @@ROWCOUNT AS [n];");
+        // QueueAdmin.pause and resume (migration V4)
+        expected.put("pauseQueue", "SET NOCOUNT ON; SET XACT_ABORT ON; UPDATE [dbo].[sqlq_queues] WITH (ROWLOCK) SET [paused] = 1"
+                + " WHERE [name] = ? AND [paused] = 0; SELECT @@ROWCOUNT AS [n];");
+        expected.put("resumeQueue", "SET NOCOUNT ON; SET XACT_ABORT ON; UPDATE [dbo].[sqlq_queues] WITH (ROWLOCK) SET [paused] = 0"
+                + " WHERE [name] = ? AND [paused] = 1; SELECT @@ROWCOUNT AS [n];");
+        expected.put("queuePaused", "SET NOCOUNT ON; SET XACT_ABORT ON; SELECT [paused] FROM [dbo].[sqlq_queues] WHERE [name] = ?;");
         expected.put("leaseQueue",
                 "SET NOCOUNT ON; SET XACT_ABORT ON; SELECT [queue_name] FROM [dbo].[sqlq_messages] WITH (ROWLOCK) "
                 + "WHERE [id] = ? AND [lease_token] = ?;");
@@ -205,7 +227,7 @@ class SqlServerStatementsTest {
                 + "(SELECT TOP (?) [id], [priority], [enqueued_at], [visible_at], [attempts], [claim_count], [lease_token], "
                 + "[started_at], [payload], [headers] FROM [dbo].[sqlq_messages] WITH (ROWLOCK, READPAST, UPDLOCK, "
                 + "READCOMMITTEDLOCK, FORCESEEK, INDEX ([sqlq_messages_claim])) WHERE [queue_name] = ? AND "
-                + "[visible_at] <= SYSUTCDATETIME() ORDER BY ";
+                + "[visible_at] <= SYSUTCDATETIME() AND NOT EXISTS (SELECT 1 FROM [dbo].[sqlq_queues] AS [p] WHERE [p].[paused] = 1 AND [p].[name] = [queue_name]) ORDER BY ";
         String tail = ") UPDATE [claim] SET [attempts] = [attempts] + 1, [claim_count] = [claim_count] + 1, "
                 + "[lease_token] = [claim_count] + 1, [visible_at] = DATEADD(millisecond, ?, SYSUTCDATETIME()), "
                 + "[started_at] = SYSUTCDATETIME() OUTPUT inserted.[id], inserted.[lease_token], inserted.[attempts], "
@@ -235,7 +257,7 @@ class SqlServerStatementsTest {
                 + " inserted.[headers] WHERE " + t + ".[queue_name] = @q AND " + t + ".[visible_at] <= SYSUTCDATETIME() AND " + t
                 + ".[id] IN (SELECT TOP (@n) [c].[id] FROM " + t + " AS [c] WITH (ROWLOCK, READPAST, UPDLOCK, READCOMMITTEDLOCK,"
                 + " FORCESEEK, INDEX ([sqlq_messages_claim])) WHERE [c].[queue_name] = @q AND [c].[visible_at] <= SYSUTCDATETIME()"
-                + " ORDER BY [visible_at], [id]);", bf.get("claim"));
+                + " AND NOT EXISTS (SELECT 1 FROM [dbo].[sqlq_queues] AS [p] WHERE [p].[paused] = 1 AND [p].[name] = @q) ORDER BY [visible_at], [id]);", bf.get("claim"));
         sql.all().forEach((name, text) -> {
             if (!name.equals("claim")) {
                 assertEquals(text, bf.get(name), name);

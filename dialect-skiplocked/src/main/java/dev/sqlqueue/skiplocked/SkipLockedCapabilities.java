@@ -21,7 +21,7 @@ final class SkipLockedCapabilities {
         EnumSet<Capability> features = EnumSet.of(Capability.DELAYED_DELIVERY, Capability.PRIORITY,
                 Capability.LEASE_EXTENSION, Capability.NACK_DELAY, Capability.TRANSACTIONAL_ENQUEUE,
                 Capability.HISTORY, Capability.DROP_SCHEMA, Capability.RAW_ROW_INSERT, Capability.MESSAGE_GROUPS,
-                Capability.DEDUPLICATION);
+                Capability.DEDUPLICATION, Capability.MOVE_CLAIM);
         if (dialect == SkipLockedDialect.POSTGRES && serverWakeup) {
             features.add(Capability.SERVER_SIDE_WAIT);
         }

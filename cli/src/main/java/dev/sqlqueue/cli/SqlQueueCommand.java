@@ -17,7 +17,7 @@ import picocli.CommandLine.Spec;
         subcommands = {
             DemoCommand.class, EnqueueCommand.class, WorkCommand.class, StatsCommand.class,
             DlqCommand.class, HistoryCommand.class, MigrateCommand.class, BackendsCommand.class, ConformanceCommand.class, DdlCommand.class, DropCommand.class,
-            ProbeCommand.class, DashboardCommand.class,
+            ProbeCommand.class, DashboardCommand.class, MoveCommand.class,
             picocli.CommandLine.HelpCommand.class
         },
         footerHeading = "%nDatabase:%n",

@@ -127,6 +127,16 @@ public final class QueueMover implements AutoCloseable {
         return s;
     }
 
+    /** The source client (for its queues and statistics). */
+    public QueueClient source() {
+        return source;
+    }
+
+    /** The target client. */
+    public QueueClient target() {
+        return target;
+    }
+
     /** The deduplication key of source message {@code id} on the target. */
     public String keyOf(long id) {
         return "move:" + sourceIdentity + ":" + id;

@@ -7,7 +7,7 @@ import dev.sqlqueue.QueueConfig;
 import dev.sqlqueue.QueueMover;
 import dev.sqlqueue.QueueName;
 import dev.sqlqueue.QueueStats;
-import dev.sqlqueue.SqlQueue;
+import dev.sqlqueue.QueueClient;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -95,8 +95,8 @@ public final class MoveCommand implements Callable<Integer> {
         MoveOptions options = new MoveOptions(batch, lease, untilEmpty == null ? Duration.ZERO : untilEmpty,
                 deadLetterRefused, dryRun);
         String fromUrl = from == null || from.isBlank() ? ConnectionOptions.defaultUrl() : from;
-        try (QueueMover mover = QueueMover.open(config(fromUrl, fromPrefix), config(to, toPrefix));
-             SqlQueue source = SqlQueue.open(config(fromUrl, fromPrefix))) {
+        try (QueueMover mover = QueueMover.open(config(fromUrl, fromPrefix), config(to, toPrefix))) {
+            QueueClient source = mover.source();
             List<QueueName> names = all ? source.queues() : List.copyOf(new LinkedHashSet<>(queues));
             for (QueueName q : names) {
                 mover.check(q, options); // every queue before anything moves

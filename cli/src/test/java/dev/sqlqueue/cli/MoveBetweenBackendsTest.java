@@ -162,4 +162,43 @@ class MoveBetweenBackendsTest {
             assertTrue(seen.values().stream().allMatch(n -> n == 1), seen::toString);
         }
     }
+
+    /**
+     * A source without {@link dev.sqlqueue.Capability#MOVE_CLAIM} (Service Broker, Teradata, SQL Server queue tables
+     * declare none): its ready messages move by ordinary claims, its delayed ones are left and counted. The H2 backend
+     * stands in, with the capability taken away.
+     */
+    @Test
+    void aSourceWithoutMoveClaimsMovesItsReadyMessagesByClaims() {
+        QueueName queue = QueueName.of("plain");
+        QueueConfig from = QueueConfig.builder().url("jdbc:h2:file:" + dir.resolve("from") + ";AUTO_SERVER=TRUE").build();
+        QueueConfig to = QueueConfig.builder().url("jdbc:h2:file:" + dir.resolve("to") + ";AUTO_SERVER=TRUE").build();
+        dev.sqlqueue.spi.QueueBackend raw = dev.sqlqueue.spi.BackendDiscovery.find(from).open(from);
+        dev.sqlqueue.Capabilities caps = raw.capabilities();
+        java.util.Set<dev.sqlqueue.Capability> less = java.util.EnumSet.copyOf(caps.features());
+        less.remove(dev.sqlqueue.Capability.MOVE_CLAIM);
+        dev.sqlqueue.Capabilities without = new dev.sqlqueue.Capabilities(caps.backend(), caps.claimModes(), less,
+                caps.ordering(), caps.maxPayloadBytes(), caps.maxClaimBatch());
+        try (SqlQueue source = SqlQueue.wrap(new dev.sqlqueue.spi.ForwardingQueueBackend(raw) {
+                @Override
+                public dev.sqlqueue.Capabilities capabilities() {
+                    return without;
+                }
+            }, from); SqlQueue target = SqlQueue.open(to)) {
+            for (int i = 0; i < 5; i++) {
+                source.enqueue(queue, Message.builder(("p" + i).getBytes(StandardCharsets.UTF_8)).header("n", "" + i).build());
+            }
+            source.enqueue(queue, Message.builder("later".getBytes(StandardCharsets.UTF_8)).delay(Duration.ofHours(1)).build());
+            MoveReport report = new QueueMover(source, target, QueueMover.sourceIdentity(from))
+                    .move(queue, MoveOptions.defaults().withBatch(2), null);
+            assertEquals(5, report.moved(), report::toString);
+            assertEquals(1, report.leftDelayed());
+            assertEquals(1, source.stats(queue).delayed());
+            assertEquals(0, source.stats(queue).ready() + source.stats(queue).inFlight());
+            List<Delivery> got = drain(target, queue);
+            assertEquals(List.of("p0", "p1", "p2", "p3", "p4"), got.stream().map(Delivery::text).toList());
+            assertEquals("3", got.get(3).headers().get("n"));
+            assertEquals(1, got.get(0).attempt(), "a claim on the target counts from 1 again");
+        }
+    }
 }

@@ -39,9 +39,35 @@ final class MoveClaims {
         return tx.inTransaction("claim for move", timeout, c -> {
             List<Row> rows = new ArrayList<>();
             Map<Long, Long> delayLeft = new HashMap<>();
+            Long[] candidates = null;
+            if (sql.moveCandidates != null) {
+                // H2: candidates without locks first, then those locked by id (see SkipLockedStatements.moveSelect)
+                List<Long> ids = new ArrayList<>();
+                try (PreparedStatement ps = c.prepareStatement(sql.moveCandidates)) {
+                    ps.setString(1, queue.value());
+                    ps.setInt(2, max);
+                    QueryTimeouts.run(ps, "moveCandidates", sql.moveCandidates, timeout, () -> {
+                        try (ResultSet rs = ps.executeQuery()) {
+                            while (rs.next()) {
+                                ids.add(rs.getLong(1));
+                            }
+                        }
+                        return null;
+                    });
+                }
+                if (ids.isEmpty()) {
+                    return List.of();
+                }
+                candidates = ids.toArray(new Long[0]);
+            }
+            Long[] locked = candidates;
             try (PreparedStatement ps = c.prepareStatement(sql.moveSelect)) {
-                ps.setString(1, queue.value());
-                ps.setInt(2, max);
+                if (locked != null) {
+                    ps.setObject(1, locked);
+                } else {
+                    ps.setString(1, queue.value());
+                    ps.setInt(2, max);
+                }
                 QueryTimeouts.run(ps, "moveSelect", sql.moveSelect, timeout, () -> {
                     try (ResultSet rs = ps.executeQuery()) {
                         while (rs.next()) {

@@ -64,9 +64,13 @@ public final class SkipLockedStatements {
      * (queue, limit): the rows a move claim ({@link dev.sqlqueue.QueueAdmin#claimForMove}) takes, locked, skipping
      * locked rows, in id order: ready rows, delayed rows (no lease token) and rows an earlier move claim held
      * ({@code claimed_at < 0}, see {@link #moveLease}), never a consumer's unexpired lease; a group's head only.
-     * Columns id, priority, enqueued_at, attempts, headers, payload, now, group_key, visible_at, claimed_at.
+     * Columns id, priority, enqueued_at, attempts, headers, payload, now, group_key, visible_at, claimed_at. On H2
+     * (which locks every row a FOR UPDATE query matches before it applies FETCH, see {@link #claimCandidates}) the
+     * parameter is the candidate ids of {@link #moveCandidates} as a Long[] array, rechecked under the lock.
      */
     public final String moveSelect;
+    /** H2 only (else null): (queue, limit): the ids {@link #moveSelect} would take, in id order, read without locks. */
+    public final String moveCandidates;
     /**
      * (token, lease ms, id): the hold of one row a move claim took: the lease token, attempts unchanged, the row
      * hidden until its lease or its delay ends (whichever is later), and its visible time before the first hold kept
@@ -448,15 +452,25 @@ public final class SkipLockedStatements {
                         .forUpdate().skipLocked()
                         .getSQL(ParamType.INDEXED)
                   + (dialect == SkipLockedDialect.POSTGRES ? CLAIM_PLAN_END : "");
-        moveSelect = dsl.select(ID, PRIORITY, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, now, GROUP_KEY, VISIBLE_AT, CLAIMED_AT)
-                .from(message)
-                .where(QUEUE.eq(queue))
-                .and(VISIBLE_AT.le(now).or(LEASE_TOKEN.isNull()).or(CLAIMED_AT.lt(inline(0L))))
-                .and(headOfGroup)
-                .orderBy(ID.asc())
-                .limit(param("limit", Integer.class))
-                .forUpdate().skipLocked()
-                .getSQL(ParamType.INDEXED);
+        Condition movable = VISIBLE_AT.le(now).or(LEASE_TOKEN.isNull()).or(CLAIMED_AT.lt(inline(0L)));
+        moveCandidates = dialect == SkipLockedDialect.H2
+                ? dsl.select(ID).from(message).where(QUEUE.eq(queue)).and(movable).and(headOfGroup)
+                        .orderBy(ID.asc()).limit(param("limit", Integer.class)).getSQL(ParamType.INDEXED)
+                : null;
+        moveSelect = dialect == SkipLockedDialect.H2
+                ? dsl.select(ID, PRIORITY, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, now, GROUP_KEY, VISIBLE_AT, CLAIMED_AT)
+                        .from(message)
+                        .where(DSL.condition("{0} = any({1})", ID, ids)).and(movable).and(headOfGroup)
+                        .orderBy(ID.asc())
+                        .forUpdate().skipLocked()
+                        .getSQL(ParamType.INDEXED)
+                : dsl.select(ID, PRIORITY, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, now, GROUP_KEY, VISIBLE_AT, CLAIMED_AT)
+                        .from(message)
+                        .where(QUEUE.eq(queue)).and(movable).and(headOfGroup)
+                        .orderBy(ID.asc())
+                        .limit(param("limit", Integer.class))
+                        .forUpdate().skipLocked()
+                        .getSQL(ParamType.INDEXED);
         moveLease = sql(dsl.update(message).set(LEASE_TOKEN, token)
                 .set(CLAIMED_AT, when(CLAIMED_AT.lt(inline(0L)), CLAIMED_AT).otherwise(VISIBLE_AT.neg()))
                 .set(VISIBLE_AT, DSL.greatest(VISIBLE_AT, now.plus(param("lease", Long.class)))).where(byId), dsl);

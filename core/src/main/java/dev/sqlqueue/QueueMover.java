@@ -50,6 +50,7 @@ public final class QueueMover implements AutoCloseable {
     private final QueueClient target;
     private final String sourceIdentity;
     private final boolean owns;
+    private volatile boolean stop;
 
     /**
      * A mover between two open clients; closing it closes neither.
@@ -125,6 +126,19 @@ public final class QueueMover implements AutoCloseable {
         s = s.replaceAll("(?i)([?&;])(user|password)=[^&;]*", "$1");
         s = s.replaceAll("[?&;]+$", "").replaceAll("\\?&+", "?").replaceAll("&&+", "&").replaceAll(";;+", ";");
         return s;
+    }
+
+    /**
+     * Ends a running {@link #move} after the step in progress (both of its transactions), from any thread: nothing is
+     * left held on the source, and the same move run again goes on. Later moves by this mover return at once.
+     */
+    public void stop() {
+        stop = true;
+    }
+
+    /** Whether {@link #stop()} was called. */
+    public boolean stopped() {
+        return stop;
     }
 
     /** The source client (for its queues and statistics). */
@@ -204,7 +218,7 @@ public final class QueueMover implements AutoCloseable {
         Counts n = new Counts();
         boolean byMoveClaim = source.capabilities().has(Capability.MOVE_CLAIM);
         long emptySince = 0;
-        while (!Thread.currentThread().isInterrupted()) {
+        while (!stop && !Thread.currentThread().isInterrupted()) {
             int got = byMoveClaim ? stepByMoveClaim(queue, options, n) : stepByClaim(queue, options, n);
             if (got > 0) {
                 emptySince = 0;

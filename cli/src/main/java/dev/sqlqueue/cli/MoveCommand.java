@@ -95,7 +95,8 @@ public final class MoveCommand implements Callable<Integer> {
         MoveOptions options = new MoveOptions(batch, lease, untilEmpty == null ? Duration.ZERO : untilEmpty,
                 deadLetterRefused, dryRun);
         String fromUrl = from == null || from.isBlank() ? ConnectionOptions.defaultUrl() : from;
-        try (QueueMover mover = QueueMover.open(config(fromUrl, fromPrefix), config(to, toPrefix))) {
+        try (QueueMover mover = QueueMover.open(config(fromUrl, fromPrefix), config(to, toPrefix));
+             ShutdownGuard guard = new ShutdownGuard(mover::stop, Duration.ofSeconds(60))) {
             QueueClient source = mover.source();
             List<QueueName> names = all ? source.queues() : List.copyOf(new LinkedHashSet<>(queues));
             for (QueueName q : names) {
@@ -115,6 +116,12 @@ public final class MoveCommand implements Callable<Integer> {
                     progress.finish();
                 }
                 print(out, r, fromName);
+                if (mover.stopped()) {
+                    err.println("sqlqueue: stopped after the step in progress: what moved is on the target only, the rest"
+                            + " is on the source; run the same command again to finish the job");
+                    err.flush();
+                    return guard.exitCode(ExitCodes.OK);
+                }
             }
         }
         return ExitCodes.OK;

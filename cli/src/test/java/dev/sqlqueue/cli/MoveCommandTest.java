@@ -70,4 +70,48 @@ class MoveCommandTest {
         assertEquals(0, depth(from, "jobs"));
         assertEquals(6, depth(to, "jobs"));
     }
+
+    /**
+     * Ctrl-C (SIGINT) to a running move (a JVM of its own) ends it after the step in progress: exit 130, nothing left
+     * held on the source, every message on exactly one side; the same command again finishes the job.
+     */
+    @Test
+    void ctrlCStopsAfterTheStepInProgressAndTheSameCommandFinishes() throws Exception {
+        QueueName queue = QueueName.of("many");
+        try (SqlQueue q = SqlQueue.open(QueueConfig.ofUrl(from))) {
+            java.util.List<Message> batch = new java.util.ArrayList<>();
+            for (int i = 0; i < 2000; i++) {
+                batch.add(Message.ofText("m" + i));
+            }
+            q.enqueueAll(queue, batch);
+        }
+        Process p = Cli.quickProcess(dir, "move", "--from", from, "--to", to, "--queue", "many", "--batch", "1");
+        StringBuilder output = new StringBuilder();
+        try (java.io.BufferedReader out = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream(),
+                java.nio.charset.StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = out.readLine()) != null && !line.contains("move 'many'")) {
+                output.append(line).append('\n');
+            }
+            assertEquals(0, new ProcessBuilder("kill", "-INT", Long.toString(p.pid())).start().waitFor());
+            out.lines().forEach(l -> output.append(l).append('\n'));
+            assertTrue(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS));
+        } finally {
+            p.destroyForcibly();
+        }
+        assertEquals(130, p.exitValue(), output::toString);
+        assertTrue(output.toString().contains("stopped after the step in progress"), output::toString);
+        long left;
+        try (SqlQueue source = SqlQueue.open(QueueConfig.ofUrl(from)); SqlQueue target = SqlQueue.open(QueueConfig.ofUrl(to))) {
+            dev.sqlqueue.QueueStats s = source.stats(queue);
+            assertEquals(0, s.inFlight(), "nothing held on the source: " + s);
+            left = s.ready();
+            assertEquals(2000, left + target.stats(queue).ready(), "every message on exactly one side");
+            assertTrue(left > 0 && left < 2000, "stopped part way: " + left + " left\n" + output);
+        }
+        Cli.Run rest = Cli.raw("move", "--from", from, "--to", to, "--queue", "many");
+        assertTrue(rest.out().startsWith("moved " + left + " messages of 'many'"), rest::toString);
+        assertEquals(0, depth(from, "many"));
+        assertEquals(2000, depth(to, "many"));
+    }
 }

@@ -113,6 +113,8 @@ class MoveKillTest {
             assertEquals(MESSAGES, seen.size(), "every message on the target\n" + context);
             seen.forEach((m, n) -> assertEquals(1, n, m + " on the target once\n" + context));
             assertEquals(0, target.stats(queue).depth());
+            source.dropQueue(queue); // the shared servers keep no queue of this test
+            target.dropQueue(queue);
         }
     }
 }

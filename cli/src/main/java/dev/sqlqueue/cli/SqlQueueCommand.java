@@ -44,6 +44,6 @@ public final class SqlQueueCommand implements Runnable {
     @Override
     public void run() {
         throw new ParameterException(spec.commandLine(),
-                "a command is required: demo, enqueue, work, stats, dlq, history, drop, migrate, backends, conformance, ddl, probe or dashboard");
+                "a command is required: demo, enqueue, work, stats, dlq, history, drop, migrate, backends, conformance, ddl, probe, dashboard or move");
     }
 }

@@ -44,6 +44,11 @@ public enum Capability {
      * listed, with payload previews only.
      */
     BROWSE("browsing a queue's messages"),
+    /**
+     * {@link QueueAdmin#claimForMove} holds ready and delayed messages for a move to another database, with their
+     * attempts and remaining delay, without counting a delivery ({@link QueueMover}).
+     */
+    MOVE_CLAIM("claiming ready and delayed messages to move them"),
     /** Fault hook: the suite can kill a consumer's database session. */
     KILL_SESSION("killing a database session (fault hook)"),
     /** Fault hook: the suite can take the database away and bring it back. */

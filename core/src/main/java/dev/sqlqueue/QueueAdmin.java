@@ -199,4 +199,29 @@ public interface QueueAdmin {
     default List<HistoryBucket> historyBuckets(QueueName queue, java.time.Instant from, java.time.Duration bucket) {
         throw new UnsupportedCapabilityException(Capability.HISTORY, getClass().getSimpleName(), "history buckets");
     }
+
+    /** The most messages one {@link #claimForMove} takes: 1,000. */
+    int MAX_MOVE_CLAIM = 1000;
+
+    /**
+     * Hold up to {@code maxMessages} (1..{@value #MAX_MOVE_CLAIM}) messages of the queue to move them to another
+     * database ({@link QueueMover}): ready ones, delayed ones, and ones an earlier move claim held (a mover that
+     * died), never ones under a consumer's lease; in id order; a message of a {@linkplain Message#group() group}
+     * only while no older message of its group is in the queue. The claim commits before this returns: each
+     * message stays hidden from consumers for {@code lease} (1 ms..24 h, database clock) or until its delay ends,
+     * whichever is later; the attempt is not counted. Settle each with {@link Acknowledger#ackAll} (moved) or
+     * {@link Acknowledger#deadLetter} (refused by the target); a message left unsettled is visible again when its
+     * lease ends (its remaining delay, if any, is then lost: it becomes visible at the lease's end) and is taken
+     * again at once by the next move claim. Rows whose headers cannot be decoded are dead-lettered, as a claim does.
+     * Thread-safe; several move claims at once take distinct messages, but a move claim takes over the messages of
+     * another move claim, so run one mover per queue.
+     *
+     * @return 0..maxMessages messages, oldest id first
+     * @throws InvalidInputException (rule {@code move.max-messages}) for a count outside 1..{@value #MAX_MOVE_CLAIM};
+     *     (rule {@code consume.lease}) for a lease outside 1 ms..24 h
+     * @throws UnsupportedCapabilityException unless the backend has {@link Capability#MOVE_CLAIM}
+     */
+    default List<HeldForMove> claimForMove(QueueName queue, int maxMessages, java.time.Duration lease) {
+        throw new UnsupportedCapabilityException(Capability.MOVE_CLAIM, getClass().getSimpleName());
+    }
 }

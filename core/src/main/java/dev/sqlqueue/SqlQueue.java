@@ -549,6 +549,20 @@ public final class SqlQueue implements QueueClient {
     }
 
     @Override
+    public List<HeldForMove> claimForMove(QueueName queue, int maxMessages, Duration lease) {
+        q(queue);
+        if (maxMessages < 1 || maxMessages > MAX_MOVE_CLAIM) {
+            throw new InvalidInputException("move.max-messages", "a move claim takes 1.." + MAX_MOVE_CLAIM
+                    + " messages, asked " + maxMessages);
+        }
+        ConsumeRequest.checkLease(lease);
+        if (!caps.has(Capability.MOVE_CLAIM)) {
+            throw new UnsupportedCapabilityException(Capability.MOVE_CLAIM, caps.backend());
+        }
+        return backend.claimForMove(queue, maxMessages, lease);
+    }
+
+    @Override
     public List<OpenTransaction> oldestTransactions(int limit) {
         if (limit < 1 || limit > MAX_OPEN_TRANSACTIONS) {
             throw new InvalidInputException("limit.range", "limit must be 1.." + MAX_OPEN_TRANSACTIONS + ", was " + limit);

@@ -134,6 +134,10 @@ public final class Main {
                 lines.add("  0 every probe ran; 1 a probe could not run (verdict ERROR);");
                 lines.add("  2 bad command line, a backend without probes, an unknown probe id,");
                 lines.add("    an unreachable database (nothing ran).");
+            } else if (name.equals("move")) {
+                lines.add("  0 done; 1 failure (an unreachable database);");
+                lines.add("  2 bad command line or input (nothing was moved);");
+                lines.add("  stopped or killed at any point: run the same command again to finish the job.");
             } else {
                 lines.add(connects ? "  0 done; 1 failure (an unreachable database, a queue that does not exist);"
                         : "  0 done;");

@@ -17,7 +17,7 @@ import picocli.CommandLine.Spec;
         subcommands = {
             DemoCommand.class, EnqueueCommand.class, WorkCommand.class, StatsCommand.class,
             DlqCommand.class, HistoryCommand.class, MigrateCommand.class, BackendsCommand.class, ConformanceCommand.class, DdlCommand.class, DropCommand.class,
-            ProbeCommand.class, DashboardCommand.class, CompletionCommand.class, ManCommand.class,
+            ProbeCommand.class, DashboardCommand.class, MoveCommand.class, CompletionCommand.class, ManCommand.class,
             picocli.CommandLine.HelpCommand.class
         },
         footerHeading = "%nDatabase:%n",
@@ -44,6 +44,6 @@ public final class SqlQueueCommand implements Runnable {
     @Override
     public void run() {
         throw new ParameterException(spec.commandLine(),
-                "a command is required: demo, enqueue, work, stats, dlq, history, drop, migrate, backends, conformance, ddl, probe, dashboard, completion or man");
+                "a command is required: demo, enqueue, work, stats, dlq, history, drop, migrate, backends, conformance, ddl, probe, dashboard, move, completion or man");
     }
 }

@@ -99,6 +99,16 @@ final class Cli {
                 .redirectOutput(log.toFile()).start();
     }
 
+    /**
+     * As {@link #process}, standard output and error merged, with a JVM tuned to start fast (C1 only, serial GC): for
+     * tests that start the command many times.
+     */
+    static Process quickProcess(Path dir, String... args) throws java.io.IOException {
+        List<String> command = command(args);
+        command.addAll(1, List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto"));
+        return new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
+    }
+
     /** As {@link #process}, the JVM limited to a heap of {@code heapMb} MiB ({@code -Xmx}). */
     static Process processWithHeap(Path dir, int heapMb, String... args) throws java.io.IOException {
         List<String> command = command(args);

@@ -64,6 +64,11 @@ public abstract class ForwardingQueueBackend implements QueueBackend {
     }
 
     @Override
+    public List<dev.sqlqueue.HeldForMove> claimForMove(QueueName queue, int maxMessages, Duration lease) {
+        return delegate.claimForMove(queue, maxMessages, lease);
+    }
+
+    @Override
     public java.util.OptionalInt ownPoolSize() {
         return delegate.ownPoolSize();
     }

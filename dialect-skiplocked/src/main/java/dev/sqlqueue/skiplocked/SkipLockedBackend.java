@@ -56,6 +56,7 @@ final class SkipLockedBackend implements QueueBackend {
     private final LeaseClaims leases;
     private final TransactionalClaims transactional;
     private final SkipLockedAcks acks;
+    private final MoveClaims moves;
     private volatile PostgresWakeups wakeups;
     /** PostgreSQL without a transaction pooler in between: wake-ups by LISTEN/NOTIFY. */
     private final boolean listen;
@@ -81,6 +82,7 @@ final class SkipLockedBackend implements QueueBackend {
         this.leases = new LeaseClaims(sql, config, tx, claimRows, timeouts);
         this.transactional = new TransactionalClaims(ds, sql, config, tx, claims, claimRows, timeouts);
         this.acks = new SkipLockedAcks(sql, config, tx, transactional, timeouts);
+        this.moves = new MoveClaims(sql, tx, claimRows, timeouts);
         this.vacuum = postgres == null || postgres.vacuumEvery() == null ? null
                 : new PostgresVacuum(ds, config.tablePrefix(), postgres.vacuumEvery());
     }
@@ -295,6 +297,11 @@ final class SkipLockedBackend implements QueueBackend {
 
     /** H2: one claim per queue at a time in this process, so claims never lock each other's candidates. */
     private final Map<QueueName, Object> h2ClaimLocks = new ConcurrentHashMap<>();
+
+    @Override
+    public List<dev.sqlqueue.HeldForMove> claimForMove(QueueName queue, int maxMessages, Duration lease) {
+        return moves.claimForMove(queue, maxMessages, lease);
+    }
 
     // ---- acknowledger ------------------------------------------------------------------------
 

@@ -60,6 +60,26 @@ public final class SkipLockedStatements {
     public final String claimSelect;
     /** H2 only (else null): (queue, limit): candidate ids of a claim in claim order, read without locks; the caller leaves out the ids it holds. */
     public final String claimCandidates;
+    /**
+     * (queue, limit): the rows a move claim ({@link dev.sqlqueue.QueueAdmin#claimForMove}) takes, locked, skipping
+     * locked rows, in id order: ready rows, delayed rows (no lease token) and rows an earlier move claim held
+     * ({@code claimed_at < 0}, see {@link #moveLease}), never a consumer's unexpired lease; a group's head only.
+     * Columns id, priority, enqueued_at, attempts, headers, payload, now, group_key, visible_at, claimed_at. On H2
+     * (which locks every row a FOR UPDATE query matches before it applies FETCH, see {@link #claimCandidates}) the
+     * parameter is the candidate ids of {@link #moveCandidates} as a Long[] array, rechecked under the lock.
+     */
+    public final String moveSelect;
+    /** H2 only (else null): (queue, limit): the ids {@link #moveSelect} would take, in id order, read without locks. */
+    public final String moveCandidates;
+    /**
+     * (token, lease ms, id): the hold of one row a move claim took: the lease token, attempts unchanged, the row
+     * hidden until its lease or its delay ends (whichever is later), and its visible time before the first hold kept
+     * negated in {@code claimed_at} (a consumer's claim sets it to the claim time, which is never negative), so that a
+     * later move claim knows the row is a mover's and what delay is left. {@code claimed_at} is set before
+     * {@code visible_at}: MariaDB assigns a single-table UPDATE's columns left to right, each seeing the ones
+     * before it (MariaDB Knowledge Base, UPDATE).
+     */
+    public final String moveLease;
     /** (token, lease ms, id): the lease of one claimed row; attempts + 1. */
     public final String leaseUpdate;
     /** (id, token, queue). */
@@ -461,6 +481,28 @@ public final class SkipLockedStatements {
                         .forUpdate().skipLocked()
                         .getSQL(ParamType.INDEXED)
                   + (dialect == SkipLockedDialect.POSTGRES ? CLAIM_PLAN_END : "");
+        Condition movable = VISIBLE_AT.le(now).or(LEASE_TOKEN.isNull()).or(CLAIMED_AT.lt(inline(0L)));
+        moveCandidates = dialect == SkipLockedDialect.H2
+                ? dsl.select(ID).from(message).where(QUEUE.eq(queue)).and(movable).and(headOfGroup)
+                        .orderBy(ID.asc()).limit(param("limit", Integer.class)).getSQL(ParamType.INDEXED)
+                : null;
+        moveSelect = dialect == SkipLockedDialect.H2
+                ? dsl.select(ID, PRIORITY, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, now, GROUP_KEY, VISIBLE_AT, CLAIMED_AT)
+                        .from(message)
+                        .where(DSL.condition("{0} = any({1})", ID, ids)).and(movable).and(headOfGroup)
+                        .orderBy(ID.asc())
+                        .forUpdate().skipLocked()
+                        .getSQL(ParamType.INDEXED)
+                : dsl.select(ID, PRIORITY, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, now, GROUP_KEY, VISIBLE_AT, CLAIMED_AT)
+                        .from(message)
+                        .where(QUEUE.eq(queue)).and(movable).and(headOfGroup)
+                        .orderBy(ID.asc())
+                        .limit(param("limit", Integer.class))
+                        .forUpdate().skipLocked()
+                        .getSQL(ParamType.INDEXED);
+        moveLease = sql(dsl.update(message).set(LEASE_TOKEN, token)
+                .set(CLAIMED_AT, when(CLAIMED_AT.lt(inline(0L)), CLAIMED_AT).otherwise(VISIBLE_AT.neg()))
+                .set(VISIBLE_AT, DSL.greatest(VISIBLE_AT, now.plus(param("lease", Long.class)))).where(byId), dsl);
         leaseUpdate = sql(dsl.update(message).set(LEASE_TOKEN, token).set(ATTEMPTS, ATTEMPTS.plus(inline(1)))
                 .set(CLAIMED_AT, now).set(VISIBLE_AT, now.plus(param("lease", Long.class))).where(byId), dsl);
         deleteLeased = sql(dsl.deleteFrom(message).where(leased), dsl);

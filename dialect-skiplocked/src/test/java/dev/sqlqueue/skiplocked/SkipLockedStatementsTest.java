@@ -54,6 +54,10 @@ class SkipLockedStatementsTest {
                 + " and (not exists (select 1 from \"sqlq_paused_queue\" p where p.queue = \"sqlq_message\".queue))) order by priority desc, visible_at asc, (id + 0) asc fetch next ? rows only for update skip locked"
                 + "; set local enable_bitmapscan to default; set local enable_seqscan to default; set local enable_sort to default;"
                 + " set local enable_hashjoin to default; set local enable_mergejoin to default; set local plan_cache_mode to default");
+        e.put("moveSelect",
+                "select id, priority, enqueued_at, attempts, headers, payload, (" + NOW + "), group_key, visible_at, claimed_at from \"sqlq_message\" where (queue = ? and (visible_at <= (" + NOW + ") or lease_token is null or claimed_at < 0) and ((group_key is null or not exists (select 1 from \"sqlq_message\" g where g.queue = \"sqlq_message\".queue and g.group_key = \"sqlq_message\".group_key and g.id < \"sqlq_message\".id)))) order by id asc fetch next ? rows only for update skip locked");
+        e.put("moveLease",
+                "update \"sqlq_message\" set lease_token = ?, claimed_at = case when claimed_at < 0 then claimed_at else -visible_at end, visible_at = greatest(visible_at, ((" + NOW + ") + ?)) where id = ?");
         e.put("leaseUpdate",
                 "update \"sqlq_message\" set lease_token = ?, attempts = (attempts + 1), claimed_at = (" + NOW
                 + "), visible_at = ((" + NOW + ") + ?) where id = ?");
@@ -247,6 +251,10 @@ class SkipLockedStatementsTest {
                 + ") and ((group_key is null or not exists (select 1 from `sqlq_message` g where g.queue = `sqlq_m"
                 + "essage`.queue and g.group_key = `sqlq_message`.group_key and g.id < `sqlq_message`.id))) and (not exists (select 1 from `sqlq_paused_queue` p where p.queue = `sqlq_message`.queue))) order"
                 + " by priority desc, visible_at asc, id asc fetch next ? rows only for update skip locked");
+        e.put("moveSelect",
+                "select id, priority, enqueued_at, attempts, headers, payload, (" + NOW + "), group_key, visible_at, claimed_at from `sqlq_message` where (queue = ? and (visible_at <= (" + NOW + ") or lease_token is null or claimed_at < 0) and ((group_key is null or not exists (select 1 from `sqlq_message` g where g.queue = `sqlq_message`.queue and g.group_key = `sqlq_message`.group_key and g.id < `sqlq_message`.id)))) order by id asc fetch next ? rows only for update skip locked");
+        e.put("moveLease",
+                "update `sqlq_message` set lease_token = ?, claimed_at = case when claimed_at < 0 then claimed_at else -visible_at end, visible_at = greatest(visible_at, ((" + NOW + ") + ?)) where id = ?");
         e.put("leaseUpdate",
                 "update `sqlq_message` set lease_token = ?, attempts = (attempts + 1), claimed_at = (" + NOW
                 + "), visible_at = ((" + NOW + ") + ?) where id = ?");
@@ -425,6 +433,12 @@ class SkipLockedStatementsTest {
                 + ") and ((group_key is null or not exists (select 1 from \"sqlq_message\" g where g.queue = \"sql"
                 + "q_message\".queue and g.group_key = \"sqlq_message\".group_key and g.id < \"sqlq_message\".id)))"
                 + " and (not exists (select 1 from \"sqlq_paused_queue\" p where p.queue = \"sqlq_message\".queue))) order by queue asc, priority desc, visible_at asc, id asc fetch next ? rows only");
+        e.put("moveSelect",
+                "select id, priority, enqueued_at, attempts, headers, payload, (" + NOW + "), group_key, visible_at, claimed_at from \"sqlq_message\" where ((id = any(cast(? as bigint array))) and (visible_at <= (" + NOW + ") or lease_token is null or claimed_at < 0) and ((group_key is null or not exists (select 1 from \"sqlq_message\" g where g.queue = \"sqlq_message\".queue and g.group_key = \"sqlq_message\".group_key and g.id < \"sqlq_message\".id)))) order by id asc for update skip locked");
+        e.put("moveCandidates",
+                "select id from \"sqlq_message\" where (queue = cast(? as varchar) and (visible_at <= (" + NOW + ") or lease_token is null or claimed_at < 0) and ((group_key is null or not exists (select 1 from \"sqlq_message\" g where g.queue = \"sqlq_message\".queue and g.group_key = \"sqlq_message\".group_key and g.id < \"sqlq_message\".id)))) order by id asc fetch next ? rows only");
+        e.put("moveLease",
+                "update \"sqlq_message\" set lease_token = ?, claimed_at = case when claimed_at < 0 then claimed_at else -visible_at end, visible_at = greatest(visible_at, ((" + NOW + ") + cast(? as bigint))) where id = cast(? as bigint)");
         e.put("leaseUpdate",
                 "update \"sqlq_message\" set lease_token = ?, attempts = (attempts + 1), claimed_at = (" + NOW
                 + "), visible_at = ((" + NOW + ") + cast(? as bigint)) where id = cast(? as bigint)");
@@ -741,6 +755,11 @@ class SkipLockedStatementsTest {
         if (h2) {
             binds.put("claimCandidates", 2);     // queue, limit (held ids are left out in Java)
         }
+        binds.put("moveSelect", h2 ? 1 : 2);     // H2 candidate ids; else queue, limit
+        if (h2) {
+            binds.put("moveCandidates", 2);      // queue, limit
+        }
+        binds.put("moveLease", 3);               // token, lease, id
         binds.put("leaseUpdate", 3);             // token, lease, id
         binds.put("deleteLeased", 3);            // id, token, queue
         binds.put("deleteById", 1);              // id

@@ -1,0 +1,24 @@
+package dev.sqlqueue;
+
+import java.util.List;
+
+/**
+ * What {@link QueueMover#move} did to one queue (or, in a dry run, would do).
+ *
+ * @param queue the queue
+ * @param moved messages enqueued on the target and removed from the source by this run
+ * @param alreadyOnTarget messages found on the target already (by their deduplication key: an earlier run died
+ *     between the two transactions) and removed from the source by this run
+ * @param refused messages the target refused, dead-lettered on the source with the reason
+ * @param leftInFlight messages left on the source under a consumer's lease when the run ended
+ * @param leftDelayed messages left on the source because the source cannot hold them for a move (backends without
+ *     {@link Capability#MOVE_CLAIM} move ready messages only)
+ * @param deadLettersLeft the queue's dead letters, left on the source (no port copies a dead letter yet)
+ * @param notes what was left or refused, for people, one line each
+ */
+public record MoveReport(QueueName queue, long moved, long alreadyOnTarget, long refused, long leftInFlight,
+                         long leftDelayed, long deadLettersLeft, List<String> notes) {
+    public MoveReport {
+        notes = List.copyOf(notes);
+    }
+}

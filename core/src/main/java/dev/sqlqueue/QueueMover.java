@@ -1,0 +1,421 @@
+package dev.sqlqueue;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * Moves a queue's messages from one database to another (issue 35: outgrowing the embedded default), exactly once
+ * and resumable, through the public ports only, while producers and consumers may keep running on both.
+ *
+ * <p>Each step holds a batch on the source ({@link QueueAdmin#claimForMove}: ready and delayed messages, hidden from
+ * the source's consumers for the lease), enqueues it on the target in one transaction, each message with the
+ * deduplication key {@code move:<source identity>:<message id>} ({@link Producer#enqueueAllDeduplicated}), then
+ * removes it from the source in a second transaction ({@link Acknowledger#ackAll}). Payload bytes, headers,
+ * priority, group and the remaining delay are kept; order within a group is kept (a group's messages move oldest
+ * first, each only once no older one is left on the source). A crash between the two transactions leaves the
+ * message on both, once on the target; the next run holds it again at once (it takes over the holds of a dead
+ * mover), finds its key on the target and only removes it from the source. The key is kept on the target for the
+ * target config's {@link QueueConfig#deduplicationWindow()} ({@link #open} makes it 30 days at least), so run the
+ * move again within that window and within the lease.
+ *
+ * <p>A source without {@link Capability#MOVE_CLAIM} (Service Broker, Teradata, SQL Server queue tables) is moved by
+ * ordinary claims, transactional where offered, else under a lease: ready messages only, attempts raised by the
+ * claim taken back; delayed ones are left and counted.
+ *
+ * <p>Not moved (counted in the report): dead letters, history, the source's own deduplication keys (no port reads or
+ * writes them), and attempts (the target counts from 0: no port enqueues with attempts). Messages under a
+ * consumer's lease are moved when their lease ends (with {@link MoveOptions#untilEmpty()}), else left and counted.
+ *
+ * <p>Not thread-safe; run one mover per queue at a time.
+ */
+public final class QueueMover implements AutoCloseable {
+    /** The shortest deduplication window {@link #open} gives the target: 30 days. */
+    public static final Duration MIN_TARGET_WINDOW = Duration.ofDays(30);
+
+    /** Called after each step, with the report so far. */
+    @FunctionalInterface
+    public interface Listener {
+        void progress(MoveReport soFar);
+    }
+
+    private final QueueClient source;
+    private final QueueClient target;
+    private final String sourceIdentity;
+    private final boolean owns;
+    private volatile boolean stop;
+
+    /**
+     * A mover between two open clients; closing it closes neither.
+     *
+     * @param sourceIdentity names the source database and table prefix in the deduplication keys (1..40 characters of
+     *     {@code [A-Za-z0-9._-]}); a run that resumes another must give the same ({@link #sourceIdentity(QueueConfig)})
+     * @throws InvalidInputException (rule {@code move.source-identity}) for a bad identity
+     */
+    public QueueMover(QueueClient source, QueueClient target, String sourceIdentity) {
+        this(source, target, sourceIdentity, false);
+    }
+
+    private QueueMover(QueueClient source, QueueClient target, String sourceIdentity, boolean owns) {
+        this.source = Objects.requireNonNull(source, "source");
+        this.target = Objects.requireNonNull(target, "target");
+        if (sourceIdentity == null || !sourceIdentity.matches("[A-Za-z0-9._-]{1,40}")) {
+            throw new InvalidInputException("move.source-identity", "the source identity must be 1..40 characters of"
+                    + " [A-Za-z0-9._-], was " + sourceIdentity);
+        }
+        this.sourceIdentity = sourceIdentity;
+        this.owns = owns;
+    }
+
+    /**
+     * Opens both databases for a move: the source without history (a moved message is not processed there), the
+     * target with a deduplication window of at least {@link #MIN_TARGET_WINDOW}. The mover closes them.
+     *
+     * @throws InvalidInputException (rule {@code move.same-database}) when both configs name the same URL and table
+     *     prefix; as {@link SqlQueue#open} otherwise
+     */
+    public static QueueMover open(QueueConfig from, QueueConfig to) {
+        if (from.url() != null && to.url() != null && normalUrl(from.url()).equals(normalUrl(to.url()))
+                && from.tablePrefix().equals(to.tablePrefix())) {
+            throw new InvalidInputException("move.same-database", "source and target are the same database and table prefix ("
+                    + normalUrl(from.url()) + ", prefix " + from.tablePrefix() + "); nothing to move");
+        }
+        QueueConfig targetConfig = to.deduplicationWindow().compareTo(MIN_TARGET_WINDOW) >= 0 ? to
+                : to.toBuilder().deduplicationWindow(MIN_TARGET_WINDOW).build();
+        SqlQueue s = SqlQueue.open(from.toBuilder().history(false).build());
+        try {
+            SqlQueue t = SqlQueue.open(targetConfig);
+            return new QueueMover(s, t, sourceIdentity(from), true);
+        } catch (RuntimeException e) {
+            s.close();
+            throw e;
+        }
+    }
+
+    /**
+     * A stable name of the config's database and table prefix: 16 hex digits of the SHA-256 of the URL without its
+     * credentials and the prefix. The same URL written the same way gives the same identity in every run.
+     *
+     * @throws InvalidInputException (rule {@code move.source-identity}) for a config without a URL (a caller's
+     *     {@code DataSource}): give the identity to {@link #QueueMover(QueueClient, QueueClient, String)}
+     */
+    public static String sourceIdentity(QueueConfig config) {
+        if (config.url() == null) {
+            throw new InvalidInputException("move.source-identity", "a source given by a DataSource has no URL to name it"
+                    + " by; pass a source identity of your own");
+        }
+        try {
+            byte[] d = MessageDigest.getInstance("SHA-256").digest((normalUrl(config.url()) + "|" + config.tablePrefix())
+                    .getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(d, 0, 8);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The URL without user and password settings (query parameters, H2 and SQL Server {@code ;} settings). */
+    static String normalUrl(String url) {
+        String s = url.trim();
+        s = s.replaceAll("(?i)([?&;])(user|password)=[^&;]*", "$1");
+        s = s.replaceAll("[?&;]+$", "").replaceAll("\\?&+", "?").replaceAll("&&+", "&").replaceAll(";;+", ";");
+        return s;
+    }
+
+    /**
+     * Ends a running {@link #move} after the step in progress (both of its transactions), from any thread: nothing is
+     * left held on the source, and the same move run again goes on. Later moves by this mover return at once.
+     */
+    public void stop() {
+        stop = true;
+    }
+
+    /** Whether {@link #stop()} was called. */
+    public boolean stopped() {
+        return stop;
+    }
+
+    /** The source client (for its queues and statistics). */
+    public QueueClient source() {
+        return source;
+    }
+
+    /** The target client. */
+    public QueueClient target() {
+        return target;
+    }
+
+    /** The deduplication key of source message {@code id} on the target. */
+    public String keyOf(long id) {
+        return "move:" + sourceIdentity + ":" + id;
+    }
+
+    /**
+     * Checks that {@code queue} can be moved, before anything moves.
+     *
+     * @throws InvalidInputException (rule {@code move.queue-missing}) when the source has no such queue; (rule
+     *     {@code move.target-deduplication}) when the target lacks {@link Capability#DEDUPLICATION}; (rule
+     *     {@code move.target-capability}) when the target lacks priority, message groups, delayed delivery or the
+     *     source's payload size and {@link MoveOptions#deadLetterRefused()} is off
+     */
+    public void check(QueueName queue, MoveOptions options) {
+        if (!source.queues().contains(queue)) {
+            throw new InvalidInputException("move.queue-missing", "the source has no queue '" + queue.value() + "'");
+        }
+        Capabilities t = target.capabilities();
+        if (!t.has(Capability.DEDUPLICATION)) {
+            throw new InvalidInputException("move.target-deduplication", "target backend '" + t.backend()
+                    + "' has no deduplication keys, which a move needs to be exactly once");
+        }
+        if (!options.deadLetterRefused()) {
+            List<String> lacks = targetLacks();
+            if (!lacks.isEmpty()) {
+                throw new InvalidInputException("move.target-capability", "target backend '" + t.backend() + "' lacks "
+                        + String.join(", ", lacks) + " that the source '" + source.capabilities().backend()
+                        + "' offers, so a message may be refused; move with dead-lettering of refused messages on the"
+                        + " source to go on");
+            }
+        }
+    }
+
+    private List<String> targetLacks() {
+        Capabilities s = source.capabilities();
+        Capabilities t = target.capabilities();
+        List<String> lacks = new ArrayList<>();
+        for (Capability c : EnumSet.of(Capability.PRIORITY, Capability.MESSAGE_GROUPS, Capability.DELAYED_DELIVERY)) {
+            if (s.has(c) && !t.has(c)) {
+                lacks.add(c.describe());
+            }
+        }
+        if (t.maxPayloadBytes() < s.maxPayloadBytes()) {
+            lacks.add("payloads over " + t.maxPayloadBytes() + " bytes");
+        }
+        return lacks;
+    }
+
+    /**
+     * Moves {@code queue} (created on the target if missing) as the class describes, after {@link #check}.
+     *
+     * @param listener called after each step, may be null
+     * @return what was moved and what was left; in a dry run, what would move (as {@code moved}) and what would be left
+     * @throws InvalidInputException as {@link #check}, nothing moved
+     * @throws SqlQueueException when a database fails; what moved so far stays moved, held messages come back when
+     *     their lease ends or at the next run
+     */
+    public MoveReport move(QueueName queue, MoveOptions options, Listener listener) {
+        check(queue, options);
+        Listener l = listener == null ? r -> { } : listener;
+        if (options.dryRun()) {
+            return dryRun(queue);
+        }
+        target.createQueue(queue);
+        Counts n = new Counts();
+        boolean byMoveClaim = source.capabilities().has(Capability.MOVE_CLAIM);
+        long emptySince = 0;
+        while (!stop && !Thread.currentThread().isInterrupted()) {
+            int got = byMoveClaim ? stepByMoveClaim(queue, options, n) : stepByClaim(queue, options, n);
+            if (got > 0) {
+                emptySince = 0;
+                l.progress(new MoveReport(queue, n.moved, n.already, n.refused, 0, 0, 0, List.of()));
+                continue;
+            }
+            if (options.untilEmpty().isZero()) {
+                break;
+            }
+            long now = System.nanoTime();
+            if (emptySince == 0) {
+                emptySince = now;
+            } else if (now - emptySince >= options.untilEmpty().toNanos()) {
+                break;
+            }
+            try {
+                Thread.sleep(Math.min(200, Math.max(1, options.untilEmpty().toMillis() / 4)));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        MoveReport r = report(queue, n);
+        l.progress(r);
+        return r;
+    }
+
+    private static final class Counts {
+        long moved;
+        long already;
+        long refused;
+    }
+
+    private MoveReport dryRun(QueueName queue) {
+        QueueStats s = source.stats(queue);
+        boolean all = source.capabilities().has(Capability.MOVE_CLAIM);
+        List<String> notes = new ArrayList<>();
+        for (String lack : targetLacks()) {
+            notes.add("target lacks " + lack + ": messages using it would be dead-lettered on the source");
+        }
+        MoveReport r = new MoveReport(queue, s.ready() + (all ? s.delayed() : 0), 0, 0, s.inFlight(), all ? 0 : s.delayed(),
+                s.dead(), notes);
+        return withNotes(r, notes);
+    }
+
+    private MoveReport report(QueueName queue, Counts n) {
+        QueueStats s = source.stats(queue);
+        boolean all = source.capabilities().has(Capability.MOVE_CLAIM);
+        List<String> notes = new ArrayList<>();
+        return withNotes(new MoveReport(queue, n.moved, n.already, n.refused, s.inFlight(), all ? 0 : s.delayed(), s.dead(),
+                notes), notes);
+    }
+
+    private static MoveReport withNotes(MoveReport r, List<String> notes) {
+        List<String> all = new ArrayList<>(notes);
+        if (r.leftInFlight() > 0) {
+            all.add(r.leftInFlight() + " message(s) under a consumer's lease on the source were left; run again"
+                    + " (or with until-empty) to move them when their lease ends");
+        }
+        if (r.leftDelayed() > 0) {
+            all.add(r.leftDelayed() + " delayed message(s) were left: the source backend cannot hold them for a move");
+        }
+        if (r.deadLettersLeft() > 0) {
+            all.add(r.deadLettersLeft() + " dead letter(s) were left on the source (not moved yet)");
+        }
+        return new MoveReport(r.queue(), r.moved(), r.alreadyOnTarget(), r.refused(), r.leftInFlight(), r.leftDelayed(),
+                r.deadLettersLeft(), all);
+    }
+
+    /** One step by {@link QueueAdmin#claimForMove}; returns how many messages it held. */
+    private int stepByMoveClaim(QueueName queue, MoveOptions o, Counts n) {
+        List<HeldForMove> held = source.claimForMove(queue, o.batch(), o.lease());
+        List<HeldForMove> go = new ArrayList<>(held.size());
+        List<Message> messages = new ArrayList<>(held.size());
+        for (HeldForMove h : held) {
+            String refusal = refusal(h.payload().length, h.priority(), h.group(), h.remainingDelay());
+            if (refusal != null) {
+                refuse(h.receipt(), refusal, o, n);
+                continue;
+            }
+            go.add(h);
+            messages.add(message(h.id(), h.payload(), h.headers(), h.priority(), h.group(), h.remainingDelay()));
+        }
+        settle(queue, go.stream().map(HeldForMove::receipt).toList(), messages, o, n);
+        return held.size();
+    }
+
+    /** One step by an ordinary claim (sources without {@link Capability#MOVE_CLAIM}); returns how many it claimed. */
+    private int stepByClaim(QueueName queue, MoveOptions o, Counts n) {
+        Capabilities s = source.capabilities();
+        ClaimMode mode = s.supports(ClaimMode.TRANSACTIONAL) ? ClaimMode.TRANSACTIONAL : ClaimMode.LEASE;
+        int max = Math.min(o.batch(), s.maxClaimBatch());
+        List<Delivery> got = source.consume(queue, new ConsumeRequest(max, o.lease(), Duration.ZERO, mode));
+        List<Receipt> go = new ArrayList<>(got.size());
+        List<Message> messages = new ArrayList<>(got.size());
+        for (Delivery d : got) {
+            String refusal = refusal(d.payload().length, d.priority(), d.group(), Duration.ZERO);
+            if (refusal != null) {
+                refuse(d.receipt(), refusal, o, n);
+                continue;
+            }
+            go.add(d.receipt());
+            messages.add(message(d.id(), d.payload(), d.headers(), d.priority(), d.group(), Duration.ZERO));
+        }
+        settle(queue, go, messages, o, n);
+        return got.size();
+    }
+
+    /** Enqueue on the target (one transaction), then remove from the source (a second one). */
+    private void settle(QueueName queue, List<Receipt> receipts, List<Message> messages, MoveOptions o, Counts n) {
+        if (messages.isEmpty()) {
+            return;
+        }
+        List<EnqueueResult> results;
+        try {
+            results = target.enqueueAllDeduplicated(queue, messages);
+        } catch (InvalidInputException e) {
+            // one message the target refuses: enqueue one by one, so that only that one is refused
+            for (int i = 0; i < messages.size(); i++) {
+                try {
+                    EnqueueResult r = target.enqueueDeduplicated(queue, messages.get(i));
+                    ackOne(receipts.get(i), r.duplicate(), n);
+                } catch (InvalidInputException one) {
+                    refuse(receipts.get(i), one.getMessage(), o, n);
+                }
+            }
+            return;
+        }
+        Set<Receipt> lost = source.ackAll(receipts);
+        for (int i = 0; i < receipts.size(); i++) {
+            if (lost.contains(receipts.get(i))) {
+                continue; // another mover took it over: it is on the target, and that mover removes it
+            }
+            if (results.get(i).duplicate()) {
+                n.already++;
+            } else {
+                n.moved++;
+            }
+        }
+    }
+
+    private void ackOne(Receipt r, boolean duplicate, Counts n) {
+        if (source.ackAll(List.of(r)).isEmpty()) {
+            if (duplicate) {
+                n.already++;
+            } else {
+                n.moved++;
+            }
+        }
+    }
+
+    private void refuse(Receipt r, String reason, MoveOptions o, Counts n) {
+        if (!o.deadLetterRefused()) {
+            throw new InvalidInputException("move.target-refused", "the target refuses message " + r.messageId() + ": "
+                    + reason + "; it stays on the source (visible again when its hold ends)");
+        }
+        source.deadLetter(r, "move to '" + target.capabilities().backend() + "' refused: " + reason);
+        n.refused++;
+    }
+
+    /** Why the target refuses such a message, or null. */
+    private String refusal(int payloadLength, int priority, String group, Duration delay) {
+        Capabilities t = target.capabilities();
+        if (payloadLength > t.maxPayloadBytes()) {
+            return "payload of " + payloadLength + " bytes over the target's " + t.maxPayloadBytes() + " [rule: payload.max-size]";
+        }
+        if (priority != 0 && !t.has(Capability.PRIORITY)) {
+            return t.whyAbsent(Capability.PRIORITY);
+        }
+        if (group != null && !t.has(Capability.MESSAGE_GROUPS)) {
+            return t.whyAbsent(Capability.MESSAGE_GROUPS);
+        }
+        if (!delay.isZero() && !t.has(Capability.DELAYED_DELIVERY)) {
+            return t.whyAbsent(Capability.DELAYED_DELIVERY);
+        }
+        return null;
+    }
+
+    private Message message(long id, byte[] payload, java.util.Map<String, String> headers, int priority, String group,
+                            Duration delay) {
+        Message.Builder b = Message.builder(payload).headers(headers).priority(priority).delay(delay)
+                .deduplicationKey(keyOf(id));
+        if (group != null) {
+            b.group(group);
+        }
+        return b.build();
+    }
+
+    /** Closes both databases when {@link #open} opened them. */
+    @Override
+    public void close() {
+        if (owns) {
+            try {
+                ((AutoCloseable) source).close();
+                ((AutoCloseable) target).close();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+}

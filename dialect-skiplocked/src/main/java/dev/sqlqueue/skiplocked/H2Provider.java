@@ -86,12 +86,17 @@ public final class H2Provider extends SkipLockedProvider {
      */
     static final java.util.Set<Integer> PASSING_AT_OPEN = java.util.Set.of(90020, 8000, 90067, 90121);
 
+    /** HikariCP's message for a call on a connection its pool closed ({@code ProxyConnection.ClosedConnection}). */
+    private static final String POOL_CLOSED_IT = "Connection is closed";
+
     /** Any error of {@link #PASSING_AT_OPEN} in the chain: the open, the check and the migration are retried for up to 60 s. */
     @Override
     boolean retryOpen(Throwable cause) {
         for (Throwable t = cause; t != null; t = t.getCause()) {
-            // or the pool's own "Connection is closed" (SQLState 08003) when the serving process exits under it
-            if (t instanceof SQLException e && (PASSING_AT_OPEN.contains(e.getErrorCode()) || JdbcErrors.isConnectionLoss(e))) {
+            // or the pool's own "Connection is closed" when the serving process exits under it: HikariCP 6.3.3 throws
+            // it without an SQLState (ProxyConnection.ClosedConnection), so it is matched by its whole message
+            if (t instanceof SQLException e && (PASSING_AT_OPEN.contains(e.getErrorCode()) || JdbcErrors.isConnectionLoss(e)
+                    || e.getSQLState() == null && POOL_CLOSED_IT.equals(e.getMessage()))) {
                 return true;
             }
         }

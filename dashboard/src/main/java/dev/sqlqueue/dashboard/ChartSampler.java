@@ -102,7 +102,14 @@ final class ChartSampler implements AutoCloseable {
         List<QueueName> queues = admin.queues();
         series.keySet().retainAll(new HashSet<>(queues));
         for (QueueName q : queues) {
-            sample(q);
+            try {
+                sample(q);
+            } catch (dev.sqlqueue.InvalidInputException e) {
+                if (!"queue.exists".equals(e.rule())) {
+                    throw e;
+                }
+                series.remove(q); // dropped since it was listed
+            }
         }
     }
 

@@ -345,7 +345,15 @@ public final class DashboardApp implements AutoCloseable {
         }
         j.name("queues").beginArray();
         for (QueueName q : admin.queues()) {
-            QueueStats s = admin.stats(q);
+            QueueStats s;
+            try {
+                s = admin.stats(q);
+            } catch (dev.sqlqueue.InvalidInputException e) {
+                if (!"queue.exists".equals(e.rule())) {
+                    throw e;
+                }
+                continue; // dropped since it was listed
+            }
             j.beginObject().member("name", q.value());
             if (pausing) {
                 j.member("paused", admin.isPaused(q));

@@ -110,7 +110,17 @@ final class StatsSampler implements AutoCloseable {
             List<QueueName> queues = fixedQueues.isEmpty() ? backend.queues() : fixedQueues;
             Set<QueueName> seen = new HashSet<>(queues);
             for (QueueName q : queues) {
-                QueueStats s = backend.stats(q);
+                QueueStats s;
+                try {
+                    s = backend.stats(q);
+                } catch (dev.sqlqueue.InvalidInputException e) {
+                    if (!"queue.exists".equals(e.rule())) {
+                        throw e;
+                    }
+                    // dropped since it was listed, or a fixed queue not created yet: no sample of it
+                    seen.remove(q);
+                    continue;
+                }
                 gauges.computeIfAbsent(q, this::register).last = s;
             }
             for (QueueName gone : new ArrayList<>(gauges.keySet())) {

@@ -33,7 +33,14 @@ public class SqlQueueEndpoint {
     public Map<String, Object> queues() {
         Map<String, Object> all = new LinkedHashMap<>();
         for (QueueName n : queue.queues()) {
-            all.put(n.value(), stats(queue.stats(n)));
+            try {
+                all.put(n.value(), stats(queue.stats(n)));
+            } catch (dev.sqlqueue.InvalidInputException e) {
+                if (!"queue.exists".equals(e.rule())) {
+                    throw e;
+                }
+                // dropped since it was listed
+            }
         }
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("backend", queue.capabilities().backend());

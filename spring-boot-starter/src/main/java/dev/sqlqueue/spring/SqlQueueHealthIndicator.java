@@ -53,7 +53,15 @@ public class SqlQueueHealthIndicator extends AbstractHealthIndicator {
         Map<String, Object> queues = new LinkedHashMap<>();
         List<String> stalled = new java.util.ArrayList<>();
         for (QueueName n : names) {
-            QueueStats s = queue.stats(n);
+            QueueStats s;
+            try {
+                s = queue.stats(n);
+            } catch (dev.sqlqueue.InvalidInputException e) {
+                if (!"queue.exists".equals(e.rule())) {
+                    throw e;
+                }
+                continue; // dropped since it was listed: not a reason to report the database down
+            }
             queues.put(n.value(), SqlQueueEndpoint.stats(s));
             if (s.oldestReadyAgeMillis() > maxAge.toMillis()) {
                 stalled.add(n.value());

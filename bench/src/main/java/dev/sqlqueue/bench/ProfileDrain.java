@@ -34,7 +34,7 @@ public final class ProfileDrain {
         };
         Path tmp = Files.createTempDirectory("sqlqueue-profile");
         try {
-            try (Target t = new Target(Database.of(db, tmp), 20)) {
+            try (Target t = new Target(Database.of(db, tmp), Integer.getInteger("bench.pool", 20))) {
                 Trials trials = new Trials(t, 100);
                 if (what.startsWith("pairs")) {
                     pairs(t, trials, messages, runs, opts, what);

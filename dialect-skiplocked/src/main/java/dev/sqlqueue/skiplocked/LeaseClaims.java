@@ -66,48 +66,6 @@ final class LeaseClaims {
         return tx.inTransaction("consume", timeout, c -> claim(c, queue, request, token, timeout));
     }
 
-    /**
-     * MariaDB: the acks of one claim ({@link SkipLockedStatements#deleteLeasedIn}) and the next lease claim in one
-     * transaction and one commit, where {@code ackAll} and then {@code consume} commit twice. When the acks found
-     * fewer rows than receipts (a lease lost, or a receipt of another queue), nothing is kept: the transaction is
-     * rolled back and the caller's fallback ({@code ackAll}, then {@code consume}) tells which.
-     *
-     * @param receipts receipts of one lease claim on {@code queue} (one token), 1..{@link
-     *     SkipLockedStatements#MAX_IDS_PER_STATEMENT}
-     * @return the claimed deliveries, or null when not every receipt's row was held (rolled back, nothing changed)
-     */
-    List<Delivery> ackListAndConsume(List<Receipt> receipts, QueueName queue, ConsumeRequest request) {
-        long token = newToken();
-        // the bound of a settle (the longest lease granted, so never less than the claim's), as ackAll has
-        int timeout = timeouts.settle();
-        try {
-            return tx.inTransaction("ack and consume", timeout, c -> {
-                int n = receipts.size();
-                String delete = sql.deleteLeasedIn(n);
-                try (PreparedStatement ps = c.prepareStatement(delete)) {
-                    ps.setLong(1, receipts.get(0).token());
-                    ps.setString(2, queue.value());
-                    for (int i = 0; i < n; i++) {
-                        ps.setLong(i + 3, receipts.get(i).messageId());
-                    }
-                    if (QueryTimeouts.run(ps, "deleteLeasedIn", delete, timeout, ps::executeUpdate) != n) {
-                        throw new NotAllHeld();
-                    }
-                }
-                return claim(c, queue, request, token, timeout);
-            });
-        } catch (NotAllHeld e) {
-            return null;
-        }
-    }
-
-    /** The acks of a claim matched fewer rows than receipts: roll back (the caller then learns which, row by row). */
-    static final class NotAllHeld extends RuntimeException {
-        NotAllHeld() {
-            super(null, null, false, false);
-        }
-    }
-
     /** A lease claim in the transaction of {@code c}: the locking select, then the lease of the rows it locked. */
     private List<Delivery> claim(Connection c, QueueName queue, ConsumeRequest request, long token, int timeout)
             throws SQLException {

@@ -280,9 +280,9 @@ final class SkipLockedBackend implements QueueBackend {
 
     /**
      * PostgreSQL, lease mode, no history, receipts of one claim on {@code queue}: one round trip and one
-     * transaction ({@link SkipLockedStatements#ackAndLeaseClaim}). MariaDB, the same case: one transaction and one
-     * commit ({@link LeaseClaims#ackListAndConsume}) when every receipt's row was still held; otherwise, and on H2,
-     * the interface's {@code ackAll}, then {@code consume}.
+     * transaction ({@link SkipLockedStatements#ackAndLeaseClaim}); otherwise the interface's {@code ackAll}, then
+     * {@code consume}. Not on MariaDB: there the acks and the next claim in one transaction drained slower than
+     * in two (the claim's locks held through the acks' commit; measured for issue 32, docs/benchmarks.md).
      */
     @Override
     public AckedAndClaimed ackAllAndConsume(Collection<Receipt> receipts, QueueName queue, ConsumeRequest request) {
@@ -291,16 +291,6 @@ final class SkipLockedBackend implements QueueBackend {
                 && list.stream().allMatch(r -> r.mode() == ClaimMode.LEASE && r.queue().equals(queue)
                         && r.token() == list.get(0).token())) {
             return leases.ackAndConsumeLeased(list, queue, request);
-        }
-        if (sql.idLists && !config.history() && request.mode() == ClaimMode.LEASE && !list.isEmpty()
-                && list.size() <= SkipLockedStatements.MAX_IDS_PER_STATEMENT
-                && list.stream().allMatch(r -> r.mode() == ClaimMode.LEASE && r.queue().equals(queue)
-                        && r.token() == list.get(0).token())) {
-            List<Delivery> claimed = leases.ackListAndConsume(list, queue, request);
-            if (claimed != null) {
-                return new AckedAndClaimed(Set.of(), claimed);
-            }
-            // a lease lost (or a receipt of another queue): nothing was changed; the fallback tells which
         }
         return QueueBackend.super.ackAllAndConsume(list, queue, request);
     }

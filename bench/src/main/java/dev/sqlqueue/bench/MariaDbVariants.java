@@ -15,7 +15,14 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** Experiment: MariaDB raw lease loop variants (by-id batches, bulk batches, IN lists). */
+/**
+ * The raw lease loop's forms on MariaDB, measured by turns for issue 32 (docs/benchmarks.md), on a table of its own
+ * ({@code v_message}, dropped at the end): {@code MariaDbVariants <jdbc url> <messages> <rounds> <forms>}, forms
+ * (comma-separated) {@code byid} (single-id UPDATE and DELETE in JDBC batches), {@code bulk} (the same over
+ * Connector/J's bulk protocol, {@code useBulkStmts=true}), {@code inlist} ({@code WHERE id IN (...)}),
+ * {@code inlist-token} (the ack also matching the lease token, through an index on it), {@code combo} (the acks of
+ * the last claim and the next claim in one transaction). 8 threads, claims of 100, user root without password.
+ */
 public final class MariaDbVariants {
     static String url;
     static final AtomicInteger deadlocks = new AtomicInteger();
@@ -118,6 +125,9 @@ public final class MariaDbVariants {
                 System.out.printf(Locale.ROOT, "%s: %.0f msg/s, deadlocks %d%n", v, n / ((end.get() - start) / 1e9), deadlocks.get());
             }
         }
+        try (Connection c = plain.getConnection(); Statement st = c.createStatement()) {
+            st.execute("drop table v_message");
+        }
         System.exit(0);
     }
 
@@ -159,7 +169,41 @@ public final class MariaDbVariants {
         }
     }
 
+    static final ThreadLocal<long[]> PREV = ThreadLocal.withInitial(() -> new long[0]);
+
+    static int combo(HikariDataSource ds) throws Exception {
+        long token = ThreadLocalRandom.current().nextLong() | 1L;
+        long[] prev = PREV.get();
+        long[] ids = tx(ds, c -> {
+            if (prev.length > 0) {
+                try (PreparedStatement ps = c.prepareStatement("delete from v_message where id in " + in(prev))) {
+                    for (int i = 0; i < prev.length; i++) {
+                        ps.setLong(i + 1, prev[i]);
+                    }
+                    ps.executeUpdate();
+                }
+            }
+            long[] got = select(c);
+            if (got.length > 0) {
+                try (PreparedStatement ps = c.prepareStatement("update v_message set lease_token = ?, attempts = attempts + 1, claimed_at = " + NOW
+                        + ", visible_at = " + NOW + " + 30000 where id in " + in(got))) {
+                    ps.setLong(1, token);
+                    for (int i = 0; i < got.length; i++) {
+                        ps.setLong(i + 2, got[i]);
+                    }
+                    ps.executeUpdate();
+                }
+            }
+            return got;
+        });
+        PREV.set(ids);
+        return prev.length;
+    }
+
     static int step(HikariDataSource ds, String v) throws Exception {
+        if (v.equals("combo")) {
+            return combo(ds);
+        }
         long token = ThreadLocalRandom.current().nextLong() | 1L;
         boolean inList = v.contains("in");
         long[] ids = tx(ds, c -> {

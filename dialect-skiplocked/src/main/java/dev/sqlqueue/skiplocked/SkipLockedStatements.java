@@ -667,19 +667,6 @@ public final class SkipLockedStatements {
         return "delete from " + messageTable + " where lease_token = ? and queue = ? and id in (" + marks(rows) + ")";
     }
 
-    /**
-     * MariaDB only (else null): ({@code rows} ids): the acks of a transactional claim, whose rows its transaction
-     * holds locked, in one statement where a JDBC batch of {@link #deleteById} ran one per row.
-     *
-     * @param rows 1..{@link #MAX_IDS_PER_STATEMENT}
-     */
-    public String deleteByIdIn(int rows) {
-        if (!idLists) {
-            return null;
-        }
-        return "delete from " + messageTable + " where id in (" + marks(rows) + ")";
-    }
-
     private static String marks(int rows) {
         if (rows < 1 || rows > MAX_IDS_PER_STATEMENT) {
             throw new IllegalArgumentException("ids per statement must be 1.." + MAX_IDS_PER_STATEMENT + ", was " + rows);

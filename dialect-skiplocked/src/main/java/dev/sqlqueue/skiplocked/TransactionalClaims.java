@@ -189,10 +189,9 @@ final class TransactionalClaims {
 
     /**
      * The acks of a transactional claim, written by its last settle: history rows (if kept) in one JDBC
-     * batch, then one {@code DELETE ... WHERE id = ANY(?)} (PostgreSQL, H2), or on MariaDB one {@code DELETE ...
-     * WHERE id IN (...)} ({@link SkipLockedStatements#deleteByIdIn}) of rows this transaction holds locked since
-     * its claim (the deadlock /work/shared/notes/performance.md saw with id lists was not met in the drains of
-     * issue 32, docs/benchmarks.md; a deadlock victim's claim is rolled back and comes back to the queue).
+     * batch, then one {@code DELETE ... WHERE id = ANY(?)} (PostgreSQL, H2), or on MariaDB a JDBC batch of
+     * single-id deletes (a multi-id {@code DELETE ... IN (...)} deadlocked between claims there,
+     * /work/shared/notes/performance.md).
      */
     private void writeAcks(Connection c, long claimedAt, List<Long> ids, List<String> details, int timeoutSeconds)
             throws SQLException {
@@ -216,19 +215,6 @@ final class TransactionalClaims {
                 }
                 ps.setObject(1, ids.toArray(new Long[0]));
                 QueryTimeouts.run(ps, "deleteByIds", sql.deleteByIds, timeoutSeconds, ps::executeUpdate);
-            }
-            return;
-        }
-        if (sql.idLists) {
-            for (int from = 0; from < ids.size(); from += SkipLockedStatements.MAX_IDS_PER_STATEMENT) {
-                List<Long> part = ids.subList(from, Math.min(ids.size(), from + SkipLockedStatements.MAX_IDS_PER_STATEMENT));
-                String delete = sql.deleteByIdIn(part.size());
-                try (PreparedStatement ps = c.prepareStatement(delete)) {
-                    for (int i = 0; i < part.size(); i++) {
-                        ps.setLong(i + 1, part.get(i));
-                    }
-                    QueryTimeouts.run(ps, "deleteByIdIn", delete, timeoutSeconds, ps::executeUpdate);
-                }
             }
             return;
         }

@@ -24,7 +24,9 @@ import javax.sql.DataSource;
  *       (...)}, commit. Transactional = {@code SELECT ... FOR UPDATE SKIP LOCKED}, one {@code DELETE ... WHERE id
  *       IN (...)}, commit. Of the forms measured for issue 32 (single-id statements in a JDBC batch, the same
  *       batch over Connector/J's bulk protocol, id lists) id lists and bulk batches were the fastest, 1.5-2x the
- *       single-id batches, and met no deadlock with 8 workers (docs/benchmarks.md);</li>
+ *       single-id batches. The lease loop met no deadlock with 8 workers; the transactional loop's
+ *       {@code DELETE ... IN (...)} of the rows its select locked met 20 in 16 drains on the shared server,
+ *       retried here (the library keeps single-id batches there, docs/benchmarks.md);</li>
  *   <li>H2 (locks every row a {@code FOR UPDATE} query matches before it applies its limit): candidate ids
  *       read without locks, then {@code SELECT ... WHERE id = ANY(?) FOR UPDATE SKIP LOCKED}, lease
  *       {@code UPDATE ... WHERE id = ANY(?)}, commit; ack {@code DELETE ... WHERE id = ANY(?)}, commit;

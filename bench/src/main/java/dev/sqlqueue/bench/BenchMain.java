@@ -27,6 +27,10 @@ import java.util.stream.Stream;
  *                           default WorkerOptions and lease batch 100 against the raw lease loop,
  *                           transactional batch 100 against the raw transactional loop, and enqueueAll of
  *                           100 with 4 producers against raw batches of 100 plain inserts
+ *                           The drain points run on pools of 12 connections (8 workers + 4, as a user sizes
+ *                           one; issue 32), the library with default QueueConfig (history off), queues filled
+ *                           with enqueueAll of 100
+ *   --pool=N                pool size of the library and of each baseline (default 20; the drain points 12)
  *   --reps=N                runs of each side per point (default 3; --quick 1)
  *   --messages=N            messages per point (default 20000; batch-1 points use a tenth)
  *   --h2-messages=N         cap of the H2 consume scenarios (default 2000; its claim is O(backlog))
@@ -51,6 +55,7 @@ public final class BenchMain {
         List<String> dbs = List.of("h2", "postgresql", "mariadb");
         List<String> scenarios = List.of("enqueue", "claim", "e2e", "scaling");
         Integer reps = null;
+        Integer pool = null;
         Integer messages = null;
         int memoryMessages = 1_000_000;
         int h2Messages = 2_000;
@@ -65,6 +70,8 @@ public final class BenchMain {
                 dbs = Arrays.asList(v.split(","));
             } else if (a.startsWith("--scenario=")) {
                 scenarios = Arrays.asList(v.split(","));
+            } else if (a.startsWith("--pool=")) {
+                pool = Integer.parseInt(v);
             } else if (a.startsWith("--reps=")) {
                 reps = Integer.parseInt(v);
             } else if (a.startsWith("--warmups=")) {
@@ -102,7 +109,7 @@ public final class BenchMain {
         try (Results results = new Results(out)) {
             for (String name : dbs) {
                 Database db = Database.of(name, tmp);
-                try (Target t = new Target(db, 20)) {
+                try (Target t = new Target(db, pool != null ? pool : 20)) {
                     System.out.printf(Locale.ROOT, "-- %s (%s), table prefix %s, pool size %d%n", db.name(),
                             t.lib.serverVersion(), t.prefix, t.poolSize);
                     Trials trials = new Trials(t, PAYLOAD);
@@ -136,16 +143,21 @@ public final class BenchMain {
                         }
                     }
                     if (scenarios.contains("drain")) {
-                        measure(t, results, "enqueue-raw", 4, 100, n, r,
-                                () -> trials.enqueueLibrary(n, 100, 4), () -> trials.enqueueRaw(n, 100, 4));
-                        WorkerOptions defaults = WorkerOptions.defaults().withThreads(8);
-                        measure(t, results, "drain-default", 8, defaults.batchSize(), c, r,
-                                () -> trials.endToEndLibrary(c, defaults), () -> trials.rawLease(c, 8, 100));
-                        measure(t, results, "drain-lease100", 8, 100, c, r,
-                                () -> trials.endToEndLibrary(c, defaults.withBatchSize(100)), () -> trials.rawLease(c, 8, 100));
-                        measure(t, results, "drain-tx100", 8, 100, c, r,
-                                () -> trials.endToEndLibrary(c, defaults.withBatchSize(100).withMode(ClaimMode.TRANSACTIONAL)),
-                                () -> trials.rawTransactional(c, 8, 100));
+                        // as a user runs it (issue 32): a pool of workers + 4, default QueueConfig
+                        try (Target d = new Target(db, pool != null ? pool : 8 + 4)) {
+                            System.out.printf(Locale.ROOT, "   drain points: table prefix %s, pool size %d%n", d.prefix, d.poolSize);
+                            Trials dt = new Trials(d, PAYLOAD);
+                            measure(d, results, "enqueue-raw", 4, 100, n, r,
+                                    () -> dt.enqueueLibrary(n, 100, 4), () -> dt.enqueueRaw(n, 100, 4));
+                            WorkerOptions defaults = WorkerOptions.defaults().withThreads(8);
+                            measure(d, results, "drain-default", 8, defaults.batchSize(), c, r,
+                                    () -> dt.endToEndLibrary(c, defaults), () -> dt.rawLease(c, 8, 100));
+                            measure(d, results, "drain-lease100", 8, 100, c, r,
+                                    () -> dt.endToEndLibrary(c, defaults.withBatchSize(100)), () -> dt.rawLease(c, 8, 100));
+                            measure(d, results, "drain-tx100", 8, 100, c, r,
+                                    () -> dt.endToEndLibrary(c, defaults.withBatchSize(100).withMode(ClaimMode.TRANSACTIONAL)),
+                                    () -> dt.rawTransactional(c, 8, 100));
+                        }
                     }
                     if (scenarios.contains("memory")) {
                         Path timeline = Path.of(out.toString().replaceAll("\\.csv$", "") + "-memory-" + name + ".csv");

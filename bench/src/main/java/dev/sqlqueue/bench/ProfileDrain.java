@@ -9,10 +9,11 @@ import java.util.Locale;
 /**
  * The library side of the drain scenario alone, for a profiler (JFR): {@code ProfileDrain <db> <options>
  * [messages] [runs]}, options {@code default} (WorkerOptions.defaults() with 8 threads), {@code lease100},
- * {@code tx100}, {@code enqueue} (enqueueAll of 100, 4 producers), {@code raw-lease} or {@code raw-tx} (the raw loops, 8 threads,
- * claims of 100), or {@code pairs}, {@code pairs-lease100}, {@code pairs-tx100} (those options and the raw loop of
+ * {@code tx100}, {@code enqueue} (enqueueAll of 100, 4 producers), {@code raw-enqueue} (raw batches of 100, 4
+ * producers), {@code raw-lease} or {@code raw-tx} (the raw loops, 8 threads, claims of 100), or {@code pairs}, {@code pairs-lease100}, {@code pairs-tx100} (those options and the raw loop of
  * their mode by turns, see {@link #pairs}); each run prints its rate and the CPU time of the JVM and of the rest of the machine ({@link CpuSplit}). Run it with {@code -XX:StartFlightRecording=filename=drain.jfr,settings=profile}; see
- * docs/benchmarks.md.
+ * docs/benchmarks.md. Pools of 12 connections (8 workers + 4, as the drain points of BenchMain), or
+ * {@code -Dbench.pool=N}.
  */
 public final class ProfileDrain {
     private ProfileDrain() {
@@ -28,13 +29,13 @@ public final class ProfileDrain {
             case "default" -> opts;
             case "lease100", "pairs-lease100" -> opts.withBatchSize(100);
             case "tx100", "pairs-tx100" -> opts.withBatchSize(100).withMode(ClaimMode.TRANSACTIONAL);
-            case "enqueue", "raw-lease", "raw-tx", "pairs" -> opts;
+            case "enqueue", "raw-enqueue", "raw-lease", "raw-tx", "pairs" -> opts;
             default -> throw new IllegalArgumentException(
-                    "options: default, lease100, tx100, enqueue, raw-lease, raw-tx, pairs, pairs-lease100, pairs-tx100");
+                    "options: default, lease100, tx100, enqueue, raw-enqueue, raw-lease, raw-tx, pairs, pairs-lease100, pairs-tx100");
         };
         Path tmp = Files.createTempDirectory("sqlqueue-profile");
         try {
-            try (Target t = new Target(Database.of(db, tmp), 20)) {
+            try (Target t = new Target(Database.of(db, tmp), Integer.getInteger("bench.pool", 12))) {
                 Trials trials = new Trials(t, 100);
                 if (what.startsWith("pairs")) {
                     pairs(t, trials, messages, runs, opts, what);
@@ -44,6 +45,7 @@ public final class ProfileDrain {
                     t.settle();
                     double rate = switch (what) {
                         case "enqueue" -> trials.enqueueLibrary(messages, 100, 4);
+                        case "raw-enqueue" -> trials.enqueueRaw(messages, 100, 4);
                         case "raw-lease" -> trials.rawLease(messages, 8, 100);
                         case "raw-tx" -> trials.rawTransactional(messages, 8, 100);
                         default -> trials.endToEndLibrary(messages, opts);

@@ -15,11 +15,12 @@ import java.util.stream.Collectors;
  * Prints each measured point and appends it to the CSV (flushed per row, so a stopped run keeps what it had).
  * {@code ratio} is the library's median over the baseline's median; {@code pair_ratio} is the median of the
  * ratios of each library run to the baseline run right after it (the runs alternate), which a machine whose
- * speed drifts between runs sways less.
+ * speed drifts between runs sways less. {@code load_avg} is the machine's 1-minute load average when the point
+ * ended ({@code /proc/loadavg}; empty where there is none): on a shared machine a figure means little without it.
  */
 final class Results implements AutoCloseable {
     static final String HEADER = "date,db,scenario,workers,batch,messages,reps,library_msg_s,baseline_msg_s,ratio,"
-            + "library_runs,baseline_runs,peak_heap_mb,xmx_mb,pair_ratio";
+            + "library_runs,baseline_runs,peak_heap_mb,xmx_mb,pair_ratio,load_avg";
 
     private final PrintWriter out;
     private final String date = Instant.now().toString();
@@ -61,11 +62,21 @@ final class Results implements AutoCloseable {
         double b = median(base);
         double ratio = l / b;
         double pairs = pairRatio(lib, base);
-        System.out.printf(Locale.ROOT, "%-10s %-14s %7d %5d %8d %12.0f %12.0f %6.2f %6.2f  %s | %s%s%n", db, scenario,
-                workers, batch, messages, l, b, ratio, pairs, runs(lib), runs(base), ratio < 0.8 ? "   < 0.8" : "");
-        out.printf(Locale.ROOT, "%s,%s,%s,%d,%d,%d,%d,%.0f,%.0f,%.3f,%s,%s,,,%.3f%n", date, db, scenario, workers, batch,
-                messages, lib.length, l, b, ratio, runs(lib), runs(base), pairs);
+        String load = loadAverage();
+        System.out.printf(Locale.ROOT, "%-10s %-14s %7d %5d %8d %12.0f %12.0f %6.2f %6.2f  %s | %s  load %s%s%n", db, scenario,
+                workers, batch, messages, l, b, ratio, pairs, runs(lib), runs(base), load, ratio < 0.8 ? "   < 0.8" : "");
+        out.printf(Locale.ROOT, "%s,%s,%s,%d,%d,%d,%d,%.0f,%.0f,%.3f,%s,%s,,,%.3f,%s%n", date, db, scenario, workers, batch,
+                messages, lib.length, l, b, ratio, runs(lib), runs(base), pairs, load);
         out.flush();
+    }
+
+    /** The 1-minute load average of the machine ({@code /proc/loadavg}), or "" where it cannot be read. */
+    static String loadAverage() {
+        try {
+            return Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
+        } catch (IOException | RuntimeException e) {
+            return "";
+        }
     }
 
     void memory(String db, int workers, int batch, int messages, double drainRate, double peakHeapMb, double xmxMb) {

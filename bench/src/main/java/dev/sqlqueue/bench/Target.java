@@ -20,8 +20,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * One database under test: the library ({@link SqlQueue} with its own HikariCP pool) and, beside it, a
  * baseline HikariCP pool with exactly the settings the library's provider uses (auto-commit off, READ
- * COMMITTED, same size, same connection time-out, and on MariaDB {@code useBulkStmts=false}), plus the
- * library's own statements for a unique table prefix. {@link #close()} drops the prefix's schema.
+ * COMMITTED, same size, same connection time-out, and on MariaDB {@code useBulkStmts=false}), a pool of the
+ * same size for the minimal raw loops ({@link #raw}, driver defaults), plus the library's own statements for a
+ * unique table prefix. {@link #close()} drops the prefix's schema.
  */
 final class Target implements AutoCloseable {
     final Database db;
@@ -29,6 +30,13 @@ final class Target implements AutoCloseable {
     final int poolSize;
     final SqlQueue lib;
     final HikariDataSource baseline;
+    /**
+     * The pool of the minimal raw loops ({@link RawLoops}): the same settings as {@link #baseline} but the driver's
+     * own defaults otherwise; on MariaDB that keeps Connector/J's bulk protocol for batches of inserts
+     * ({@code useBulkStmtsForInserts}, on by default in 3.x unless {@code useBulkStmts} is set), which the raw
+     * enqueue of plain inserts is entitled to (it needs no per-row counts).
+     */
+    final HikariDataSource raw;
     final SkipLockedStatements sql;
     private final AtomicInteger queues = new AtomicInteger();
 
@@ -40,20 +48,25 @@ final class Target implements AutoCloseable {
                 + Integer.toString(ThreadLocalRandom.current().nextInt(36 * 36), 36) + "_";
         this.lib = SqlQueue.open(QueueConfig.builder().url(db.url()).user(db.user()).password(db.password())
                 .tablePrefix(prefix).poolSize(poolSize).build());
+        this.baseline = pool(db, poolSize, "bench-baseline-", db.dialect() == SkipLockedDialect.MARIADB);
+        this.raw = pool(db, poolSize, "bench-raw-", false);
+        this.sql = new SkipLockedStatements(db.dialect(), prefix);
+    }
+
+    private static HikariDataSource pool(Database db, int size, String name, boolean noBulk) {
         HikariConfig hc = new HikariConfig();
         hc.setJdbcUrl(db.url());
         hc.setUsername(db.user());
         hc.setPassword(db.password());
-        hc.setMaximumPoolSize(poolSize);
+        hc.setMaximumPoolSize(size);
         hc.setAutoCommit(false);
         hc.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
-        hc.setPoolName("bench-baseline-" + db.name());
+        hc.setPoolName(name + db.name());
         hc.setConnectionTimeout(10_000);
-        if (db.dialect() == SkipLockedDialect.MARIADB) {
+        if (noBulk) {
             hc.addDataSourceProperty("useBulkStmts", "false");
         }
-        this.baseline = new HikariDataSource(hc);
-        this.sql = new SkipLockedStatements(db.dialect(), prefix);
+        return new HikariDataSource(hc);
     }
 
     /** A fresh queue, registered through the library (both sides use the same tables). */
@@ -63,14 +76,14 @@ final class Target implements AutoCloseable {
         return q;
     }
 
-    /** Fill a queue through the library, untimed: enqueueAll in batches of 500. */
+    /** Fill a queue through the library, untimed: enqueueAll in batches of 100, as a user's producer would. */
     void fill(QueueName q, int messages, byte[] payload) {
-        List<Message> batch = new ArrayList<>(500);
+        List<Message> batch = new ArrayList<>(100);
         for (int i = 0; i < messages; i++) {
             batch.add(Message.of(payload));
-            if (batch.size() == 500 || i == messages - 1) {
+            if (batch.size() == 100 || i == messages - 1) {
                 lib.enqueueAll(q, batch);
-                batch = new ArrayList<>(500);
+                batch = new ArrayList<>(100);
             }
         }
         analyze();
@@ -115,6 +128,7 @@ final class Target implements AutoCloseable {
         } finally {
             lib.close();
             baseline.close();
+            raw.close();
         }
     }
 }

@@ -38,7 +38,7 @@ final class Trials {
     Trials(Target t, int payloadBytes) {
         this.t = t;
         this.base = new Baseline(t.baseline, t.sql, t.db.dialect());
-        this.raw = new RawLoops(t.baseline, t.db.dialect(), t.prefix);
+        this.raw = new RawLoops(t.raw, t.db.dialect(), t.prefix);
         this.payload = new byte[payloadBytes];
         for (int i = 0; i < payloadBytes; i++) {
             payload[i] = (byte) ('a' + i % 26);

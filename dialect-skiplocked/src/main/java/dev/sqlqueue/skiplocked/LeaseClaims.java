@@ -63,40 +63,59 @@ final class LeaseClaims {
         }
         long token = newToken();
         int timeout = timeouts.claim(request.lease().toMillis());
-        return tx.inTransaction("consume", timeout, c -> {
-            List<Row> rows = new ArrayList<>();
-            selectCandidates(c, queue, request.maxMessages(), rows, timeout);
-            if (rows.isEmpty()) {
-                return List.of();
+        return tx.inTransaction("consume", timeout, c -> claim(c, queue, request, token, timeout));
+    }
+
+    /** A lease claim in the transaction of {@code c}: the locking select, then the lease of the rows it locked. */
+    private List<Delivery> claim(Connection c, QueueName queue, ConsumeRequest request, long token, int timeout)
+            throws SQLException {
+        List<Row> rows = new ArrayList<>();
+        selectCandidates(c, queue, request.maxMessages(), rows, timeout);
+        if (rows.isEmpty()) {
+            return List.of();
+        }
+        List<Map<String, String>> headers = screen(c, rows);
+        if (!rows.isEmpty() && sql.leaseUpdateByIds != null) {
+            // H2: the lease of all the claim's rows in one statement
+            try (PreparedStatement ps = c.prepareStatement(sql.leaseUpdateByIds)) {
+                ps.setLong(1, token);
+                ps.setLong(2, request.lease().toMillis());
+                ps.setObject(3, rows.stream().map(Row::id).toArray(Long[]::new));
+                QueryTimeouts.run(ps, "leaseUpdateByIds", sql.leaseUpdateByIds, timeout, ps::executeUpdate);
             }
-            List<Map<String, String>> headers = screen(c, rows);
-            if (!rows.isEmpty() && sql.leaseUpdateByIds != null) {
-                // H2: the lease of all the claim's rows in one statement
-                try (PreparedStatement ps = c.prepareStatement(sql.leaseUpdateByIds)) {
+        } else if (!rows.isEmpty() && sql.idLists) {
+            // MariaDB: the lease of all the claim's rows in one statement, by their ids
+            String update = sql.leaseUpdateIn(rows.size());
+            try (PreparedStatement ps = c.prepareStatement(update)) {
+                ps.setLong(1, token);
+                ps.setLong(2, request.lease().toMillis());
+                for (int i = 0; i < rows.size(); i++) {
+                    ps.setLong(i + 3, rows.get(i).id());
+                }
+                int leased = QueryTimeouts.run(ps, "leaseUpdateIn", update, timeout, ps::executeUpdate);
+                if (leased != rows.size()) {
+                    throw new SQLException("the lease update matched " + leased + " of the " + rows.size()
+                            + " rows its claim locked");
+                }
+            }
+        } else if (!rows.isEmpty()) {
+            try (PreparedStatement ps = c.prepareStatement(sql.leaseUpdate)) {
+                for (Row r : rows) {
                     ps.setLong(1, token);
                     ps.setLong(2, request.lease().toMillis());
-                    ps.setObject(3, rows.stream().map(Row::id).toArray(Long[]::new));
-                    QueryTimeouts.run(ps, "leaseUpdateByIds", sql.leaseUpdateByIds, timeout, ps::executeUpdate);
+                    ps.setLong(3, r.id());
+                    ps.addBatch();
                 }
-            } else if (!rows.isEmpty()) {
-                try (PreparedStatement ps = c.prepareStatement(sql.leaseUpdate)) {
-                    for (Row r : rows) {
-                        ps.setLong(1, token);
-                        ps.setLong(2, request.lease().toMillis());
-                        ps.setLong(3, r.id());
-                        ps.addBatch();
-                    }
-                    QueryTimeouts.run(ps, "leaseUpdate", sql.leaseUpdate, timeout, ps::executeBatch);
-                }
+                QueryTimeouts.run(ps, "leaseUpdate", sql.leaseUpdate, timeout, ps::executeBatch);
             }
-            List<Delivery> out = new ArrayList<>(rows.size());
-            for (int i = 0; i < rows.size(); i++) {
-                Row r = rows.get(i);
-                out.add(new Delivery(new Receipt(queue, r.id(), token, ClaimMode.LEASE), r.payload(), headers.get(i),
-                        r.attempts() + 1, r.priority(), Instant.ofEpochMilli(r.enqueuedAt()), r.group()));
-            }
-            return out;
-        });
+        }
+        List<Delivery> out = new ArrayList<>(rows.size());
+        for (int i = 0; i < rows.size(); i++) {
+            Row r = rows.get(i);
+            out.add(new Delivery(new Receipt(queue, r.id(), token, ClaimMode.LEASE), r.payload(), headers.get(i),
+                    r.attempts() + 1, r.priority(), Instant.ofEpochMilli(r.enqueuedAt()), r.group()));
+        }
+        return out;
     }
 
     /**

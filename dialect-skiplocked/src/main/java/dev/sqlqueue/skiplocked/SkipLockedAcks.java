@@ -144,6 +144,9 @@ final class SkipLockedAcks {
         if (sql.deleteLeasedByIds != null && !config.history() && ackedByClaim(leased, t)) {
             return lost;
         }
+        if (sql.idLists && !config.history() && ackedByIdLists(leased, t)) {
+            return lost;
+        }
         inTransaction("ack", c -> {
             if (config.history()) {
                 batch(c, "historyLeased", sql.historyLeased, t, leased,
@@ -255,6 +258,46 @@ final class SkipLockedAcks {
                     for (int i = 0; i < counts.length; i++) {
                         if (counts[i] != sizes.get(i)) {
                             throw new NotAllHeld();
+                        }
+                    }
+                }
+                return null;
+            });
+            return true;
+        } catch (NotAllHeld e) {
+            return false;
+        }
+    }
+
+    /**
+     * MariaDB without history: one {@link SkipLockedStatements#deleteLeasedIn} per claim (queue and lease token) of
+     * the receipts, at most {@link SkipLockedStatements#MAX_IDS_PER_STATEMENT} ids each, in one transaction: a
+     * statement per claim where a JDBC batch of {@link SkipLockedStatements#deleteLeased} ran one per receipt.
+     *
+     * @return true when every receipt's row was deleted (committed); false when one was not held (rolled back,
+     *     nothing changed: the caller then acks row by row, which tells which leases were lost)
+     */
+    private boolean ackedByIdLists(List<Receipt> leased, int timeoutSeconds) {
+        Map<Map.Entry<String, Long>, List<Long>> byClaim = new java.util.LinkedHashMap<>();
+        for (Receipt r : leased) {
+            byClaim.computeIfAbsent(Map.entry(r.queue().value(), r.token()), k -> new ArrayList<>()).add(r.messageId());
+        }
+        try {
+            inTransaction("ack", c -> {
+                for (Map.Entry<Map.Entry<String, Long>, List<Long>> e : byClaim.entrySet()) {
+                    List<Long> ids = e.getValue();
+                    for (int from = 0; from < ids.size(); from += SkipLockedStatements.MAX_IDS_PER_STATEMENT) {
+                        List<Long> part = ids.subList(from, Math.min(ids.size(), from + SkipLockedStatements.MAX_IDS_PER_STATEMENT));
+                        String delete = sql.deleteLeasedIn(part.size());
+                        try (PreparedStatement ps = c.prepareStatement(delete)) {
+                            ps.setLong(1, e.getKey().getValue());
+                            ps.setString(2, e.getKey().getKey());
+                            for (int i = 0; i < part.size(); i++) {
+                                ps.setLong(i + 3, part.get(i));
+                            }
+                            if (QueryTimeouts.run(ps, "deleteLeasedIn", delete, timeoutSeconds, ps::executeUpdate) != part.size()) {
+                                throw new NotAllHeld();
+                            }
                         }
                     }
                 }

@@ -323,7 +323,8 @@ final class SkipLockedBackend implements QueueBackend {
     /**
      * PostgreSQL, lease mode, no history, receipts of one claim on {@code queue}: one round trip and one
      * transaction ({@link SkipLockedStatements#ackAndLeaseClaim}); otherwise the interface's {@code ackAll}, then
-     * {@code consume}.
+     * {@code consume}. Not on MariaDB: there the acks and the next claim in one transaction drained slower than
+     * in two (the claim's locks held through the acks' commit; measured for issue 32, docs/benchmarks.md).
      */
     @Override
     public AckedAndClaimed ackAllAndConsume(Collection<Receipt> receipts, QueueName queue, ConsumeRequest request) {

@@ -84,6 +84,9 @@ public final class SkipLockedStatements {
     public final String leaseUpdate;
     /** (id, token, queue). */
     public final String deleteLeased;
+    /** Whether claims lease and acks delete the rows of a claim by an id list ({@link #leaseUpdateIn}, {@link #deleteLeasedIn}): MariaDB. */
+    public final boolean idLists;
+    private final String messageTable;
     /** (id). */
     public final String deleteById;
     /**
@@ -506,6 +509,8 @@ public final class SkipLockedStatements {
         leaseUpdate = sql(dsl.update(message).set(LEASE_TOKEN, token).set(ATTEMPTS, ATTEMPTS.plus(inline(1)))
                 .set(CLAIMED_AT, now).set(VISIBLE_AT, now.plus(param("lease", Long.class))).where(byId), dsl);
         deleteLeased = sql(dsl.deleteFrom(message).where(leased), dsl);
+        idLists = dialect == SkipLockedDialect.MARIADB;
+        messageTable = quote(dialect, prefix + "message");
         deleteById = sql(dsl.deleteFrom(message).where(byId), dsl);
         Field<Long[]> idArray = DSL.val(new Long[0], SQLDataType.BIGINT.getArrayDataType());
         boolean arrays = dialect != SkipLockedDialect.MARIADB;
@@ -721,6 +726,55 @@ public final class SkipLockedStatements {
 
     private static String sql(Query q, DSLContext dsl) {
         return dsl.render(q);
+    }
+
+    /** MariaDB: the most ids one statement of {@link #leaseUpdateIn} or {@link #deleteLeasedIn} lists (a claim's most). */
+    public static final int MAX_IDS_PER_STATEMENT = 1000;
+
+    /**
+     * MariaDB only (else null): (token, lease ms, then {@code rows} ids): the lease of the rows a claim's locking
+     * select returned, in one statement where a JDBC batch of {@link #leaseUpdate} ran one statement per row (the
+     * rows are locked by the claim's transaction, so every id matches).
+     *
+     * @param rows 1..{@link #MAX_IDS_PER_STATEMENT}
+     * @return the statement, or null on the other databases
+     */
+    public String leaseUpdateIn(int rows) {
+        if (!idLists) {
+            return null;
+        }
+        String byId = " where id = ?";
+        if (!leaseUpdate.endsWith(byId)) {
+            throw new IllegalStateException("unexpected lease update: " + leaseUpdate);
+        }
+        return leaseUpdate.substring(0, leaseUpdate.length() - byId.length()) + " where id in (" + marks(rows) + ")";
+    }
+
+    /**
+     * MariaDB only (else null): (token, queue, then {@code rows} ids): the acks of receipts of one claim in one
+     * statement; the rows it deleted are those still held under the claim's token, so a count short of
+     * {@code rows} means a lease was lost (the caller rolls back and acks row by row to learn which). The ids
+     * are found by the primary key.
+     *
+     * @param rows 1..{@link #MAX_IDS_PER_STATEMENT}
+     * @return the statement, or null on the other databases
+     */
+    public String deleteLeasedIn(int rows) {
+        if (!idLists) {
+            return null;
+        }
+        return "delete from " + messageTable + " where lease_token = ? and queue = ? and id in (" + marks(rows) + ")";
+    }
+
+    private static String marks(int rows) {
+        if (rows < 1 || rows > MAX_IDS_PER_STATEMENT) {
+            throw new IllegalArgumentException("ids per statement must be 1.." + MAX_IDS_PER_STATEMENT + ", was " + rows);
+        }
+        StringBuilder b = new StringBuilder(rows * 3);
+        for (int i = 0; i < rows; i++) {
+            b.append(i == 0 ? "?" : ", ?");
+        }
+        return b.toString();
     }
 
     /**

@@ -231,12 +231,7 @@ final class SqlServerAdmin {
                  ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     String raw = rs.getString("headers");
-                    Map<String, String> headers;
-                    try {
-                        headers = HeaderCodec.decode(raw);
-                    } catch (HeaderCodec.MalformedHeadersException e) {
-                        headers = Map.of();
-                    }
+                    Map<String, String> headers = headersOrNone(raw);
                     out.add(new DeadLetter(rs.getLong("message_id"), queue, rs.getBytes("payload"), headers, raw,
                             rs.getInt("attempts"), rs.getString("reason"),
                             ClaimedRow.utc(rs.getObject("enqueued_at", LocalDateTime.class)),
@@ -276,12 +271,7 @@ final class SqlServerAdmin {
         try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 String raw = rs.getString("headers");
-                Map<String, String> headers;
-                try {
-                    headers = HeaderCodec.decode(raw);
-                } catch (HeaderCodec.MalformedHeadersException e) {
-                    headers = Map.of();
-                }
+                Map<String, String> headers = headersOrNone(raw);
                 out.add(new DeadLetterSummary(rs.getLong("message_id"), queue, rs.getBytes("payload_preview"),
                         rs.getLong("payload_bytes"), headers, raw, rs.getInt("attempts"), rs.getString("reason"),
                         ClaimedRow.utc(rs.getObject("enqueued_at", LocalDateTime.class)),
@@ -356,12 +346,7 @@ final class SqlServerAdmin {
         try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 String raw = rs.getString("headers");
-                Map<String, String> headers;
-                try {
-                    headers = HeaderCodec.decode(raw);
-                } catch (HeaderCodec.MalformedHeadersException e) {
-                    headers = Map.of();
-                }
+                Map<String, String> headers = headersOrNone(raw);
                 long token = rs.getLong("lease_token");
                 Long lease = rs.wasNull() ? null : token;
                 java.time.Instant visible = ClaimedRow.utc(rs.getObject("visible_at", LocalDateTime.class));
@@ -376,5 +361,14 @@ final class SqlServerAdmin {
             }
         }
         return out;
+    }
+
+    /** The decoded headers of a row, or none when they cannot be decoded (the raw text is shown beside them). */
+    private static Map<String, String> headersOrNone(String raw) {
+        try {
+            return HeaderCodec.decode(raw);
+        } catch (HeaderCodec.MalformedHeadersException e) {
+            return Map.of();
+        }
     }
 }

@@ -76,9 +76,9 @@ class AdminIdempotenceOnServerTest {
             q.createQueue(QueueName.of("jobs"));
         }
         List<String> all = tables(s, prefix);
-        assertEquals(6, all.size(), d + ": the schema's tables " + all);
+        assertEquals(7, all.size(), d + ": the schema's tables " + all);
         // a schema whose creation stopped half-way: the tables created last are missing
-        for (String t : List.of("dedupe_key", "history", "dead_letter")) {
+        for (String t : List.of("paused_queue", "dedupe_key", "history", "dead_letter")) {
             exec(s, "drop table " + quote(d, prefix + t));
         }
         try (SqlQueue q = SqlQueue.open(config(s, prefix, false))) {

@@ -67,6 +67,18 @@ class StatementsOnServerTest {
         } else {
             b.put("claimSelect", new Object[] {queue, 10});
         }
+        // the move claim (issue 35): H2 reads candidate ids without locks, then locks them by id
+        if (h2) {
+            b.put("moveCandidates", new Object[] {queue, 10});
+            Long[] near = new Long[21]; // the ready message's id is near the leased one's
+            for (int i = 0; i < near.length; i++) {
+                near[i] = id - 10 + i;
+            }
+            b.put("moveSelect", new Object[] {(Object) near});
+        } else {
+            b.put("moveSelect", new Object[] {queue, 10});
+        }
+        b.put("moveLease", new Object[] {token, 30_000L, id});
         b.put("leaseUpdate", new Object[] {token, 30_000L, id});
         b.put("deleteLeased", new Object[] {id, token, queue});
         b.put("deleteById", new Object[] {id});
@@ -151,7 +163,9 @@ class StatementsOnServerTest {
                 "nackLeased", "nackById", "extend", "releaseLeased", "deadLetterLeased", "deadLetterById", "deleteQueue",
                 "rawInsert", "claimSelect", "claimCandidates", "stats", "listQueues", "notify", "leaseQueue",
                 "deleteByIds", "deleteLeasedByIds", "ackByClaim", "insertMany", "leaseClaim", "leaseUpdateByIds", "insertKey", "unclaim", "pauseQueue",
-                "listReady", "listInFlight", "messageById")) {
+                "listReady", "listInFlight", "messageById",
+                // the move claim takes the ready message, never the one under a consumer's lease; its lease is by id
+                "moveSelect", "moveCandidates", "moveLease")) {
             ROWS.put(s, 1);
         }
         for (String s : List.of("ensureQueue", "listHistory", "listDead", "lockDeadIds", "listDeadSummaries", "deadSummaryById",

@@ -15,7 +15,8 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "completion", sortOptions = false,
         description = {"Print a bash or zsh completion script for sqlqueue.",
-            "bash: sqlqueue completion bash > ~/.local/share/bash-completion/completions/sqlqueue",
+            "bash: D=~/.local/share/bash-completion/completions; mkdir -p $D",
+            "      sqlqueue completion bash > $D/sqlqueue",
             "zsh:  sqlqueue completion zsh > ~/.zsh/completions/sqlqueue.zsh and source it from ~/.zshrc"})
 public final class CompletionCommand implements Callable<Integer> {
     /** The shells a script is generated for. */

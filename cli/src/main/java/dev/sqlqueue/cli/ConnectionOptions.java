@@ -42,7 +42,7 @@ public final class ConnectionOptions {
     String backend;
 
     @Option(names = "--table-prefix", paramLabel = "PREFIX",
-            description = "Prefix of every table sqlqueue creates, [a-z][a-z0-9_]*, up to 24 characters; default sqlq_.")
+            description = "Prefix of every table sqlqueue creates: lowercase ASCII letters, digits and '_', starting with a letter, up to 24 characters; default sqlq_.")
     String tablePrefix;
 
     @Option(names = "--option", paramLabel = "KEY=VALUE",

@@ -24,10 +24,12 @@ public final class DdlCommand implements Callable<Integer> {
     @Option(names = "--backend", required = true, paramLabel = "NAME", description = "Backend name, for example teradata.")
     String backend;
 
-    @Option(names = "--queue", required = true, paramLabel = "QUEUE", converter = QueueNameConverter.class)
+    @Option(names = "--queue", required = true, paramLabel = "QUEUE", converter = QueueNameConverter.class,
+            description = "Queue whose tables or objects the script creates.")
     QueueName queue;
 
-    @Option(names = "--table-prefix", paramLabel = "PREFIX", defaultValue = "sqlq_")
+    @Option(names = "--table-prefix", paramLabel = "PREFIX", defaultValue = "sqlq_",
+            description = "Prefix of every table sqlqueue creates: lowercase ASCII letters, digits and '_', starting with a letter, up to 24 characters. Default: ${DEFAULT-VALUE}.")
     String prefix;
 
     @Option(names = "--option", paramLabel = "KEY=VALUE",

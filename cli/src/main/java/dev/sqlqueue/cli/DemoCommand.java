@@ -45,11 +45,11 @@ public final class DemoCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Option(names = {"-m", "--messages"}, paramLabel = "N", defaultValue = "100000",
-            description = "Messages to enqueue and process, 1..10000000. Default: ${DEFAULT-VALUE}.")
+            description = "Messages to enqueue and process, 1 to 10000000. Default: ${DEFAULT-VALUE}.")
     int messages;
 
     @Option(names = {"-P", "--jobs", "--workers"}, paramLabel = "N", defaultValue = "8",
-            description = "Worker threads, 1..1024. Default: ${DEFAULT-VALUE}.")
+            description = "Worker threads, 1 to 1024. Default: ${DEFAULT-VALUE}.")
     int workers;
 
     /** The old name of {@code -P}: still accepted for one release, with a warning on standard error. */
@@ -60,7 +60,7 @@ public final class DemoCommand implements Callable<Integer> {
     }
 
     @Option(names = "--batch-size", paramLabel = "N", defaultValue = "100",
-            description = "Messages per claim, 1..1000. Default: ${DEFAULT-VALUE}.")
+            description = "Messages per claim, 1 to 1000. Default: ${DEFAULT-VALUE}.")
     int batchSize;
 
     @Option(names = "--mode", paramLabel = "MODE", defaultValue = "lease",

@@ -21,7 +21,7 @@ public final class DlqListCommand implements Callable<Integer> {
     DlqCommand.QueueOption queue;
 
     @Option(names = "--limit", paramLabel = "N", defaultValue = "100",
-            description = "Show at most N, 1..100000. Default: ${DEFAULT-VALUE}.")
+            description = "Show at most N, 1 to 100000. Default: ${DEFAULT-VALUE}.")
     int limit;
 
     @Mixin

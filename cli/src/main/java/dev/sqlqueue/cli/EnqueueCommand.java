@@ -92,7 +92,7 @@ public final class EnqueueCommand implements Callable<Integer> {
     Duration dedupeWindow;
 
     @Option(names = "--batch", paramLabel = "N", defaultValue = "500",
-            description = "Messages per transaction, 1..10000. Default: ${DEFAULT-VALUE}.")
+            description = "Messages per transaction, 1 to 10000. Default: ${DEFAULT-VALUE}.")
     int batch;
 
     @Option(names = "--from-line", paramLabel = "N",

@@ -53,11 +53,11 @@ public final class HistoryListCommand implements Callable<Integer> {
     Integer minAttempts;
 
     @Option(names = {"-l", "--limit"}, paramLabel = "N", defaultValue = "20",
-            description = "Rows to show at most, 1..100000. Default: ${DEFAULT-VALUE}.")
+            description = "Rows to show at most, 1 to 100000. Default: ${DEFAULT-VALUE}.")
     int limit;
 
     @Option(names = "--scan", paramLabel = "N", defaultValue = "10000",
-            description = "Newest rows read before filtering, 1..100000. Default: ${DEFAULT-VALUE}.")
+            description = "Newest rows read before filtering, 1 to 100000. Default: ${DEFAULT-VALUE}.")
     int scan;
 
     @Mixin

@@ -78,7 +78,31 @@ public final class Main {
         cl.setParameterExceptionHandler(errors);
         cl.setExitCodeExceptionMapper(ErrorHandler::exitCode);
         footers(cl);
+        layout(cl);
         return cl;
+    }
+
+    /** The options every connecting command shares, listed after its own options in this order. */
+    private static final List<String> SHARED_OPTIONS = List.of(
+            "--url", "--user", "--password", "--backend", "--table-prefix", "--option", "--verbose", "--help", "--version");
+
+    /**
+     * One option order in every command's help (issue 34): the command's own options as declared, then the shared
+     * ones in {@link #SHARED_OPTIONS} order; never sorted by name.
+     */
+    private static void layout(CommandLine cl) {
+        cl.getCommandSpec().usageMessage().sortOptions(false);
+        // picocli cannot move an option once added (its short-name map keeps it), so the list is rendered in order:
+        // a stable sort keeps the declaration order within the command's own options and within the shared ones
+        java.util.Comparator<CommandLine.Model.OptionSpec> order = java.util.Comparator.comparingInt(
+                o -> SHARED_OPTIONS.indexOf(o.longestName()));
+        cl.getHelpSectionMap().put(CommandLine.Model.UsageMessageSpec.SECTION_KEY_OPTION_LIST,
+                help -> help.optionList(help.createDefaultLayout(), order, help.createDefaultParamLabelRenderer()));
+        for (CommandLine sub : cl.getSubcommands().values()) {
+            if (sub != cl) {
+                layout(sub);
+            }
+        }
     }
 
     /**

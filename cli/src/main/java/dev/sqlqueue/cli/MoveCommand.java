@@ -34,7 +34,7 @@ public final class MoveCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Option(names = "--from", paramLabel = "JDBC_URL",
-            description = "Source database. Default: the default H2 database in ./.sqlqueue/.")
+            description = "Source database. Default: the H2 database that sqlqueue commands use by default in the current directory.")
     String from;
 
     @Option(names = "--to", required = true, paramLabel = "JDBC_URL", description = "Target database.")
@@ -64,7 +64,7 @@ public final class MoveCommand implements Callable<Integer> {
     boolean deadLetterRefused;
 
     @Option(names = "--batch", paramLabel = "N", defaultValue = "100",
-            description = "Messages per step (one transaction on each side), 1..1000. Default: ${DEFAULT-VALUE}.")
+            description = "Messages per step (one transaction on each side), 1 to 1000. Default: ${DEFAULT-VALUE}.")
     int batch;
 
     @Option(names = "--lease", paramLabel = "DURATION", converter = DurationConverter.class, defaultValue = "5m",

@@ -33,10 +33,12 @@ public final class ProbeCommand implements Callable<Integer> {
             description = "JDBC URL of the server under test (env SQLQUEUE_URL).")
     String url;
 
-    @Option(names = "--user", paramLabel = "USER", defaultValue = "${env:SQLQUEUE_USER}")
+    @Option(names = "--user", paramLabel = "USER", defaultValue = "${env:SQLQUEUE_USER}",
+            description = "Database user (env SQLQUEUE_USER).")
     String user;
 
-    @Option(names = "--password", paramLabel = "PASSWORD", defaultValue = "${env:SQLQUEUE_PASSWORD}")
+    @Option(names = "--password", paramLabel = "PASSWORD", defaultValue = "${env:SQLQUEUE_PASSWORD}",
+            description = "Database password (env SQLQUEUE_PASSWORD; prefer the variable, a command line is visible to other users).")
     String password;
 
     @Option(names = "--backend", required = true, paramLabel = "NAME",

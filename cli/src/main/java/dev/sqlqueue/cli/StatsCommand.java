@@ -36,7 +36,7 @@ public final class StatsCommand implements Callable<Integer> {
     QueueName queue;
 
     @Option(names = "--history", paramLabel = "N",
-            description = "Also list the newest N processed messages (1..100000) of each queue shown (times in UTC).")
+            description = "Also list the newest N processed messages (1 to 100000) of each queue shown (times in UTC).")
     Integer historyRows;
 
     @Mixin

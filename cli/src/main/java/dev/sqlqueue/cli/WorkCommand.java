@@ -49,7 +49,7 @@ public final class WorkCommand implements Callable<Integer> {
     String exec;
 
     @Option(names = {"-P", "--jobs", "--workers"}, paramLabel = "N", defaultValue = "4",
-            description = "Commands run at once (worker threads), 1..1024, as xargs -P and GNU parallel -j. Default: ${DEFAULT-VALUE}.")
+            description = "Commands run at once (worker threads), 1 to 1024, as xargs -P and GNU parallel -j. Default: ${DEFAULT-VALUE}.")
     int workers;
 
     /** The old name of {@code -P}: still accepted for one release, with a warning on standard error. */
@@ -60,7 +60,7 @@ public final class WorkCommand implements Callable<Integer> {
     }
 
     @Option(names = "--batch-size", paramLabel = "N|auto", defaultValue = "auto",
-            description = "Most messages one worker claims at a time, 1..1000, or auto (" + AUTO_MAX_BATCH + "). A claim "
+            description = "Most messages one worker claims at a time, 1 to 1000, or auto (" + AUTO_MAX_BATCH + "). A claim "
                     + "takes about 100 ms of work by the recent run time of a command: 1 at first and while commands "
                     + "are slow, up to this many while they take milliseconds. Default: ${DEFAULT-VALUE}.")
     String batchSize;
@@ -76,7 +76,7 @@ public final class WorkCommand implements Callable<Integer> {
     Duration timeout;
 
     @Option(names = "--max-attempts", paramLabel = "N", defaultValue = "5",
-            description = "Deliveries before a failing message is dead-lettered, 1..1000. Default: ${DEFAULT-VALUE}.")
+            description = "Deliveries before a failing message is dead-lettered, 1 to 1000. Default: ${DEFAULT-VALUE}.")
     int maxAttempts;
 
     @Option(names = "--backoff", paramLabel = "DURATION", defaultValue = "1s", converter = DurationConverter.class,

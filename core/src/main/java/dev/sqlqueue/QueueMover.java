@@ -26,7 +26,7 @@ import java.util.Set;
  * target config's {@link QueueConfig#deduplicationWindow()} ({@link #open} makes it 30 days at least), so run the
  * move again within that window and within the lease.
  *
- * <p>A source without {@link Capability#MOVE_CLAIM} (Service Broker, Teradata, SQL Server queue tables) is moved by
+ * <p>A source without {@link Capability#MOVE_CLAIM} (Service Broker, Teradata) is moved by
  * ordinary claims, transactional where offered, else under a lease: ready messages only, attempts raised by the
  * claim taken back; delayed ones are left and counted.
  *

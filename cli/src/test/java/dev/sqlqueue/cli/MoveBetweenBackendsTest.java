@@ -167,7 +167,7 @@ class MoveBetweenBackendsTest {
     }
 
     /**
-     * A source without {@link dev.sqlqueue.Capability#MOVE_CLAIM} (Service Broker, Teradata, SQL Server queue tables
+     * A source without {@link dev.sqlqueue.Capability#MOVE_CLAIM} (Service Broker, Teradata
      * declare none): its ready messages move by ordinary claims, its delayed ones are left and counted. The H2 backend
      * stands in, with the capability taken away.
      */

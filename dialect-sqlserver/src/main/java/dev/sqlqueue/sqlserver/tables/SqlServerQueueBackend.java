@@ -92,7 +92,7 @@ public final class SqlServerQueueBackend implements QueueBackend {
         Set<Capability> f = EnumSet.of(Capability.DELAYED_DELIVERY, Capability.LEASE_EXTENSION, Capability.NACK_DELAY,
                 Capability.TRANSACTIONAL_ENQUEUE, Capability.HISTORY, Capability.DROP_SCHEMA, Capability.KILL_SESSION,
                 Capability.RAW_ROW_INSERT, Capability.DEDUPLICATION, Capability.PAUSE,
-                Capability.BROWSE);
+                Capability.BROWSE, Capability.MOVE_CLAIM);
         if (order == ClaimOrder.PRIORITY_FIRST) {
             f.add(Capability.PRIORITY);
         }
@@ -196,6 +196,35 @@ public final class SqlServerQueueBackend implements QueueBackend {
                 throw e;
             }
         }
+    }
+
+    /**
+     * The move claim (issue 35, {@link Capability#MOVE_CLAIM}): committed before it returns, bounded as the claim is.
+     * Rows with undecodable headers are dead-lettered, as {@link #deliveries} does.
+     */
+    @Override
+    public List<dev.sqlqueue.HeldForMove> claimForMove(QueueName queue, int maxMessages, Duration lease) {
+        int n = Math.min(maxMessages, MAX_CLAIM_BATCH);
+        long leaseMs = lease.toMillis();
+        int bound = timeouts.claim(leaseMs);
+        List<MovedRow> rows = sessions.inTransaction("move claim from queue '" + queue + "'", bound,
+                c -> MovedRow.claim(c, sql, queue, n, leaseMs, bound));
+        rows.sort(java.util.Comparator.comparingLong(MovedRow::id)); // OUTPUT rows come in no defined order
+        List<dev.sqlqueue.HeldForMove> out = new ArrayList<>(rows.size());
+        for (MovedRow r : rows) {
+            Receipt receipt = new Receipt(queue, r.id(), r.token(), ClaimMode.LEASE);
+            try {
+                out.add(new dev.sqlqueue.HeldForMove(receipt, r.payload(), HeaderCodec.decode(r.rawHeaders()), r.attempts(),
+                        r.priority(), r.enqueuedAt(), null, Duration.ofMillis(Math.max(0, r.delayMs()))));
+            } catch (HeaderCodec.MalformedHeadersException e) {
+                try {
+                    deadLetter(receipt, "malformed headers: " + e.getMessage());
+                } catch (SqlQueueException failed) {
+                    // the row comes back after the move claim's lease and meets the same check again
+                }
+            }
+        }
+        return out;
     }
 
     /**

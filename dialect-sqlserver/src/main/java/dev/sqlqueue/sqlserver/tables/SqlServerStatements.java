@@ -272,6 +272,7 @@ public final class SqlServerStatements {
     private void build() {
         notPaused = " AND NOT EXISTS (SELECT 1 FROM " + queues + " AS [p] WHERE [p].[paused] = 1 AND [p].[name] = ";
         all.put("claim", engine == SqlServerEngine.BABELFISH ? babelfishClaim() : cteClaim());
+        all.put("moveClaim", engine == SqlServerEngine.BABELFISH ? babelfishMoveClaim() : cteMoveClaim());
         // enqueue: only into an existing queue that is not being dropped; REPEATABLEREAD keeps the queue row
         // share-locked until commit so that dropQueue cannot mark it under a running enqueue.
         // Binds: 1 priority, 2 delay s, 3 delay ms, 4 payload, 5 headers, 6 queue.
@@ -482,6 +483,61 @@ public final class SqlServerStatements {
                 + " [started_at] = SYSUTCDATETIME()"
                 + " OUTPUT inserted.[id], inserted.[lease_token], inserted.[attempts], inserted.[priority],"
                 + " inserted.[enqueued_at], deleted.[visible_at] AS [prior_visible_at], inserted.[payload], inserted.[headers];";
+    }
+
+    /**
+     * What a move claim ({@code QueueAdmin.claimForMove}, issue 35) may take: a row no consumer holds, that is one
+     * without a lease ({@code [lease_token] IS NULL}: ready or delayed), one a move claim held (a negative token: a
+     * mover that died; its messages are taken over at once), or one whose lease has ended.
+     */
+    private static String movable(String t) {
+        return "(" + t + "[lease_token] IS NULL OR " + t + "[lease_token] < 0 OR " + t + "[visible_at] <= SYSUTCDATETIME())";
+    }
+
+    /**
+     * The move claim (issue 35): up to {@code n} movable rows ({@link #movable}) of the queue, in the claim index's
+     * order (ready before delayed; a paused queue too), held for the lease or until their delay ends, whichever is
+     * later, so that no consumer takes a delayed message early while it moves. The token is the negated claim count,
+     * which marks the row as a move claim's; the attempt is not counted. The first move claim of a row keeps its
+     * visibility in {@code [started_at]} (a move claim starts no delivery; a consumer's claim overwrites it), and a
+     * move claim that takes over a dead mover's row keeps it there: the delay left is that visibility
+     * ({@code [prior_visible_at]}) minus {@code [claimed_at]}, both by the database clock, taken by the caller
+     * (Babelfish 4.3 gave the new value for a {@code deleted.*} column inside an OUTPUT expression). A message the
+     * move refuses is dead-lettered with that visibility as its start. Binds (into variables, as the Babelfish form): 1
+     * batch size, 2 queue, 3 lease ms. The hints force the claim index's seek, so the variables' unknown values cannot
+     * change the plan.
+     */
+    private String cteMoveClaim() {
+        String lease = "DATEADD(millisecond, @lease, SYSUTCDATETIME())";
+        return PRELUDE + CLAIM_ISOLATION + "DECLARE @n int = ?; DECLARE @q nvarchar(48) = ?; DECLARE @lease int = ?;"
+                + " WITH [move] AS (SELECT TOP (@n) [id], [priority], [enqueued_at], [visible_at],"
+                + " [attempts], [claim_count], [lease_token], [started_at], [payload], [headers] FROM " + messages + " " + claimHints()
+                + " WHERE [queue_name] = @q AND " + movable("") + " ORDER BY " + claimKey() + ")"
+                + " UPDATE [move] SET [claim_count] = [claim_count] + 1, [lease_token] = -([claim_count] + 1),"
+                + " [started_at] = CASE WHEN [lease_token] < 0 THEN [started_at] ELSE [visible_at] END,"
+                + " [visible_at] = CASE WHEN [visible_at] > " + lease + " THEN [visible_at] ELSE " + lease + " END"
+                + MOVE_OUTPUT + ";";
+    }
+
+    private static final String MOVE_OUTPUT = " OUTPUT inserted.[id], inserted.[lease_token], inserted.[attempts],"
+            + " inserted.[priority], inserted.[enqueued_at], inserted.[started_at] AS [prior_visible_at], SYSUTCDATETIME() AS"
+            + " [claimed_at], inserted.[payload], inserted.[headers]";
+
+    /**
+     * {@link #cteMoveClaim} on Babelfish, in the form of {@link #babelfishClaim} (the outer WHERE repeats the test, so
+     * that a row a consumer took meanwhile is left out). Binds as {@link #cteMoveClaim}.
+     */
+    private String babelfishMoveClaim() {
+        String t = messages;
+        String lease = "DATEADD(millisecond, @lease, SYSUTCDATETIME())";
+        return PRELUDE + CLAIM_ISOLATION + "DECLARE @n int = ?; DECLARE @q nvarchar(48) = ?; DECLARE @lease int = ?;"
+                + " UPDATE " + t + " SET " + t + ".[claim_count] = " + t + ".[claim_count] + 1, " + t + ".[lease_token] = -("
+                + t + ".[claim_count] + 1), " + t + ".[started_at] = CASE WHEN " + t + ".[lease_token] < 0 THEN " + t
+                + ".[started_at] ELSE " + t + ".[visible_at] END, " + t + ".[visible_at] = CASE WHEN " + t + ".[visible_at] > " + lease + " THEN "
+                + t + ".[visible_at] ELSE " + lease + " END" + MOVE_OUTPUT
+                + " WHERE " + t + ".[queue_name] = @q AND " + movable(t + ".") + " AND " + t + ".[id] IN"
+                + " (SELECT TOP (@n) [c].[id] FROM " + t + " AS [c] " + claimHints()
+                + " WHERE [c].[queue_name] = @q AND " + movable("[c].") + " ORDER BY " + claimKey() + ");";
     }
 
     /**

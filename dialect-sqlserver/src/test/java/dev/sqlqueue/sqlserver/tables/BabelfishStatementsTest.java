@@ -207,8 +207,23 @@ class BabelfishStatementsTest {
         assertEquals("browse-held", new String(inFlight.payloadPreview(), java.nio.charset.StandardCharsets.UTF_8));
         assertEquals(List.of(), plain.messages(bq, dev.sqlqueue.MessageState.READY, ready, 10), "the page after the last id");
         assertEquals(dev.sqlqueue.MessageState.DELAYED, plain.message(bq, delayed).orElseThrow().state());
+        // a move claim (issue 35): the ready and the delayed message, with the delay left, never the consumer's; a
+        // second move claim takes over the first's messages at once (a mover that died), whose receipts are then lost
+        List<dev.sqlqueue.HeldForMove> moving = plain.claimForMove(bq, 10, Duration.ofMinutes(1));
+        assertEquals(List.of(ready, delayed), moving.stream().map(dev.sqlqueue.HeldForMove::id).toList());
+        assertEquals(Duration.ZERO, moving.get(0).remainingDelay(), "ready");
+        long left = moving.get(1).remainingDelay().toSeconds();
+        assertTrue(left > 3_500 && left <= 3_600, "the delayed message's delay left: " + moving.get(1).remainingDelay());
+        assertEquals(0, moving.get(0).attempts(), "a move claim counts no attempt");
+        assertTrue(moving.get(0).receipt().token() < 0, "a move claim's token is negative");
+        assertEquals(List.of(), plain.consume(bq, ConsumeRequest.of(10)), "held from consumers");
+        List<dev.sqlqueue.HeldForMove> takenOver = plain.claimForMove(bq, 10, Duration.ofMinutes(1));
+        assertEquals(List.of(ready, delayed), takenOver.stream().map(dev.sqlqueue.HeldForMove::id).toList());
+        assertEquals(2, plain.ackAll(moving.stream().map(dev.sqlqueue.HeldForMove::receipt).toList()).size(),
+                "the first move claim's receipts were taken over");
+        assertEquals(Set.of(), plain.ackAll(takenOver.stream().map(dev.sqlqueue.HeldForMove::receipt).toList()));
         plain.release(heldForBrowse.receipt());
-        assertEquals(3, plain.purge(bq), "the three browsed messages, nothing else");
+        assertEquals(1, plain.purge(bq), "the consumer's message, nothing else");
         plain.dropQueue(bq);
 
         // pause and resume: the mark on the queue row, seen by the claim (C28 covers the claim in depth)

@@ -7,7 +7,7 @@ import dev.sqlqueue.QueueName;
 
 /**
  * The probes' experiments ({@code sqlqueue probe --backend sqlserver-broker}), under a probe prefix.
- * Run by {@link BrokerProbe} and its experiments.
+ * Run by {@link dev.sqlqueue.sqlserver.broker.probe.BrokerProbe} and its experiments.
  *
  * <p>Written from the SQL Server documentation; the rules every statement keeps are those of
  * {@link BrokerStatements}. None of these statements has been run against a SQL Server: tests pin their

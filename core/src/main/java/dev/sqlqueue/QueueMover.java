@@ -60,10 +60,10 @@ public final class QueueMover implements AutoCloseable {
     /**
      * A mover between two open clients; closing it closes neither.
      *
-     * @param sourceIdentity names the source database and table prefix in the deduplication keys (1..40 characters of
-     *     {@code [A-Za-z0-9._-]}); a run that resumes another must give the same ({@link #sourceIdentity(QueueConfig)})
      * @param source the client of the database messages move from
      * @param target the client of the database messages move to
+     * @param sourceIdentity names the source database and table prefix in the deduplication keys (1..40 characters of
+     *     {@code [A-Za-z0-9._-]}); a run that resumes another must give the same ({@link #sourceIdentity(QueueConfig)})
      * @throws InvalidInputException (rule {@code move.source-identity}) for a bad identity
      */
     public QueueMover(QueueClient source, QueueClient target, String sourceIdentity) {
@@ -233,9 +233,9 @@ public final class QueueMover implements AutoCloseable {
     /**
      * Moves {@code queue} (created on the target if missing) as the class describes, after {@link #check}.
      *
-     * @param listener called after each step, may be null
      * @param queue the queue to move
      * @param options batch size, lease, and what to do with what the target refuses
+     * @param listener called after each step, may be null
      * @return what was moved and what was left; in a dry run, what would move (as {@code moved}) and what would be left
      * @throws InvalidInputException as {@link #check}, nothing moved
      * @throws SqlQueueException when a database fails; what moved so far stays moved, held messages come back when

@@ -34,9 +34,9 @@ public class SqlQueueWorkers implements SmartLifecycle {
     /**
      * Workers with the same settings for every queue.
      *
-     * @param workers read at {@link #start()}, when every bean (and so every annotated method) exists
      * @param queue the queue client the pools consume from
      * @param settings {@code sqlqueue.worker.*}
+     * @param workers read at {@link #start()}, when every bean (and so every annotated method) exists
      * @param decorators the handler decorators, applied in order, the first innermost
      */
     public SqlQueueWorkers(SqlQueue queue, SqlQueueProperties.Worker settings, Supplier<List<QueueWorker>> workers,
@@ -47,10 +47,10 @@ public class SqlQueueWorkers implements SmartLifecycle {
     /**
      * Workers with settings by queue.
      *
-     * @param handlerSettings {@code sqlqueue.handlers.*}: settings by queue name over {@code settings}
-     * @param workers read at {@link #start()}, when every bean (and so every annotated method) exists
      * @param queue the queue client the pools consume from
      * @param settings {@code sqlqueue.worker.*}
+     * @param handlerSettings {@code sqlqueue.handlers.*}: settings by queue name over {@code settings}
+     * @param workers read at {@link #start()}, when every bean (and so every annotated method) exists
      * @param decorators the handler decorators, applied in order, the first innermost
      * @throws dev.sqlqueue.InvalidInputException naming the rule a setting breaks
      */

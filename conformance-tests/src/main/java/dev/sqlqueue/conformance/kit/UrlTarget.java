@@ -52,11 +52,11 @@ public final class UrlTarget implements ConformanceTarget {
 
     /**
      * @param name display name (the backend's provider name)
-     * @param backend provider name to force, or null to choose by URL
-     * @param ledger file each prefix is appended to, or null
      * @param url the JDBC URL of the database under test
      * @param user the database user, may be null
      * @param password the user's password, may be null
+     * @param backend provider name to force, or null to choose by URL
+     * @param ledger file each prefix is appended to, or null
      */
     public UrlTarget(String name, String url, String user, String password, String backend, Path ledger) {
         this.name = name;

@@ -62,9 +62,9 @@ public final class BrokerReceiver {
 
     /**
      * @param ds the pool connections are borrowed from
+     * @param sql the statement texts of this prefix
      * @param options the backend's options
      * @param sender the sender that re-sends nacked and released messages
-     * @param sql the statement texts of this prefix
      * @param history whether acked and dead-lettered messages get a history row
      */
     public BrokerReceiver(DataSource ds, BrokerStatements sql, BrokerOptions options, BrokerSender sender, boolean history) {

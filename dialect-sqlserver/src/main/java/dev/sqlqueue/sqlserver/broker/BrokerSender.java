@@ -63,8 +63,8 @@ public final class BrokerSender {
 
     /**
      * @param ds the pool connections are borrowed from
-     * @param pools the dialog pool of each queue, created on first use
      * @param sql the statement texts of this prefix
+     * @param pools the dialog pool of each queue, created on first use
      * @param window {@link dev.sqlqueue.QueueConfig#deduplicationWindow()}
      */
     public BrokerSender(DataSource ds, BrokerStatements sql, Function<QueueName, DialogPool> pools, java.time.Duration window) {
@@ -97,9 +97,9 @@ public final class BrokerSender {
      * Pools by queue, created on first use.
      *
      * @param ds the pool connections are borrowed from
+     * @param sql the statement texts of this prefix
      * @param o the backend's options (pool size and dialog limits)
      * @param owner this process's owner id (a UUID string) in the dialogs table
-     * @param sql the statement texts of this prefix
      * @param store the dead-letter store whose keys the sends record
      * @return a function giving each queue's pool, thread-safe
      */
@@ -120,8 +120,8 @@ public final class BrokerSender {
     /**
      * Sends the messages in one transaction and commits.
      *
-     * @param messages the messages, in the order they are given ids
      * @param q the queue
+     * @param messages the messages, in the order they are given ids
      * @return the ids, in order
      * @throws dev.sqlqueue.TransientBackendException on deadlock, lock time-out or connection loss
      * @throws SqlQueueException when the send fails twice on two different dialogs
@@ -134,9 +134,9 @@ public final class BrokerSender {
      * As {@link #send(QueueName, List)}; a message whose deduplication key is taken is not sent, gets the
      * holder's id, and is marked in {@code duplicates}. A key is taken in the SEND's transaction.
      *
-     * @param duplicates an array as long as {@code messages}; set true for each message not sent because its key was taken
-     * @param messages the messages, in the order they are given ids
      * @param q the queue
+     * @param messages the messages, in the order they are given ids
+     * @param duplicates an array as long as {@code messages}; set true for each message not sent because its key was taken
      * @return the ids, in order (a duplicate's is the key holder's)
      */
     public List<Long> send(QueueName q, List<Message> messages, boolean[] duplicates) {
@@ -321,8 +321,8 @@ public final class BrokerSender {
      * backend's own.
      *
      * @param c the caller's connection, in its open transaction; left open, not committed
-     * @param m the message
      * @param q the queue
+     * @param m the message
      * @return the message id
      * @throws dev.sqlqueue.TransientBackendException on deadlock, lock time-out or connection loss
      */
@@ -334,9 +334,9 @@ public final class BrokerSender {
      * As {@link #sendInTransaction(Connection, QueueName, Message)}; a taken key sends nothing and sets {@code duplicate[0]}.
      *
      * @param c the caller's connection, in its open transaction; left open, not committed
-     * @param duplicate a one-element array; set true when the message was not sent because its key was taken
-     * @param m the message
      * @param q the queue
+     * @param m the message
+     * @param duplicate a one-element array; set true when the message was not sent because its key was taken
      * @return the message id: the new one, or the key holder's when the message was a duplicate
      */
     public long sendInTransaction(Connection c, QueueName q, Message m, boolean[] duplicate) {

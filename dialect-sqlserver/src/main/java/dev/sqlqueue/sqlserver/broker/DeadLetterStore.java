@@ -67,8 +67,8 @@ public final class DeadLetterStore {
     /**
      * Dead letters with payload previews, oldest first ({@link DeadLetterStatements#listDeadLetterSummaries}).
      *
-     * @param limit the most rows returned, 1 or more
      * @param q the queue
+     * @param limit the most rows returned, 1 or more
      * @return up to {@code limit} summaries, oldest first
      * @throws SQLException if the read fails
      */
@@ -81,8 +81,8 @@ public final class DeadLetterStore {
     /**
      * The queue's dead letters among {@code ids}, with payload previews, oldest first, {@value #PAGE} ids per statement.
      *
-     * @param ids message ids of the queue's dead letters; ids that are none are skipped
      * @param q the queue
+     * @param ids message ids of the queue's dead letters; ids that are none are skipped
      * @return the queue's dead letters among {@code ids}, with payload previews, oldest first, {@value #PAGE} ids per statement
      * @throws SQLException if a read fails
      */
@@ -130,8 +130,8 @@ public final class DeadLetterStore {
      * sent again (same id, enqueue time and group) and deleted in it (re-review N12: the whole table with its
      * payloads was read into memory and requeued in one transaction).
      *
-     * @param ids message ids of the queue's dead letters; ids that are none are skipped
      * @param q the queue
+     * @param ids message ids of the queue's dead letters; ids that are none are skipped
      * @return how many dead letters were requeued
      * @throws SQLException if a read, send or delete fails; the transaction of the current page is rolled back
      */

@@ -78,11 +78,11 @@ public final class DialogPool {
     private boolean everOwned;
 
     /**
-     * @param owner this process's owner id (a UUID string) in the dialogs table
-     * @param ds the pool connections are borrowed from
-     * @param options the backend's options
      * @param queue the queue
+     * @param ds the pool connections are borrowed from
      * @param sql the statement texts of this prefix
+     * @param options the backend's options
+     * @param owner this process's owner id (a UUID string) in the dialogs table
      */
     public DialogPool(QueueName queue, DataSource ds, BrokerStatements sql, BrokerOptions options, String owner) {
         this.queue = queue;
@@ -303,8 +303,8 @@ public final class DialogPool {
      * Gives this process's dialogs back to the table for other processes (on close).
      *
      * @param c an open connection; the update runs on it
-     * @param owner this process's owner id (a UUID string) in the dialogs table
      * @param sql the statement texts of this prefix
+     * @param owner this process's owner id (a UUID string) in the dialogs table
      * @throws SQLException if the update fails
      */
     public static void releaseOwned(Connection c, BrokerStatements sql, String owner) throws SQLException {

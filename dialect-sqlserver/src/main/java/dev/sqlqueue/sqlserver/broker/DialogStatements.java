@@ -32,8 +32,8 @@ public final class DialogStatements {
      * of a fill still being built: re-review N5). Parameters: want, spread, queue name, owner id. Result: the
      * kept handles.
      *
-     * @param lifetimeSeconds explicit dialog LIFETIME, validated 1..2147483647
      * @param q the queue whose objects the statement names
+     * @param lifetimeSeconds explicit dialog LIFETIME, validated 1..2147483647
      * @return the T-SQL text
      */
     public String fillDialogs(QueueName q, int lifetimeSeconds) {

@@ -34,10 +34,10 @@ public record Envelope(long messageId, long enqueuedMillis, String rawHeaders, S
     /**
      * A message without a group (version 1).
      *
-     * @param enqueuedMillis the enqueue time, in milliseconds since the epoch
      * @param messageId the message's id
-     * @param payload the payload bytes
+     * @param enqueuedMillis the enqueue time, in milliseconds since the epoch
      * @param rawHeaders the headers as sent, which may be malformed
+     * @param payload the payload bytes
      */
     public Envelope(long messageId, long enqueuedMillis, String rawHeaders, byte[] payload) {
         this(messageId, enqueuedMillis, rawHeaders, null, payload);
@@ -70,8 +70,8 @@ public record Envelope(long messageId, long enqueuedMillis, String rawHeaders, S
      * The part the adapter writes: header length, header bytes, [group length, group bytes when
      * {@code group} is not null], payload. The server's first byte must then be {@link #VERSION_GROUPED}.
      *
-     * @param group the message group
      * @param headers the headers, in order
+     * @param group the message group
      * @param payload the payload bytes
      * @return the part the adapter writes
      */

@@ -23,8 +23,8 @@ public final class ProbeStatements {
     /**
      * Begins a dialog to the queue's service. One row: conversation_handle.
      *
-     * @param lifetimeSeconds the dialog's lifetime, in seconds
      * @param q the queue whose objects the statement names
+     * @param lifetimeSeconds the dialog's lifetime, in seconds
      * @return the T-SQL text
      */
     public String probeBeginDialog(QueueName q, int lifetimeSeconds) {
@@ -233,8 +233,8 @@ public final class ProbeStatements {
     /**
      * Turns the target queue off (messages sent to it then wait in sys.transmission_queue) or on again.
      *
-     * @param on true to turn the queue on, false to turn it off
      * @param q the queue whose objects the statement names
+     * @param on true to turn the queue on, false to turn it off
      * @return the T-SQL text
      */
     public String probeQueueStatus(QueueName q, boolean on) {

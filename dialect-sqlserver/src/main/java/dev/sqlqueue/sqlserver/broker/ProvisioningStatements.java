@@ -165,10 +165,10 @@ public final class ProvisioningStatements {
     /**
      * Attaches a user's activation procedure (internal activation).
      *
+     * @param q the queue whose objects the statement names
      * @param procedure schema-qualified name already validated by {@link BrokerOptions}
      * @param maxReaders 1..32767
      * @param executeAs {@code OWNER} or {@code SELF}
-     * @param q the queue whose objects the statement names
      * @return the T-SQL text
      */
     public String attachActivation(QueueName q, String procedure, int maxReaders, String executeAs) {

@@ -97,9 +97,9 @@ public final class ServiceBrokerBackend implements QueueBackend {
     /**
      * @param ds where connections come from
      * @param ownedPool closed on {@link #close()} (the backend's own pool), or null for a caller's pool
-     * @param startSweeper whether to run the initiator-queue sweeper in the background
      * @param config the queue configuration (URL, table prefix and options)
      * @param options the backend's options
+     * @param startSweeper whether to run the initiator-queue sweeper in the background
      */
     public ServiceBrokerBackend(DataSource ds, AutoCloseable ownedPool, QueueConfig config, BrokerOptions options,
                                 boolean startSweeper) {

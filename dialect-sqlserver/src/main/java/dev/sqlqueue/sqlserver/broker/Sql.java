@@ -175,8 +175,8 @@ public final class Sql {
      * and not lost when the statement closes.
      *
      * @param c an open connection; the statement runs on it and it stays open
-     * @param params the parameters, bound to positions 1..n in order
      * @param sql the T-SQL text, with {@code ?} parameters
+     * @param params the parameters, bound to positions 1..n in order
      * @return the update count of the first result, or -1
      * @throws SQLException if a statement of the batch fails (a time-out as {@link java.sql.SQLTimeoutException} when bounded)
      */
@@ -199,8 +199,8 @@ public final class Sql {
      * Runs a statement and reads the rows of its first result set.
      *
      * @param c an open connection; the statement runs on it and it stays open
-     * @param params the parameters, bound to positions 1..n in order
      * @param sql the T-SQL text, with {@code ?} parameters
+     * @param params the parameters, bound to positions 1..n in order
      * @return the rows, one array of column values each (JDBC {@code getObject}); empty when none
      * @throws SQLException if the statement fails (a time-out as {@link java.sql.SQLTimeoutException} when bounded)
      */

@@ -78,8 +78,8 @@ public final class Sessions {
      * plus {@link QueryTimeouts#NETWORK_GRACE_MS} before its first round trip (0: none set): the bound of a
      * claim or settle on a server that stops answering (review N4; {@link QueryTimeouts}).
      *
-     * @param boundSeconds the query timeout of the transaction's statements, in seconds; 0 for none
      * @param what what was being done, for the message
+     * @param boundSeconds the query timeout of the transaction's statements, in seconds; 0 for none
      * @param work the work, given the transaction's connection
      * @param <T> what the work returns
      * @return what the work returned

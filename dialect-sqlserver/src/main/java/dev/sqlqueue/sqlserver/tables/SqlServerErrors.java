@@ -110,8 +110,8 @@ public final class SqlServerErrors {
     /**
      * The sqlqueue exception for a failed operation; {@code what} names it ("claim from queue 'jobs'").
      *
-     * @param e the error the driver threw
      * @param what what was being done, for the message
+     * @param e the error the driver threw
      * @return the sqlqueue exception for a failed operation
      */
     public static SqlQueueException map(String what, SQLException e) {

@@ -44,7 +44,7 @@ public final class Message {
      */
     public static final int MAX_PRIORITY = 1000;
     /**
-     * The longest header key: 128 UTF-16 code units (rule {@code headers.key-length}).
+     * The longest header key: 128 characters (rule {@code header.key}).
      */
     public static final int MAX_HEADER_KEY_LENGTH = 128;
     /**

@@ -76,7 +76,7 @@ public final class ServerProbes {
      * {@code sqlqprobe_<4 hex digits>_}.
      *
      * @param config the server to reach and how
-     * @return the context; opening it connects to nothing yet
+     * @return the context; it connects only when {@link ProbeContext#connect()} is called
      */
     public static ProbeContext context(QueueConfig config) {
         byte[] r = new byte[2];

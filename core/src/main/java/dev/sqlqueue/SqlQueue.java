@@ -89,7 +89,7 @@ public final class SqlQueue implements QueueClient {
      * Wrap a backend built by hand (tests, or an application wiring its own).
      *
      * @param backend an open backend; the client owns it and closes it on {@link #close()}
-     * @param config the config the backend was opened with (its deduplication window, idle poll and history)
+     * @param config the config the backend was opened with
      * @return the client
      */
     public static SqlQueue wrap(QueueBackend backend, QueueConfig config) {

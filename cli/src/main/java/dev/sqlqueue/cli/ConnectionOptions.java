@@ -95,7 +95,7 @@ public final class ConnectionOptions {
      * @param jdbcUrl the JDBC URL to connect to (usually {@link #effectiveUrl()})
      * @param history whether processed messages are kept in the history table
      * @return the config, with the library's default pool size
-     * @throws dev.sqlqueue.InvalidInputException for a bad table prefix or backend option
+     * @throws dev.sqlqueue.InvalidInputException for a bad table prefix (rule {@code table-prefix.pattern})
      */
     public QueueConfig config(String jdbcUrl, boolean history) {
         QueueConfig.Builder b = QueueConfig.builder().url(jdbcUrl).user(user).password(password)
@@ -117,7 +117,7 @@ public final class ConnectionOptions {
      * @param workers the number of consumer threads that will each hold a connection
      * @param extra connections on top of the workers' for the lease renewer, stats and producers
      * @return the config, with a pool of {@code workers + extra} connections clamped to 10..1000
-     * @throws dev.sqlqueue.InvalidInputException for a bad table prefix or backend option
+     * @throws dev.sqlqueue.InvalidInputException for a bad table prefix (rule {@code table-prefix.pattern})
      */
     public QueueConfig config(String jdbcUrl, boolean history, int workers, int extra) {
         return config(jdbcUrl, history).toBuilder().poolSize(Math.min(1000, Math.max(10, workers + extra))).build();
@@ -128,7 +128,7 @@ public final class ConnectionOptions {
      *
      * @param history whether processed messages are kept in the history table
      * @return the config, with the library's default pool size
-     * @throws dev.sqlqueue.InvalidInputException for a bad table prefix or backend option
+     * @throws dev.sqlqueue.InvalidInputException for a bad table prefix (rule {@code table-prefix.pattern})
      */
     public QueueConfig config(boolean history) {
         return config(effectiveUrl(), history);

@@ -82,7 +82,7 @@ public abstract class ConformanceSuite implements SuiteContext, DeliveryCases, L
     /**
      * The unique prefix of the running case.
      *
-     * @return the table (or queue-name) prefix the running case's backend was opened with; null between cases
+     * @return the table (or queue-name) prefix the running case's backend was opened with, unique to the case
      */
     protected final String prefix() {
         return prefix;

@@ -145,7 +145,7 @@ public interface SuiteContext {
      * {@code Hikari}, or holding {@code hikari} or {@code mariadb} in their name), for a case that failed by
      * waiting: what those threads were doing is what the failure message needs.
      *
-     * @return the stacks, one block per thread; empty when no such thread runs
+     * @return the stacks, one block per thread (name, state, frames)
      */
     default String threadDump() {
         StringBuilder out = new StringBuilder();

@@ -100,8 +100,8 @@ public final class BrokerSender {
      * @param sql the statement texts of this prefix
      * @param o the backend's options (pool size and dialog limits)
      * @param owner this process's owner id (a UUID string) in the dialogs table
-     * @param store the dead-letter store whose keys the sends record
-     * @return a function giving each queue's pool, thread-safe
+     * @param store the map the pools are kept in, by queue (a concurrent map, from {@link #newStore()})
+     * @return a function giving each queue's pool, creating it in {@code store} on first use
      */
     public static Function<QueueName, DialogPool> poolsOf(DataSource ds, BrokerStatements sql, BrokerOptions o, String owner,
                                                           Map<QueueName, DialogPool> store) {

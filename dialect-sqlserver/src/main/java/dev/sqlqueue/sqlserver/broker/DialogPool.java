@@ -234,7 +234,7 @@ public final class DialogPool {
      * Gives a healthy dialog back after its transaction ended, counting {@code sent} sends.
      *
      * @param d a dialog this pool lent
-     * @param sent SENDs made on it in the committed transaction (0 after a rollback)
+     * @param sent SENDs made on it in the transaction that ended, added to its count
      */
     public void giveBack(Dialog d, int sent) {
         d.sends += sent;

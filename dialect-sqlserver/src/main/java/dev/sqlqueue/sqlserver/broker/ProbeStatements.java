@@ -214,7 +214,7 @@ public final class ProbeStatements {
     /**
      * Runs what follows on the session as a database user ("EXECUTE AS (Transact-SQL)"); a plain batch.
      *
-     * @param user the database user to impersonate, quoted by the method
+     * @param user the database user to impersonate; written into the batch as a string literal
      * @return the T-SQL text
      */
     public static String probeExecuteAs(String user) {

@@ -43,7 +43,7 @@ public interface Acknowledger {
      *
      * @param receipt the receipt of the delivery being settled
      * @param delay how long the message stays invisible, zero or more
-     * @param error the failure, kept as the message's last error (cut to the backend's column length), or null
+     * @param error the failure, kept as the message's last error; may be null
      */
     void nack(Receipt receipt, Duration delay, String error);
 
@@ -59,7 +59,7 @@ public interface Acknowledger {
      * Move the message to the dead-letter store with {@code reason}; bytes and headers kept intact.
      *
      * @param receipt the receipt of the delivery being settled
-     * @param reason why, kept with the dead letter (cut to the backend's column length)
+     * @param reason why, kept with the dead letter
      */
     void deadLetter(Receipt receipt, String reason);
 

@@ -11,7 +11,7 @@ public interface Producer {
      * Enqueue one message and commit.
      *
      * @param queue the queue to enqueue on
-     * @param message the message
+     * @param message the message to enqueue
      * @return the message id (64-bit, assigned by the database); for a message whose
      *     {@link Message#deduplicationKey()} was seen within the window, the first message's id (nothing is
      *     enqueued; {@link #enqueueDeduplicated(QueueName, Message)} tells the two apart)
@@ -52,7 +52,7 @@ public interface Producer {
      *
      * @param connection the caller's connection, in an open transaction; left open, not committed
      * @param queue the queue to enqueue on
-     * @param message the message
+     * @param message the message to enqueue
      * @return the message's id
      * @throws UnsupportedCapabilityException unless the backend has {@link Capability#TRANSACTIONAL_ENQUEUE}
      */

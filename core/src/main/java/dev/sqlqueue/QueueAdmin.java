@@ -19,7 +19,7 @@ public interface QueueAdmin {
     /**
      * Remove the queue, its messages, dead letters and history; other queues are untouched.
      *
-     * @param queue the queue to remove; nothing happens when it does not exist
+     * @param queue the queue to remove
      */
     void dropQueue(QueueName queue);
 
@@ -53,7 +53,7 @@ public interface QueueAdmin {
      * sizes. To list them, {@link #deadLetterSummaries(QueueName, int)}.
      *
      * @param queue the queue whose dead letters to read
-     * @param limit the most dead letters returned, 1 or more
+     * @param limit the most dead letters returned
      * @return up to {@code limit} dead letters, oldest first; empty when there are none
      */
     List<DeadLetter> deadLetters(QueueName queue, int limit);
@@ -128,7 +128,7 @@ public interface QueueAdmin {
      * The newest {@code limit} history rows of the queue, newest first (empty when history is off).
      *
      * @param queue the queue whose history to read
-     * @param limit the most rows returned, 1 or more
+     * @param limit the most rows returned
      * @return up to {@code limit} rows, newest first
      */
     List<HistoryEntry> history(QueueName queue, int limit);

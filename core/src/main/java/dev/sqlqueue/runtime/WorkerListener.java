@@ -12,7 +12,7 @@ public interface WorkerListener {
     /**
      * The delivery was acked; {@code handlerNanos} is the handler's run time.
      *
-     * @param delivery the delivery
+     * @param delivery the delivery that was acked
      * @param handlerNanos nanoseconds the handler ran
      */
     default void acked(Delivery delivery, long handlerNanos) {
@@ -21,7 +21,7 @@ public interface WorkerListener {
     /**
      * The delivery failed and will be retried after {@code delay}.
      *
-     * @param delivery the delivery
+     * @param delivery the delivery that failed
      * @param error the failure, as kept with the message
      * @param delay the delay before the next delivery
      */
@@ -31,7 +31,7 @@ public interface WorkerListener {
     /**
      * The delivery was dead-lettered with {@code reason}.
      *
-     * @param delivery the delivery
+     * @param delivery the delivery that was dead-lettered
      * @param reason the reason kept with the dead letter
      */
     default void deadLettered(Delivery delivery, String reason) {

@@ -39,7 +39,7 @@ public record ProbeResult(Verdict verdict, String observed) {
      * {@link Verdict#AS_DOCUMENTED} with what was observed.
      *
      * @param observed what the probe saw
-     * @return the result
+     * @return a result with verdict {@link Verdict#AS_DOCUMENTED}
      */
     public static ProbeResult asDocumented(String observed) {
         return new ProbeResult(Verdict.AS_DOCUMENTED, observed);
@@ -49,7 +49,7 @@ public record ProbeResult(Verdict verdict, String observed) {
      * {@link Verdict#DIFFERS} with what was observed.
      *
      * @param observed what the probe saw
-     * @return the result
+     * @return a result with verdict {@link Verdict#DIFFERS}
      */
     public static ProbeResult differs(String observed) {
         return new ProbeResult(Verdict.DIFFERS, observed);
@@ -59,7 +59,7 @@ public record ProbeResult(Verdict verdict, String observed) {
      * {@link Verdict#INCONCLUSIVE} with what was observed.
      *
      * @param observed what the probe saw
-     * @return the result
+     * @return a result with verdict {@link Verdict#INCONCLUSIVE}
      */
     public static ProbeResult inconclusive(String observed) {
         return new ProbeResult(Verdict.INCONCLUSIVE, observed);

@@ -71,7 +71,7 @@ public final class BrokerNames {
     /**
      * The unquoted name of the data message type (VALIDATION = NONE).
      *
-     * @param q the queue
+     * @param q the queue whose objects are named
      * @return the unquoted name of the data message type (VALIDATION = NONE)
      */
     public String messageType(QueueName q) {
@@ -81,7 +81,7 @@ public final class BrokerNames {
     /**
      * The unquoted name of the end-of-stream message type (VALIDATION = EMPTY).
      *
-     * @param q the queue
+     * @param q the queue whose objects are named
      * @return the unquoted name of the end-of-stream message type (VALIDATION = EMPTY)
      */
     public String endOfStreamType(QueueName q) {
@@ -91,7 +91,7 @@ public final class BrokerNames {
     /**
      * The unquoted name of the queue's contract (the data and end-of-stream message types, sent by the initiator).
      *
-     * @param q the queue
+     * @param q the queue whose objects are named
      * @return the contract's name
      */
     public String contract(QueueName q) {
@@ -101,7 +101,7 @@ public final class BrokerNames {
     /**
      * The unquoted name of the target queue (consumers RECEIVE here).
      *
-     * @param q the queue
+     * @param q the queue whose objects are named
      * @return the unquoted name of the target queue (consumers RECEIVE here)
      */
     public String queue(QueueName q) {
@@ -111,7 +111,7 @@ public final class BrokerNames {
     /**
      * The unquoted name of the initiator queue (EndDialog and Error messages for senders).
      *
-     * @param q the queue
+     * @param q the queue whose objects are named
      * @return the unquoted name of the initiator queue (EndDialog and Error messages for senders)
      */
     public String initiatorQueue(QueueName q) {
@@ -121,7 +121,7 @@ public final class BrokerNames {
     /**
      * The unquoted name of the target service (on the target queue; dialogs are begun to it).
      *
-     * @param q the queue
+     * @param q the queue whose objects are named
      * @return the service's name
      */
     public String service(QueueName q) {
@@ -131,7 +131,7 @@ public final class BrokerNames {
     /**
      * The unquoted name of the initiator service (on the initiator queue; dialogs are begun from it).
      *
-     * @param q the queue
+     * @param q the queue whose objects are named
      * @return the service's name
      */
     public String initiatorService(QueueName q) {

@@ -68,7 +68,7 @@ public final class BrokerProvisioner {
      * Creates the queue's message types, contract, queues and services, and registers it.
      *
      * @param c an open connection, in auto-commit mode unless said otherwise
-     * @param q the queue
+     * @param q the queue whose broker objects are created or dropped
      * @throws dev.sqlqueue.InvalidInputException (rule {@code queue.name}) if a registered queue's name
      *     equals this one under the database's collation but differs in letter case
      * @throws SQLException if a statement fails
@@ -101,7 +101,7 @@ public final class BrokerProvisioner {
      * Drops the queue's services, queues, contract and message types, and deletes its rows.
      *
      * @param c an open connection, in auto-commit mode unless said otherwise
-     * @param q the queue
+     * @param q the queue whose broker objects are created or dropped
      * @throws SQLException if a statement fails
      */
     public void dropQueue(Connection c, QueueName q) throws SQLException {

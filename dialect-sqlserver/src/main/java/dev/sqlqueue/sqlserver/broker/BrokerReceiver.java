@@ -85,7 +85,7 @@ public final class BrokerReceiver {
     }
 
     /**
-     * @param q the queue
+     * @param q the queue to claim from
      * @param request what to claim
      * @return 0..{@code request.maxMessages()} deliveries; empty when none came within the wait
      * @throws QueueDisabledException if the queue is disabled (error 9617)

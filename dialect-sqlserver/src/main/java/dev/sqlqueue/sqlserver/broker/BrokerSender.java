@@ -120,7 +120,7 @@ public final class BrokerSender {
     /**
      * Sends the messages in one transaction and commits.
      *
-     * @param q the queue
+     * @param q the queue to send to
      * @param messages the messages, in the order they are given ids
      * @return the ids, in order
      * @throws dev.sqlqueue.TransientBackendException on deadlock, lock time-out or connection loss
@@ -134,7 +134,7 @@ public final class BrokerSender {
      * As {@link #send(QueueName, List)}; a message whose deduplication key is taken is not sent, gets the
      * holder's id, and is marked in {@code duplicates}. A key is taken in the SEND's transaction.
      *
-     * @param q the queue
+     * @param q the queue to send to
      * @param messages the messages, in the order they are given ids
      * @param duplicates an array as long as {@code messages}; set true for each message not sent because its key was taken
      * @return the ids, in order (a duplicate's is the key holder's)
@@ -321,7 +321,7 @@ public final class BrokerSender {
      * backend's own.
      *
      * @param c the caller's connection, in its open transaction; left open, not committed
-     * @param q the queue
+     * @param q the queue to send to
      * @param m the message
      * @return the message id
      * @throws dev.sqlqueue.TransientBackendException on deadlock, lock time-out or connection loss
@@ -334,7 +334,7 @@ public final class BrokerSender {
      * As {@link #sendInTransaction(Connection, QueueName, Message)}; a taken key sends nothing and sets {@code duplicate[0]}.
      *
      * @param c the caller's connection, in its open transaction; left open, not committed
-     * @param q the queue
+     * @param q the queue to send to
      * @param m the message
      * @param duplicate a one-element array; set true when the message was not sent because its key was taken
      * @return the message id: the new one, or the key holder's when the message was a duplicate
@@ -372,7 +372,7 @@ public final class BrokerSender {
      * {@link Resend#end} once its transaction has ended. Not thread-safe: one per transaction.
      *
      * @param c the caller's connection, in its open transaction; left open, not committed
-     * @param q the queue
+     * @param q the queue to send to
      * @return the resender for this transaction
      */
     public Resend resender(Connection c, QueueName q) {

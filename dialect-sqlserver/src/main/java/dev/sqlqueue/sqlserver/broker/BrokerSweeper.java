@@ -107,7 +107,7 @@ public final class BrokerSweeper {
     /**
      * Drains the initiator queue of {@code q}; returns how many messages it handled.
      *
-     * @param q the queue
+     * @param q the queue whose initiator queue is drained
      * @return how many messages it handled, 0 or more
      * @throws SQLException if a RECEIVE or END CONVERSATION fails
      */

@@ -36,7 +36,7 @@ public final class DeadLetterStore {
     /**
      * The queue's dead letters, oldest first, payloads whole.
      *
-     * @param q the queue
+     * @param q the queue whose dead letters are read or changed
      * @param limit the most dead letters returned, 1 or more
      * @return up to {@code limit} dead letters
      * @throws SQLException if the read fails
@@ -67,7 +67,7 @@ public final class DeadLetterStore {
     /**
      * Dead letters with payload previews, oldest first ({@link DeadLetterStatements#listDeadLetterSummaries}).
      *
-     * @param q the queue
+     * @param q the queue whose dead letters are read or changed
      * @param limit the most rows returned, 1 or more
      * @return up to {@code limit} summaries, oldest first
      * @throws SQLException if the read fails
@@ -81,7 +81,7 @@ public final class DeadLetterStore {
     /**
      * The queue's dead letters among {@code ids}, with payload previews, oldest first, {@value #PAGE} ids per statement.
      *
-     * @param q the queue
+     * @param q the queue whose dead letters are read or changed
      * @param ids message ids of the queue's dead letters; ids that are none are skipped
      * @return the queue's dead letters among {@code ids}, with payload previews, oldest first, {@value #PAGE} ids per statement
      * @throws SQLException if a read fails
@@ -130,7 +130,7 @@ public final class DeadLetterStore {
      * sent again (same id, enqueue time and group) and deleted in it (re-review N12: the whole table with its
      * payloads was read into memory and requeued in one transaction).
      *
-     * @param q the queue
+     * @param q the queue whose dead letters are read or changed
      * @param ids message ids of the queue's dead letters; ids that are none are skipped
      * @return how many dead letters were requeued
      * @throws SQLException if a read, send or delete fails; the transaction of the current page is rolled back
@@ -205,7 +205,7 @@ public final class DeadLetterStore {
     /**
      * Deletes every dead letter of the queue.
      *
-     * @param q the queue
+     * @param q the queue whose dead letters are read or changed
      * @return how many were deleted
      * @throws SQLException if the delete fails
      */

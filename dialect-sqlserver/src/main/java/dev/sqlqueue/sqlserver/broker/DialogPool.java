@@ -78,7 +78,7 @@ public final class DialogPool {
     private boolean everOwned;
 
     /**
-     * @param queue the queue
+     * @param queue the queue whose dialogs the pool lends
      * @param ds the pool connections are borrowed from
      * @param sql the statement texts of this prefix
      * @param options the backend's options

@@ -448,7 +448,7 @@ public final class ServiceBrokerBackend implements QueueBackend {
     /**
      * The Service Broker figures of a queue: depth, dead letters, oldest age, transmission queue, conversations by state.
      *
-     * @param queue the queue
+     * @param queue the queue to read the statistics of
      * @return the Service Broker figures of a queue
      */
     public BrokerStatistics statistics(QueueName queue) {

@@ -12,6 +12,14 @@ import java.util.Set;
  * @param claimed the new claim: 0..maxMessages distinct deliveries, as {@link Consumer#consume} returns them
  */
 public record AckedAndClaimed(Set<Receipt> lost, List<Delivery> claimed) {
+    /**
+     * Copies both collections.
+     *
+     * @param lost the receipts whose lease was lost (their messages were not removed by this call), a subset of
+     *     the receipts given; every other receipt was acked
+     * @param claimed the new claim: 0..maxMessages distinct deliveries, as {@link Consumer#consume} returns them
+     * @throws NullPointerException if either is null
+     */
     public AckedAndClaimed {
         lost = Set.copyOf(Objects.requireNonNull(lost, "lost"));
         claimed = List.copyOf(Objects.requireNonNull(claimed, "claimed"));

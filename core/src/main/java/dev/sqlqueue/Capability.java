@@ -62,6 +62,11 @@ public enum Capability {
         this.description = description;
     }
 
+    /**
+     * What the capability is, in a few words, for messages.
+     *
+     * @return the description, for example {@code "writing raw rows (fault hook)"}
+     */
     public String describe() {
         return description;
     }

@@ -27,14 +27,23 @@ public record DeadLetterSummary(long messageId, QueueName queue, byte[] payloadP
     /** The most payload bytes a summary carries: 256. */
     public static final int PREVIEW_BYTES = 256;
 
-    /** The summary of a whole dead letter (for backends that read whole payloads). */
+    /**
+     * The summary of a whole dead letter (for backends that read whole payloads).
+     *
+     * @param d the dead letter
+     * @return its summary, with the first {@value #PREVIEW_BYTES} bytes of its payload
+     */
     public static DeadLetterSummary of(DeadLetter d) {
         byte[] p = d.payload();
         return new DeadLetterSummary(d.messageId(), d.queue(), Arrays.copyOf(p, Math.min(p.length, PREVIEW_BYTES)), p.length,
                 d.headers(), d.rawHeaders(), d.attempts(), d.reason(), d.enqueuedAt(), d.deadAt(), d.group());
     }
 
-    /** True when {@link #payloadPreview()} is the whole payload. */
+    /**
+     * True when {@link #payloadPreview()} is the whole payload.
+     *
+     * @return whether the preview holds every byte of the payload
+     */
     public boolean wholePayload() {
         return payloadPreview.length == payloadBytes;
     }

@@ -18,11 +18,20 @@ import java.util.Map;
 public record Delivery(Receipt receipt, byte[] payload, Map<String, String> headers, int attempt,
                        int priority, Instant enqueuedAt, String group) {
 
+    /**
+     * The message's id.
+     *
+     * @return the id from the receipt
+     */
     public long id() {
         return receipt.messageId();
     }
 
-    /** The payload decoded as UTF-8. */
+    /**
+     * The payload decoded as UTF-8.
+     *
+     * @return the text; bytes that are not UTF-8 become U+FFFD
+     */
     public String text() {
         return new String(payload, StandardCharsets.UTF_8);
     }

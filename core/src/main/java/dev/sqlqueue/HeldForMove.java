@@ -20,6 +20,11 @@ import java.util.Map;
  */
 public record HeldForMove(Receipt receipt, byte[] payload, Map<String, String> headers, int attempts, int priority,
                           Instant enqueuedAt, String group, Duration remainingDelay) {
+    /**
+     * The message's id on the source.
+     *
+     * @return the id from the receipt
+     */
     public long id() {
         return receipt.messageId();
     }

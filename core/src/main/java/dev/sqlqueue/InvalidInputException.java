@@ -10,12 +10,22 @@ package dev.sqlqueue;
 public class InvalidInputException extends SqlQueueException {
     private final String rule;
 
+    /**
+     * An input error.
+     *
+     * @param rule the rule's stable identifier, for example {@code queue-name.pattern}; appended to the message
+     * @param message what was wrong, for people
+     */
     public InvalidInputException(String rule, String message) {
         super(message + " [rule: " + rule + "]");
         this.rule = rule;
     }
 
-    /** The identifier of the rule that was broken, for example {@code queue-name.pattern}. */
+    /**
+     * The identifier of the rule that was broken, for example {@code queue-name.pattern}.
+     *
+     * @return the rule's identifier
+     */
     public String rule() {
         return rule;
     }

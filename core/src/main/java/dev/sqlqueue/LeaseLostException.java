@@ -9,12 +9,22 @@ package dev.sqlqueue;
 public class LeaseLostException extends SqlQueueException {
     private final long messageId;
 
+    /**
+     * A lost lease.
+     *
+     * @param messageId the message whose lease was lost
+     * @param message what was attempted, for people
+     */
     public LeaseLostException(long messageId, String message) {
         super(message);
         this.messageId = messageId;
     }
 
-    /** Id of the message whose lease was lost. */
+    /**
+     * Id of the message whose lease was lost.
+     *
+     * @return the message's id
+     */
     public long messageId() {
         return messageId;
     }

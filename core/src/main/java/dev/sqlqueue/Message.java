@@ -35,8 +35,17 @@ import java.util.Objects;
  * </ul>
  */
 public final class Message {
+    /**
+     * The lowest priority: -1000.
+     */
     public static final int MIN_PRIORITY = -1000;
+    /**
+     * The highest priority: 1000.
+     */
     public static final int MAX_PRIORITY = 1000;
+    /**
+     * The longest header key: 128 characters (rule {@code header.key}).
+     */
     public static final int MAX_HEADER_KEY_LENGTH = 128;
     /**
      * The most UTF-16 code units that all header keys and values of one message may hold together:
@@ -107,7 +116,13 @@ public final class Message {
         this.deduplicationKey = b.deduplicationKey;
     }
 
-    /** A message with this payload and default options. @throws InvalidInputException if payload is null */
+    /**
+     * A message with this payload and default options.
+     *
+     * @param payload the payload bytes, 0 or more; the array is copied
+     * @return the message
+     * @throws InvalidInputException (rule {@code payload.null}) if payload is null
+     */
     public static Message of(byte[] payload) {
         return builder(payload).build();
     }
@@ -115,6 +130,8 @@ public final class Message {
     /**
      * A message whose payload is the UTF-8 encoding of {@code text}.
      *
+     * @param text the payload's text; null is refused (rule {@code payload.null})
+     * @return the message, with default options
      * @throws InvalidInputException (rule {@code payload.text}) if the text has a lone surrogate, which
      *     UTF-8 cannot encode (it would become {@code ?})
      */
@@ -131,44 +148,83 @@ public final class Message {
         return of(text.getBytes(StandardCharsets.UTF_8));
     }
 
-    /** @throws InvalidInputException if payload is null */
+    /**
+     * @param payload the payload bytes, 0 or more; the array is copied
+     * @return a builder with default options
+     * @throws InvalidInputException if payload is null
+     */
     public static Builder builder(byte[] payload) {
         return new Builder(payload);
     }
 
-    /** The payload; the returned array is a copy. */
+    /**
+     * The payload; the returned array is a copy.
+     *
+     * @return a copy of the payload bytes
+     */
     public byte[] payload() {
         return payload.clone();
     }
 
-    /** Payload length in bytes, without copying. */
+    /**
+     * Payload length in bytes, without copying.
+     *
+     * @return the payload's length in bytes
+     */
     public int payloadLength() {
         return payload.length;
     }
 
-    /** For backends: the payload array itself, which must not be modified. */
+    /**
+     * For backends: the payload array itself, which must not be modified.
+     *
+     * @return the payload array itself
+     */
     public byte[] payloadUnsafe() {
         return payload;
     }
 
+    /**
+     * The headers, in the order they were set.
+     *
+     * @return the headers by key, unmodifiable; empty when none
+     */
     public Map<String, String> headers() {
         return headers;
     }
 
+    /**
+     * How long the message stays invisible after enqueue (database clock).
+     *
+     * @return the delay, zero to {@link #MAX_DELAY}; zero by default
+     */
     public Duration delay() {
         return delay;
     }
 
+    /**
+     * The priority; higher is consumed first where the backend has {@link Capability#PRIORITY}.
+     *
+     * @return {@value #MIN_PRIORITY}..{@value #MAX_PRIORITY}; 0 by default
+     */
     public int priority() {
         return priority;
     }
 
-    /** The message group, or null. */
+    /**
+     * The message group, or null.
+     *
+     * @return the group, or null
+     */
     public String group() {
         return group;
     }
 
-    /** The deduplication key, or null. */
+    /**
+     * The deduplication key, or null.
+     *
+     * @return the key, or null
+     */
     public String deduplicationKey() {
         return deduplicationKey;
     }
@@ -194,6 +250,9 @@ public final class Message {
         /**
          * Sets one header (a key already set takes the new value).
          *
+         * @param key the header's key
+         * @param value the header's value
+         * @return this builder
          * @throws InvalidInputException (rule {@code header.key}) if the key is null, empty, longer than
          *     {@value #MAX_HEADER_KEY_LENGTH} characters, or holds a control character, U+0000 or a lone
          *     surrogate; (rule {@code header.value}) if the value is null or holds U+0000 or a lone surrogate;
@@ -228,6 +287,8 @@ public final class Message {
          * Adds every entry, checked as {@link #header} (a key already set takes the new value); all or none:
          * on an invalid entry nothing is added.
          *
+         * @param all the headers to add
+         * @return this builder
          * @throws InvalidInputException (rule {@code headers.null}) if {@code all} is null; (rule
          *     {@code headers.size}) if the headers would hold more than {@value #MAX_HEADERS_LENGTH} UTF-16 code
          *     units in all
@@ -245,14 +306,22 @@ public final class Message {
             return this;
         }
 
-        /** @throws InvalidInputException if delay is null, negative (rule {@code delay.negative}) or over {@link #MAX_DELAY} ({@code delay.max}) */
+        /**
+         * @param delay how long the message stays invisible after enqueue (database clock), zero to {@link #MAX_DELAY}
+         * @return this builder
+         * @throws InvalidInputException if delay is null, negative (rule {@code delay.negative}) or over {@link #MAX_DELAY} ({@code delay.max})
+         */
         public Builder delay(Duration delay) {
             checkDelay("delay", delay);
             this.delay = delay;
             return this;
         }
 
-        /** @throws InvalidInputException if outside {@value #MIN_PRIORITY}..{@value #MAX_PRIORITY} */
+        /**
+         * @param priority higher is consumed first where the backend has {@link Capability#PRIORITY}
+         * @return this builder
+         * @throws InvalidInputException if outside {@value #MIN_PRIORITY}..{@value #MAX_PRIORITY}
+         */
         public Builder priority(int priority) {
             if (priority < MIN_PRIORITY || priority > MAX_PRIORITY) {
                 throw new InvalidInputException("priority.range",
@@ -263,6 +332,8 @@ public final class Message {
         }
 
         /**
+         * @param group the message group, or null for none
+         * @return this builder
          * @throws InvalidInputException (rule {@code group.length}) if the group is empty or longer than 128
          *     UTF-16 code units (H2 and SQL Server measure a column in them, so an emoji counts as 2); (rule
          *     {@code group.text}) if it contains U+0000 or a lone surrogate
@@ -283,6 +354,8 @@ public final class Message {
          * A key that makes a repeated enqueue a no-op within the queue's window (null for none). Keys are
          * compared exactly, as stored: {@code "A"}, {@code "a"} and {@code "a "} are three keys.
          *
+         * @param key the key, or null for none
+         * @return this builder
          * @throws InvalidInputException (rule {@code dedupe.length}) if the key is empty or longer than
          *     {@value #MAX_DEDUPLICATION_KEY_LENGTH} UTF-16 code units (an emoji counts as 2); (rule
          *     {@code dedupe.text}) if it contains U+0000 or a lone surrogate
@@ -300,6 +373,11 @@ public final class Message {
             return this;
         }
 
+        /**
+         * The message.
+         *
+         * @return the message, immutable; the builder can go on to build others
+         */
         public Message build() {
             return new Message(this);
         }

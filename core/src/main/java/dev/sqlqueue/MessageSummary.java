@@ -30,7 +30,11 @@ public record MessageSummary(long messageId, QueueName queue, MessageState state
                              Instant visibleAt, int attempts, Long leaseToken, Instant claimedAt,
                              Map<String, String> headers, String rawHeaders, byte[] payloadPreview, long payloadBytes,
                              String group, String lastError, Instant readAt) {
-    /** Milliseconds until {@link #visibleAt()} at {@link #readAt()}: the lease left of a message in flight; 0 when past. */
+    /**
+     * Milliseconds until {@link #visibleAt()} at {@link #readAt()}: the lease left of a message in flight; 0 when past.
+     *
+     * @return milliseconds, 0 or more
+     */
     public long millisLeft() {
         return Math.max(0, visibleAt.toEpochMilli() - readAt.toEpochMilli());
     }

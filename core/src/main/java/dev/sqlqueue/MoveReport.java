@@ -18,6 +18,21 @@ import java.util.List;
  */
 public record MoveReport(QueueName queue, long moved, long alreadyOnTarget, long refused, long leftInFlight,
                          long leftDelayed, long deadLettersLeft, List<String> notes) {
+    /**
+     * Copies the notes.
+     *
+     * @param queue the queue
+     * @param moved messages enqueued on the target and removed from the source by this run
+     * @param alreadyOnTarget messages found on the target already (by their deduplication key: an earlier run died
+     *     between the two transactions) and removed from the source by this run
+     * @param refused messages the target refused, dead-lettered on the source with the reason
+     * @param leftInFlight messages left on the source under a consumer's lease when the run ended
+     * @param leftDelayed messages left on the source because the source cannot hold them for a move (backends without
+     *     {@link Capability#MOVE_CLAIM} move ready messages only)
+     * @param deadLettersLeft the queue's dead letters, left on the source (no port copies a dead letter yet)
+     * @param notes what was left or refused, for people, one line each
+     * @throws NullPointerException if {@code notes} is null
+     */
     public MoveReport {
         notes = List.copyOf(notes);
     }

@@ -9,23 +9,52 @@ public interface QueueAdmin {
     /** Create the backend's schema objects if missing (idempotent; Flyway where supported). */
     void migrate();
 
-    /** Create the queue if missing (idempotent). */
+    /**
+     * Create the queue if missing (idempotent).
+     *
+     * @param queue the queue to create; nothing happens when it exists
+     */
     void createQueue(QueueName queue);
 
-    /** Remove the queue, its messages, dead letters and history; other queues are untouched. */
+    /**
+     * Remove the queue, its messages, dead letters and history; other queues are untouched.
+     *
+     * @param queue the queue to remove
+     */
     void dropQueue(QueueName queue);
 
-    /** Delete every message of the queue (not its dead letters); returns how many. */
+    /**
+     * Delete every message of the queue (not its dead letters); returns how many.
+     *
+     * @param queue the queue to empty
+     * @return how many messages were deleted, 0 or more
+     */
     long purge(QueueName queue);
 
-    /** The queues that exist, sorted by name. */
+    /**
+     * The queues that exist, sorted by name.
+     *
+     * @return the queues, sorted by name; empty when there is none
+     */
     List<QueueName> queues();
 
+    /**
+     * The queue's counts (depth, in flight, delayed, dead) and the age of its oldest ready message, read now on the
+     * database clock. Thread-safe.
+     *
+     * @param queue the queue to count
+     * @return the statistics of this moment
+     * @throws InvalidInputException (rule {@code queue.exists}) for a queue that does not exist (through {@link SqlQueue})
+     */
     QueueStats stats(QueueName queue);
 
     /**
      * Up to {@code limit} dead letters of the queue, oldest first, payloads whole: memory grows with the payloads'
      * sizes. To list them, {@link #deadLetterSummaries(QueueName, int)}.
+     *
+     * @param queue the queue whose dead letters to read
+     * @param limit the most dead letters returned
+     * @return up to {@code limit} dead letters, oldest first; empty when there are none
      */
     List<DeadLetter> deadLetters(QueueName queue, int limit);
 
@@ -35,6 +64,9 @@ public interface QueueAdmin {
      * time and memory that do not depend on the payloads' sizes. The H2, PostgreSQL, MariaDB and SQL Server backends
      * (queue tables and Service Broker) read the previews in SQL; this default reads whole payloads and cuts them.
      *
+     * @param queue the queue whose dead letters to read
+     * @param limit the most dead letters returned, 1..100,000
+     * @return up to {@code limit} summaries, oldest first
      * @throws InvalidInputException (rule {@code limit.range}) for a limit outside 1..100,000
      */
     default List<DeadLetterSummary> deadLetterSummaries(QueueName queue, int limit) {
@@ -46,6 +78,9 @@ public interface QueueAdmin {
      * {@link #deadLetterSummaries(QueueName, int)}), oldest first; ids that are no dead letters of the queue are left
      * out. This default lists the whole queue ({@link #deadLetters}, at most 100,000) and filters.
      *
+     * @param queue the queue whose dead letters to read
+     * @param messageIds the message ids to look for, at most 10,000; ids that are no dead letter of the queue are skipped
+     * @return the summaries of those that are dead letters of the queue, oldest first
      * @throws InvalidInputException (rule {@code dlq.ids}) for null, a null id or more than 10,000 ids
      */
     default List<DeadLetterSummary> deadLetterSummaries(QueueName queue, List<Long> messageIds) {
@@ -58,6 +93,9 @@ public interface QueueAdmin {
      * Put dead letters back on their queue with the attempt count reset; {@code messageIds} empty
      * means all of the queue's dead letters. Returns how many were requeued.
      *
+     * @param queue the queue whose dead letters to requeue
+     * @param messageIds the dead letters' message ids; empty for all of the queue's dead letters
+     * @return how many were requeued (ids that are no dead letter of the queue are skipped)
      * @throws InvalidInputException (rule {@code dlq.ids}) if {@code messageIds} is null or holds null
      */
     long requeueDeadLetters(QueueName queue, List<Long> messageIds);
@@ -66,6 +104,8 @@ public interface QueueAdmin {
      * Delete the queue's dead letters among {@code messageIds} (1..10,000 ids) for good; ids that are no dead letter of
      * the queue are skipped. One transaction. To delete them all, {@link #purgeDeadLetters}. Thread-safe.
      *
+     * @param queue the queue whose dead letters to delete
+     * @param messageIds the dead letters' message ids, 1..10,000 of them
      * @return how many were deleted
      * @throws InvalidInputException (rule {@code dlq.ids}) for null, an empty list, a null id or more than 10,000 ids
      * @throws SqlQueueException when the backend cannot delete single dead letters (this default; the H2, PostgreSQL,
@@ -76,10 +116,21 @@ public interface QueueAdmin {
                 + " purgeDeadLetters deletes all of a queue's");
     }
 
-    /** Delete the queue's dead letters; returns how many. */
+    /**
+     * Delete the queue's dead letters; returns how many.
+     *
+     * @param queue the queue whose dead letters to delete
+     * @return how many dead letters were deleted, 0 or more
+     */
     long purgeDeadLetters(QueueName queue);
 
-    /** The newest {@code limit} history rows of the queue, newest first (empty when history is off). */
+    /**
+     * The newest {@code limit} history rows of the queue, newest first (empty when history is off).
+     *
+     * @param queue the queue whose history to read
+     * @param limit the most rows returned
+     * @return up to {@code limit} rows, newest first
+     */
     List<HistoryEntry> history(QueueName queue, int limit);
 
     /**
@@ -88,6 +139,8 @@ public interface QueueAdmin {
      * {@link HistoryRetention#maxRows()} (by insertion order). Messages, dead letters and other queues are
      * untouched. Safe to call from several processes at once (each deletes what is still there).
      *
+     * @param queue the queue whose history to prune
+     * @param retention what to keep: by age, by count, or both
      * @return the number of rows deleted (0 when history is off or nothing is old enough)
      * @throws UnsupportedCapabilityException if the backend keeps no history
      *     ({@link Capability#HISTORY}) or cannot prune it yet
@@ -115,6 +168,8 @@ public interface QueueAdmin {
      * needs the {@code PROCESS} privilege. Backends that cannot tell (H2, SQL Server, Teradata) do not declare
      * {@link Capability#OLDEST_TRANSACTIONS} and throw.
      *
+     * @param limit the most sessions returned, 1..{@value #MAX_OPEN_TRANSACTIONS}
+     * @return up to {@code limit} sessions, the oldest transaction first; empty when none is open
      * @throws InvalidInputException (rule {@code limit.range}) for a limit outside 1..{@value #MAX_OPEN_TRANSACTIONS}
      * @throws UnsupportedCapabilityException when the backend does not report open transactions
      */
@@ -129,6 +184,7 @@ public interface QueueAdmin {
      * paused queue changes nothing). Stored in the database (a row or a flag the claim statement checks), so it
      * survives restarts. Thread-safe.
      *
+     * @param queue the queue to pause
      * @return true if the queue was running and is now paused, false if it was already paused
      * @throws InvalidInputException (rule {@code queue.exists}) for a queue that does not exist (through {@link SqlQueue})
      * @throws UnsupportedCapabilityException when the backend does not declare {@link Capability#PAUSE}
@@ -140,6 +196,7 @@ public interface QueueAdmin {
     /**
      * Resume a paused queue: the next claims receive its messages again. Idempotent. Thread-safe.
      *
+     * @param queue the queue to resume
      * @return true if the queue was paused and now runs, false if it was not paused
      * @throws InvalidInputException (rule {@code queue.exists}) for a queue that does not exist (through {@link SqlQueue})
      * @throws UnsupportedCapabilityException when the backend does not declare {@link Capability#PAUSE}
@@ -152,6 +209,8 @@ public interface QueueAdmin {
      * Whether the queue is paused ({@link #pause}), as committed in the database now; false for a queue that does not
      * exist. One query. Thread-safe.
      *
+     * @param queue the queue to look at
+     * @return true when the queue is paused
      * @throws UnsupportedCapabilityException when the backend does not declare {@link Capability#PAUSE}
      */
     default boolean isPaused(QueueName queue) {
@@ -167,6 +226,11 @@ public interface QueueAdmin {
      * a payload preview only ({@link MessageSummary}). A read at READ COMMITTED that takes no lock: claims and acks go on
      * meanwhile, so a page is a snapshot of one moment. Thread-safe.
      *
+     * @param queue the queue to browse
+     * @param state which messages: ready, delayed or in flight
+     * @param afterId return only ids above this; 0 for the first page
+     * @param limit the most messages returned, 1..{@value #MAX_MESSAGE_PAGE}
+     * @return up to {@code limit} messages by ascending id; fewer (or none) on the last page
      * @throws InvalidInputException (rule {@code limit.range}) for a limit outside 1..{@value #MAX_MESSAGE_PAGE}, rule
      *     {@code messages.after} for a negative {@code afterId}, rule {@code messages.state} for a null state
      * @throws UnsupportedCapabilityException when the backend does not declare {@link Capability#BROWSE}
@@ -179,6 +243,9 @@ public interface QueueAdmin {
      * The queue's message of this id as {@link #messages} shows it, or empty when it is not on the queue (acked,
      * dead-lettered or never there). Thread-safe.
      *
+     * @param queue the queue to look in
+     * @param messageId the message's id
+     * @return the message, or empty
      * @throws UnsupportedCapabilityException when the backend does not declare {@link Capability#BROWSE}
      */
     default java.util.Optional<MessageSummary> message(QueueName queue, long messageId) {
@@ -191,6 +258,10 @@ public interface QueueAdmin {
      * aggregate query on the history table, through its (queue, finished_at) index; meant for charts over hours or days.
      * Thread-safe.
      *
+     * @param queue the queue whose history to count
+     * @param from the earliest finish time counted, within the last 400 days
+     * @param bucket the width of a bucket, 1 s..1 day
+     * @return one bucket per width that holds rows, oldest first
      * @throws InvalidInputException (rule {@code history-buckets.range}) unless the width is 1 s..1 day and
      *     {@code from} lies within 400 days before now (JVM clock) and is not null
      * @throws UnsupportedCapabilityException where the backend keeps no history ({@link Capability#HISTORY}) or cannot
@@ -216,6 +287,9 @@ public interface QueueAdmin {
      * Thread-safe; several move claims at once take distinct messages, but a move claim takes over the messages of
      * another move claim, so run one mover per queue.
      *
+     * @param queue the queue to take messages from
+     * @param maxMessages the most messages held, 1..{@value #MAX_MOVE_CLAIM}
+     * @param lease how long each stays hidden from consumers, 1 ms..24 h (database clock)
      * @return 0..maxMessages messages, oldest id first
      * @throws InvalidInputException (rule {@code move.max-messages}) for a count outside 1..{@value #MAX_MOVE_CLAIM};
      *     (rule {@code consume.lease}) for a lease outside 1 ms..24 h

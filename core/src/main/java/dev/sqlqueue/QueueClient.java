@@ -24,6 +24,8 @@ public interface QueueClient extends Producer, Consumer, Acknowledger, QueueAdmi
      *
      * @param receipts distinct receipts of lease-mode claims on {@code queue}; may be empty (then this is
      *     {@code consume})
+     * @param queue the queue to claim from
+     * @param request what to claim, in lease mode (its wait is not used: the claim returns at once)
      * @return the receipts whose lease was lost and the new claim
      * @throws InvalidInputException as {@link #ackAll} and {@link #consume} do, and when a receipt names
      *     another queue than {@code queue} (rule {@code receipt.queue}) or was issued in transactional mode
@@ -47,7 +49,11 @@ public interface QueueClient extends Producer, Consumer, Acknowledger, QueueAdmi
         }
     }
 
-    /** What this backend can do. */
+    /**
+     * What this backend can do.
+     *
+     * @return the backend's capabilities, fixed while it is open
+     */
     Capabilities capabilities();
 
     /**
@@ -66,6 +72,8 @@ public interface QueueClient extends Producer, Consumer, Acknowledger, QueueAdmi
      * How many connections the backend's own pool can hand out at once, or empty when unknown (the
      * config brought a {@code DataSource}). {@link dev.sqlqueue.runtime.WorkerPool} uses it to refuse a
      * transactional pool that would run out of connections.
+     *
+     * @return the pool's size, or empty
      */
     default java.util.OptionalInt ownPoolSize() {
         return java.util.OptionalInt.empty();
@@ -78,6 +86,8 @@ public interface QueueClient extends Producer, Consumer, Acknowledger, QueueAdmi
      * {@code maximumPoolSize} at the time of the call, less the PostgreSQL LISTEN connection they hold from it);
      * empty when unknown. {@link dev.sqlqueue.runtime.WorkerPool} refuses a pool that would run out
      * of connections by it.
+     *
+     * @return the pool's size, or empty
      */
     default java.util.OptionalInt poolSize() {
         return ownPoolSize();

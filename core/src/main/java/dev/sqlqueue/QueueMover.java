@@ -43,6 +43,11 @@ public final class QueueMover implements AutoCloseable {
     /** Called after each step, with the report so far. */
     @FunctionalInterface
     public interface Listener {
+        /**
+         * Receives the report after each step.
+         *
+         * @param soFar what has moved, been refused and been skipped so far
+         */
         void progress(MoveReport soFar);
     }
 
@@ -55,6 +60,8 @@ public final class QueueMover implements AutoCloseable {
     /**
      * A mover between two open clients; closing it closes neither.
      *
+     * @param source the client of the database messages move from
+     * @param target the client of the database messages move to
      * @param sourceIdentity names the source database and table prefix in the deduplication keys (1..40 characters of
      *     {@code [A-Za-z0-9._-]}); a run that resumes another must give the same ({@link #sourceIdentity(QueueConfig)})
      * @throws InvalidInputException (rule {@code move.source-identity}) for a bad identity
@@ -78,6 +85,9 @@ public final class QueueMover implements AutoCloseable {
      * Opens both databases for a move: the source without history (a moved message is not processed there), the
      * target with a deduplication window of at least {@link #MIN_TARGET_WINDOW}. The mover closes them.
      *
+     * @param from the source database's config
+     * @param to the target database's config
+     * @return the mover, owning both clients: closing it closes them
      * @throws InvalidInputException (rule {@code move.same-database}) when both configs name the same URL and table
      *     prefix; as {@link SqlQueue#open} otherwise
      */
@@ -103,6 +113,8 @@ public final class QueueMover implements AutoCloseable {
      * A stable name of the config's database and table prefix: 16 hex digits of the SHA-256 of the URL without its
      * credentials and the prefix. The same URL written the same way gives the same identity in every run.
      *
+     * @param config the source's config, with a URL
+     * @return 16 lower-case hex digits
      * @throws InvalidInputException (rule {@code move.source-identity}) for a config without a URL (a caller's
      *     {@code DataSource}): give the identity to {@link #QueueMover(QueueClient, QueueClient, String)}
      */
@@ -136,22 +148,39 @@ public final class QueueMover implements AutoCloseable {
         stop = true;
     }
 
-    /** Whether {@link #stop()} was called. */
+    /**
+     * Whether {@link #stop()} was called.
+     *
+     * @return true once {@link #stop()} was called
+     */
     public boolean stopped() {
         return stop;
     }
 
-    /** The source client (for its queues and statistics). */
+    /**
+     * The source client (for its queues and statistics).
+     *
+     * @return the source client
+     */
     public QueueClient source() {
         return source;
     }
 
-    /** The target client. */
+    /**
+     * The target client.
+     *
+     * @return the target client
+     */
     public QueueClient target() {
         return target;
     }
 
-    /** The deduplication key of source message {@code id} on the target. */
+    /**
+     * The deduplication key of source message {@code id} on the target.
+     *
+     * @param id the message's id on the source
+     * @return {@code move:}, the source identity, {@code :} and the id
+     */
     public String keyOf(long id) {
         return "move:" + sourceIdentity + ":" + id;
     }
@@ -159,6 +188,8 @@ public final class QueueMover implements AutoCloseable {
     /**
      * Checks that {@code queue} can be moved, before anything moves.
      *
+     * @param queue the queue to move
+     * @param options the options the move will run with
      * @throws InvalidInputException (rule {@code move.queue-missing}) when the source has no such queue; (rule
      *     {@code move.target-deduplication}) when the target lacks {@link Capability#DEDUPLICATION}; (rule
      *     {@code move.target-capability}) when the target lacks priority, message groups, delayed delivery or the
@@ -202,6 +233,8 @@ public final class QueueMover implements AutoCloseable {
     /**
      * Moves {@code queue} (created on the target if missing) as the class describes, after {@link #check}.
      *
+     * @param queue the queue to move
+     * @param options batch size, lease, and what to do with what the target refuses
      * @param listener called after each step, may be null
      * @return what was moved and what was left; in a dry run, what would move (as {@code moved}) and what would be left
      * @throws InvalidInputException as {@link #check}, nothing moved

@@ -24,6 +24,8 @@ public final class QueueName {
     }
 
     /**
+     * @param name the name, 1 to {@value #MAX_LENGTH} characters
+     * @return the queue name
      * @throws InvalidInputException if the name is null, empty, longer than {@value #MAX_LENGTH}, or
      *     not of the pattern {@code [A-Za-z][A-Za-z0-9_-]*}
      */
@@ -54,6 +56,11 @@ public final class QueueName {
         return b.toString();
     }
 
+    /**
+     * The name as given.
+     *
+     * @return the name
+     */
     public String value() {
         return value;
     }

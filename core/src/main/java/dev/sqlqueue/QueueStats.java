@@ -13,7 +13,11 @@ package dev.sqlqueue;
  */
 public record QueueStats(QueueName queue, long ready, long inFlight, long delayed, long dead,
                          long oldestReadyAgeMillis, long processed) {
-    /** ready + inFlight + delayed. */
+    /**
+     * ready + inFlight + delayed.
+     *
+     * @return the messages on the queue (not dead letters)
+     */
     public long depth() {
         return ready + inFlight + delayed;
     }

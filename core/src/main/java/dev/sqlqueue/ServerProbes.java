@@ -33,6 +33,9 @@ public final class ServerProbes {
      * The probes of the backend {@code config} selects, or only those whose ids {@code only} lists
      * (case-insensitive), in the backend's order.
      *
+     * @param config selects the backend (by its backend name or URL)
+     * @param only probe ids to keep, or null or empty for all
+     * @return the probes, in the backend's order
      * @throws InvalidInputException {@code backend.unknown}/{@code backend.url} when no backend matches,
      *     {@code probe.none} when the backend has no probes, {@code probe.unknown} naming an id the
      *     backend does not have
@@ -71,6 +74,9 @@ public final class ServerProbes {
      * A context on {@code config}'s server: connections from its {@link QueueConfig#dataSource()} if it
      * has one, else from {@link DriverManager} with its URL, user and password; a new random prefix
      * {@code sqlqprobe_<4 hex digits>_}.
+     *
+     * @param config the server to reach and how
+     * @return the context; it connects only when {@link ProbeContext#connect()} is called
      */
     public static ProbeContext context(QueueConfig config) {
         byte[] r = new byte[2];
@@ -103,6 +109,8 @@ public final class ServerProbes {
     /**
      * Connect once and name the server: product name and version from the driver's metadata.
      *
+     * @param context the context whose server to name
+     * @return the product name, a space and the product version
      * @throws TransientBackendException when the server cannot be reached or refuses the login
      */
     public static String server(ProbeContext context) {
@@ -122,6 +130,9 @@ public final class ServerProbes {
      * soon as it is known. A probe that throws is reported as {@link ProbeResult.Verdict#ERROR} with its
      * exception's class and message; the run goes on.
      *
+     * @param probes the probes to run, in order
+     * @param context the server they run on
+     * @param sink receives each probe with its result as soon as it finishes
      * @return the results in the order run
      */
     public static List<ProbeResult> run(List<Probe> probes, ProbeContext context, BiConsumer<Probe, ProbeResult> sink) {

@@ -75,6 +75,9 @@ public final class SqlQueue implements QueueClient {
      * The DDL the selected backend would run to create {@code queue}, without connecting; empty when the
      * backend creates its schema itself (Flyway migrations).
      *
+     * @param config selects the backend and gives its table prefix and options
+     * @param queue the queue to create
+     * @return the statements, in order; empty for backends that migrate their schema themselves
      * @throws InvalidInputException if no backend matches the config
      */
     public static List<String> ddl(QueueConfig config, QueueName queue) {
@@ -82,7 +85,13 @@ public final class SqlQueue implements QueueClient {
         return BackendDiscovery.find(config).ddl(config, queue);
     }
 
-    /** Wrap a backend built by hand (tests, or an application wiring its own). */
+    /**
+     * Wrap a backend built by hand (tests, or an application wiring its own).
+     *
+     * @param backend an open backend; the client owns it and closes it on {@link #close()}
+     * @param config the config the backend was opened with
+     * @return the client
+     */
     public static SqlQueue wrap(QueueBackend backend, QueueConfig config) {
         return new SqlQueue(backend, config);
     }
@@ -108,7 +117,11 @@ public final class SqlQueue implements QueueClient {
         return caps;
     }
 
-    /** The server as it reports itself, for example "PostgreSQL 15.19". */
+    /**
+     * The server as it reports itself, for example "PostgreSQL 15.19".
+     *
+     * @return the product name and version the driver reports
+     */
     public String serverVersion() {
         return backend.serverVersion();
     }
@@ -347,7 +360,11 @@ public final class SqlQueue implements QueueClient {
         }
     }
 
-    /** Wake consumers of this JVM waiting on the queue (called after an enqueue by other means). */
+    /**
+     * Wake consumers of this JVM waiting on the queue (called after an enqueue by other means).
+     *
+     * @param queue the queue that has a new message
+     */
     public void wakeUp(QueueName queue) {
         hub.signal(q(queue));
     }

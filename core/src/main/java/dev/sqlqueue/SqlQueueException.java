@@ -10,10 +10,21 @@ package dev.sqlqueue;
  * offer the feature asked for).
  */
 public class SqlQueueException extends RuntimeException {
+    /**
+     * An error without an underlying cause.
+     *
+     * @param message what failed, for people
+     */
     public SqlQueueException(String message) {
         super(message);
     }
 
+    /**
+     * An error with the exception that caused it.
+     *
+     * @param message what failed, for people
+     * @param cause the underlying exception, typically an {@link java.sql.SQLException}
+     */
     public SqlQueueException(String message, Throwable cause) {
         super(message, cause);
     }

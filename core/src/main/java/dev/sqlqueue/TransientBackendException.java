@@ -6,6 +6,12 @@ package dev.sqlqueue;
  * retries on this exception; nothing the caller did was wrong.
  */
 public class TransientBackendException extends SqlQueueException {
+    /**
+     * A transient error.
+     *
+     * @param message what failed, for people
+     * @param cause the underlying exception, typically an {@link java.sql.SQLException}
+     */
     public TransientBackendException(String message, Throwable cause) {
         super(message, cause);
     }

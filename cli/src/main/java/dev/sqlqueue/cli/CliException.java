@@ -8,7 +8,9 @@ public final class CliException extends RuntimeException {
     private final int exitCode;
 
     /**
-     * @param exitCode one of {@link ExitCodes}
+     * An error without an underlying cause.
+     *
+     * @param exitCode the process exit code, one of {@link ExitCodes}
      * @param message one line for people
      */
     public CliException(int exitCode, String message) {
@@ -16,13 +18,19 @@ public final class CliException extends RuntimeException {
         this.exitCode = exitCode;
     }
 
-    /** @param cause kept for {@code --verbose} */
+    /**
+     * An error caused by another exception.
+     *
+     * @param exitCode the process exit code, one of {@link ExitCodes}
+     * @param message one line for people
+     * @param cause kept for {@code --verbose}, which prints its stack trace
+     */
     public CliException(int exitCode, String message, Throwable cause) {
         super(message, cause);
         this.exitCode = exitCode;
     }
 
-    /** The process exit code, one of {@link ExitCodes}. */
+    /** @return the process exit code, one of {@link ExitCodes} */
     public int exitCode() {
         return exitCode;
     }

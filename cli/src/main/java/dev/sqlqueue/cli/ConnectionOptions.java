@@ -50,7 +50,11 @@ public final class ConnectionOptions {
                     + "behind pgbouncer in transaction mode.")
     java.util.Map<String, String> options = new java.util.LinkedHashMap<>();
 
-    /** The default database: {@code jdbc:h2:file:<cwd>/.sqlqueue/sqlqueue;AUTO_SERVER=TRUE;WRITE_DELAY=0;TRACE_LEVEL_FILE=0}. */
+    /**
+     * The default database.
+     *
+     * @return {@code jdbc:h2:file:<cwd>/.sqlqueue/sqlqueue;AUTO_SERVER=TRUE;WRITE_DELAY=0;TRACE_LEVEL_FILE=0}
+     */
     public static String defaultUrl() {
         Path file = DefaultFolder.path().resolve("sqlqueue");
         // WRITE_DELAY=0: H2 writes every commit to the file at once, so a process killed with SIGKILL
@@ -60,7 +64,7 @@ public final class ConnectionOptions {
         return "jdbc:h2:file:" + file + ";AUTO_SERVER=TRUE;WRITE_DELAY=0;TRACE_LEVEL_FILE=0";
     }
 
-    /** Whether a URL was given (option or environment). */
+    /** @return whether a non-blank URL was given ({@code --url} or {@code SQLQUEUE_URL}) */
     public boolean hasUrl() {
         return url != null && !url.isBlank();
     }
@@ -68,6 +72,8 @@ public final class ConnectionOptions {
     /**
      * The URL given, or {@link #defaultUrl()}; the first call for the default warns on the command's standard
      * error when its folder exists with wider modes than {@code rwx------}.
+     *
+     * @return the JDBC URL to connect to
      */
     public String effectiveUrl() {
         if (hasUrl()) {
@@ -83,7 +89,14 @@ public final class ConnectionOptions {
         return defaultUrl();
     }
 
-    /** The config these options describe, for {@code url}, with {@code history} on or off. */
+    /**
+     * The config these options describe, for {@code jdbcUrl}, with {@code history} on or off.
+     *
+     * @param jdbcUrl the JDBC URL to connect to (usually {@link #effectiveUrl()})
+     * @param history whether processed messages are kept in the history table
+     * @return the config, with the library's default pool size
+     * @throws dev.sqlqueue.InvalidInputException for a bad table prefix (rule {@code table-prefix.pattern})
+     */
     public QueueConfig config(String jdbcUrl, boolean history) {
         QueueConfig.Builder b = QueueConfig.builder().url(jdbcUrl).user(user).password(password)
                 .backend(backend).history(history);
@@ -97,13 +110,26 @@ public final class ConnectionOptions {
     /**
      * The config for {@code url} with a connection pool large enough for {@code workers} consumer
      * threads: one connection each (a transactional claim holds one while its handler runs) plus
-     * {@code extra} for the lease renewer, stats and producers; at least the default of 10.
+     * {@code extra} for the lease renewer, stats and producers; at least the default of 10, at most 1000.
+     *
+     * @param jdbcUrl the JDBC URL to connect to (usually {@link #effectiveUrl()})
+     * @param history whether processed messages are kept in the history table
+     * @param workers the number of consumer threads that will each hold a connection
+     * @param extra connections on top of the workers' for the lease renewer, stats and producers
+     * @return the config, with a pool of {@code workers + extra} connections clamped to 10..1000
+     * @throws dev.sqlqueue.InvalidInputException for a bad table prefix (rule {@code table-prefix.pattern})
      */
     public QueueConfig config(String jdbcUrl, boolean history, int workers, int extra) {
         return config(jdbcUrl, history).toBuilder().poolSize(Math.min(1000, Math.max(10, workers + extra))).build();
     }
 
-    /** The config for {@link #effectiveUrl()}. */
+    /**
+     * The config for {@link #effectiveUrl()}.
+     *
+     * @param history whether processed messages are kept in the history table
+     * @return the config, with the library's default pool size
+     * @throws dev.sqlqueue.InvalidInputException for a bad table prefix (rule {@code table-prefix.pattern})
+     */
     public QueueConfig config(boolean history) {
         return config(effectiveUrl(), history);
     }
@@ -111,6 +137,8 @@ public final class ConnectionOptions {
     /**
      * Open the database (creating or upgrading the schema).
      *
+     * @param history whether processed messages are kept in the history table
+     * @return the open queue; the caller closes it
      * @throws dev.sqlqueue.InvalidInputException for an unknown backend or a bad prefix
      * @throws dev.sqlqueue.TransientBackendException if the database cannot be reached
      */

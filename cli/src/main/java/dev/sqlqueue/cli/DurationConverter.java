@@ -28,7 +28,13 @@ public final class DurationConverter implements ITypeConverter<Duration> {
     }
 
     /**
-     * @throws TypeConversionException naming the accepted forms when {@code text} is none of them
+     * Parse one duration in the forms described above.
+     *
+     * @param text a duration such as {@code 250ms}, {@code 1m30s}, {@code -5s} or {@code PT30S}; case and
+     *             surrounding blanks are ignored
+     * @return the duration, possibly negative, at most {@link #MAX} either way
+     * @throws TypeConversionException naming the accepted forms when {@code text} is none of them (null and
+     *         blank included), or rule {@code duration.max} when it is longer than {@link #MAX}
      */
     public static Duration parse(String text) {
         String s = text == null ? "" : text.strip().toLowerCase();
@@ -77,7 +83,12 @@ public final class DurationConverter implements ITypeConverter<Duration> {
                 + "(ms, s, m, h, d), for example 250ms, 30s, 5m or 1h30m");
     }
 
-    /** A short human form: {@code 250ms}, {@code 12.3s}, {@code 4m 05s}, {@code 2h 10m}, {@code 3d 4h}. */
+    /**
+     * A short human form: {@code 250ms}, {@code 12.3s}, {@code 4m 05s}, {@code 2h 10m}, {@code 3d 4h}.
+     *
+     * @param d the duration, negative ones included (prefixed with {@code -})
+     * @return the form: milliseconds under a second, seconds to one decimal under a minute, otherwise the two largest units (truncated)
+     */
     public static String format(Duration d) {
         long ms = d.toMillis();
         if (ms < 0) {

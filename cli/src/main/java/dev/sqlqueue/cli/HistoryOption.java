@@ -13,7 +13,12 @@ public final class HistoryOption {
                     + "'work' and 'demo' keep them unless --no-history is given.")
     Boolean history;
 
-    /** The flag given, or {@code def} when neither --history nor --no-history was. */
+    /**
+     * The flag given, or {@code def} when neither --history nor --no-history was.
+     *
+     * @param def the command's own default
+     * @return true to keep processed messages in the history table
+     */
     public boolean orDefault(boolean def) {
         return history == null ? def : history;
     }

@@ -16,7 +16,11 @@ public final class Main {
     private Main() {
     }
 
-    /** Run the command and exit the JVM with its exit code. */
+    /**
+     * Run the command and exit the JVM with its exit code.
+     *
+     * @param args the command line, for example {@code work --queue jobs -- ./handle.sh}
+     */
     public static void main(String[] args) {
         launchWithVfork();
         h2ServerOnLoopback();
@@ -66,6 +70,10 @@ public final class Main {
     /**
      * The configured command line, writing to {@code out} and {@code err}; {@code execute(args)} on it
      * runs a command in-process and returns its exit code (tests use this).
+     *
+     * @param out where commands write their results
+     * @param err where commands write errors and warnings
+     * @return a new command line, not shared: one per run
      */
     public static CommandLine commandLine(PrintWriter out, PrintWriter err) {
         TypedDurations.clear();

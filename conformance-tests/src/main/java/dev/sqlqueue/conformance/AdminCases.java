@@ -30,6 +30,12 @@ public interface AdminCases extends SuiteContext {
         assertEquals(rule, e.rule(), "the error names the rule: " + e.getMessage());
     }
 
+    /**
+     * C15: Bad queue names (empty, too long, quotes, {@code ;}, look-alikes), null and over-size payloads,
+     * negative delays are rejected with an error naming the rule, and the store is unchanged.
+     *
+     * <p>Guards against SQL injection through queue names; half-written batches.
+     */
     @Test
     @DisplayName("C15 bad input")
     default void c15BadInput() {
@@ -70,6 +76,15 @@ public interface AdminCases extends SuiteContext {
         }
     }
 
+    /**
+     * C16: Rows written by raw SQL with broken headers go to the dead-letter store after one attempt, bytes
+     * intact, and the consumer goes on.
+     *
+     * <p>Guards against one bad row wedging a queue forever (every consumer throws on it).
+     *
+     * @throws Exception from the backend or the case's own threads when they fail in a way the case
+     *     does not expect; it fails the case (a failed check throws an {@link AssertionError} instead)
+     */
     @Test
     @DisplayName("C16 garbage rows")
     default void c16GarbageRows() throws Exception {
@@ -96,6 +111,11 @@ public interface AdminCases extends SuiteContext {
         assertEquals(0, queue().stats(q).depth());
     }
 
+    /**
+     * C19: Depth, in flight, delayed, dead and oldest age exact after a scripted sequence.
+     *
+     * <p>Guards against dashboards and alerts on wrong numbers.
+     */
     @Test
     @DisplayName("C19 statistics")
     default void c19Statistics() {
@@ -134,6 +154,11 @@ public interface AdminCases extends SuiteContext {
         assertEquals((lease ? 3 : 4) + (delays ? 2 : 0), s.depth(), "depth");
     }
 
+    /**
+     * C20: Purge empties one queue only; drop removes its objects; other queues are untouched.
+     *
+     * <p>Guards against an admin command that deletes other queues' data.
+     */
     @Test
     @DisplayName("C20 purge and drop")
     default void c20PurgeAndDrop() {
@@ -156,6 +181,13 @@ public interface AdminCases extends SuiteContext {
         queue().ack(d.receipt());
     }
 
+    /**
+     * C21: Pools handing out auto-commit on or off both work, and every connection goes back with the
+     * auto-commit and isolation it came with.
+     *
+     * <p>Guards against a library that leaves connections in a state that breaks the application sharing the
+     * pool.
+     */
     @Test
     @DisplayName("C21 connection state")
     default void c21ConnectionState() {

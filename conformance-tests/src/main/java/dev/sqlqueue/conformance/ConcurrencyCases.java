@@ -38,6 +38,15 @@ public interface ConcurrencyCases extends SuiteContext {
         return ByteBuffer.allocate(4).putInt(i).array();
     }
 
+    /**
+     * C10: 4 producers, 8 consumers, 20,000 messages: each acked exactly once, none lost, no duplicate.
+     *
+     * <p>Guards against lost and duplicated messages under contention: lock escalation, gap locks, deadlocks not
+     * retried, claims that skip committed rows.
+     *
+     * @throws Exception from the backend or the case's own threads when they fail in a way the case
+     *     does not expect; it fails the case (a failed check throws an {@link AssertionError} instead)
+     */
     @Test
     @DisplayName("C10 concurrency")
     default void c10Concurrency() throws Exception {
@@ -108,6 +117,16 @@ public interface ConcurrencyCases extends SuiteContext {
         assertEquals(0, queue().stats(q).depth());
     }
 
+    /**
+     * C17: The database goes down for a few seconds mid-run; consumer threads survive, back off, and
+     * everything is processed after recovery.
+     *
+     * <p>Guards against worker threads that die on the first {@code SQLException} and a queue that silently
+     * stops.
+     *
+     * @throws Exception from the backend or the case's own threads when they fail in a way the case
+     *     does not expect; it fails the case (a failed check throws an {@link AssertionError} instead)
+     */
     @Test
     @DisplayName("C17 database outage")
     default void c17DatabaseOutage() throws Exception {
@@ -176,6 +195,9 @@ public interface ConcurrencyCases extends SuiteContext {
      * 146 ms were seen at load average 11 to 19, where the former bound of 50 ms failed) and one that only polled
      * misses (its median is about half the poll); without one, the median must be within two idle polls of
      * {@value #C18_POLL_MS} ms (a consumer that backs off further misses it).
+     *
+     * @throws Exception from the backend or the case's own threads when they fail in a way the case
+     *     does not expect; it fails the case (a failed check throws an {@link AssertionError} instead)
      */
     @Test
     @DisplayName("C18 idle cost")

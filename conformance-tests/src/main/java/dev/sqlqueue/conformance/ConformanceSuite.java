@@ -26,7 +26,11 @@ import org.junit.jupiter.api.BeforeEach;
  */
 public abstract class ConformanceSuite implements SuiteContext, DeliveryCases, LeaseCases, ConcurrencyCases, AdminCases,
         GroupCases, TextCases, DeduplicationCases, PauseCases {
-    /** The backend under test. Called once per case. */
+    /**
+     * The backend under test. Called once per case.
+     *
+     * @return the target; the suite calls it once per case and may get the same instance each time
+     */
     protected abstract ConformanceTarget target();
 
 
@@ -36,7 +40,11 @@ public abstract class ConformanceSuite implements SuiteContext, DeliveryCases, L
     private SqlQueue queue;
     private final List<SqlQueue> others = new ArrayList<>();
 
-    /** The claim mode every case of this class uses. */
+    /**
+     * The claim mode every case of this class uses.
+     *
+     * @return {@link ClaimMode#LEASE} or {@link ClaimMode#TRANSACTIONAL}
+     */
     protected abstract ClaimMode mode();
 
     @Override
@@ -71,7 +79,11 @@ public abstract class ConformanceSuite implements SuiteContext, DeliveryCases, L
         return q;
     }
 
-    /** The unique prefix of the running case. */
+    /**
+     * The unique prefix of the running case.
+     *
+     * @return the table (or queue-name) prefix the running case's backend was opened with, unique to the case
+     */
     protected final String prefix() {
         return prefix;
     }

@@ -27,31 +27,59 @@ public final class CountingDataSource implements DataSource {
     private final AtomicLong handedOut = new AtomicLong();
     private final List<String> violations = new CopyOnWriteArrayList<>();
 
-    /** Connections as the target opens them. */
+    /**
+     * Connections as the target opens them.
+     *
+     * @param hooks the fault hooks whose {@link FaultHooks#openConnection(QueueConfig)} opens each connection
+     * @param config the config the connections are opened for
+     */
     public CountingDataSource(FaultHooks hooks, QueueConfig config) {
         this(hooks, config, null);
     }
 
-    /** Connections handed out with auto-commit forced to {@code autoCommit}. */
+    /**
+     * Connections handed out with auto-commit forced to {@code autoCommit}.
+     *
+     * @param hooks the fault hooks whose {@link FaultHooks#openConnection(QueueConfig)} opens each connection
+     * @param config the config the connections are opened for
+     * @param autoCommit the auto-commit mode each connection is handed out with; null leaves the driver's
+     */
     public CountingDataSource(FaultHooks hooks, QueueConfig config, Boolean autoCommit) {
         this.hooks = hooks;
         this.config = config;
         this.autoCommit = autoCommit;
     }
 
+    /**
+     * Statements prepared or created on this data source's connections since it was made or last {@link #reset()}.
+     *
+     * @return the count, 0 or more
+     */
     public long statements() {
         return statements.get();
     }
 
+    /**
+     * Sets the statement count back to 0; the connection count and the violations stay.
+     */
     public void reset() {
         statements.set(0);
     }
 
+    /**
+     * Connections handed out since this data source was made.
+     *
+     * @return the count, 0 or more
+     */
     public long connectionsHandedOut() {
         return handedOut.get();
     }
 
-    /** Connections that came back in another state than they went out in. */
+    /**
+     * Connections that came back in another state than they went out in.
+     *
+     * @return one line per connection that came back changed (auto-commit or isolation), in the order found; empty when none
+     */
     public List<String> violations() {
         return violations;
     }

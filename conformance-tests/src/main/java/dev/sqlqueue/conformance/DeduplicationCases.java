@@ -36,8 +36,11 @@ import org.junit.jupiter.api.Test;
  * database. Runs only where {@link Capability#DEDUPLICATION} is declared.
  */
 public interface DeduplicationCases extends SuiteContext {
+    /** C24's enqueueing threads, shared between two clients. */
     int DEDUPE_THREADS = 8;
+    /** C24's distinct deduplication keys. */
     int DEDUPE_KEYS = 100;
+    /** How many times C24 enqueues each key (in shuffled order). */
     int DEDUPE_REPEATS = 10;
 
     private static Message keyed(String key, String text) {
@@ -59,6 +62,16 @@ public interface DeduplicationCases extends SuiteContext {
         return all;
     }
 
+    /**
+     * C24: 8 threads, on two clients with pools of their own, enqueue the same 100 keys 10 times each in
+     * shuffled order: exactly one enqueue per key is not a duplicate, every enqueue of a key returned the
+     * same id, the queue holds 100 messages and exactly those 100 are delivered, each once.
+     *
+     * <p>Guards against a check-then-insert race that lets a retried producer enqueue a job twice.
+     *
+     * @throws Exception from the backend or the case's own threads when they fail in a way the case
+     *     does not expect; it fails the case (a failed check throws an {@link AssertionError} instead)
+     */
     @Test
     @DisplayName("C24 deduplication under concurrency")
     default void c24DeduplicationUnderConcurrency() throws Exception {
@@ -116,6 +129,17 @@ public interface DeduplicationCases extends SuiteContext {
         }
     }
 
+    /**
+     * C25: Two open transactions enqueue one key: when both commit, one message stands and the second was
+     * told it was a duplicate of the first's id; when the first rolls back, the second's message stands;
+     * afterwards the key is taken.
+     *
+     * <p>Guards against an outbox that loses a job (the key held by a rolled-back transaction) or runs it twice
+     * (two transactions each seeing no key).
+     *
+     * @throws Exception from the backend or the case's own threads when they fail in a way the case
+     *     does not expect; it fails the case (a failed check throws an {@link AssertionError} instead)
+     */
     @Test
     @DisplayName("C25 deduplication in the caller's transaction")
     default void c25DeduplicationInCallersTransaction() throws Exception {
@@ -159,6 +183,16 @@ public interface DeduplicationCases extends SuiteContext {
         assertTrue(queue().consume(q, claim(1)).isEmpty(), "the duplicate enqueued nothing");
     }
 
+    /**
+     * C26: With a 2 s window a repeat is a duplicate and a plain {@code enqueue} returns the first id; after
+     * the window the key is free again; keys are per queue and compared exactly ({@code job}, {@code Job},
+     * {@code job } are three keys); a key repeated inside one {@code enqueueAll} is enqueued once; {@code
+     * enqueueAllDeduplicated} marks as duplicates a batch's message whose key was taken before it and one
+     * that repeats a key of the batch.
+     *
+     * <p>Guards against keys that never expire, or that merge keys differing in case or trailing spaces (a PAD
+     * SPACE collation).
+     */
     @Test
     @DisplayName("C26 deduplication window, per queue, exact keys")
     default void c26DeduplicationWindow() {

@@ -26,6 +26,14 @@ import org.junit.jupiter.api.Test;
 /** Cases about what comes out of a queue: C01, C07, C08, C09, C11, C14. */
 public interface DeliveryCases extends SuiteContext {
 
+    /**
+     * C01: Enqueue, consume, ack; payloads of 0 bytes, all 256 byte values and the backend's maximum size
+     * come back identical; headers of Basic Multilingual Plane text (characters of Unicode 6.0 and earlier)
+     * intact (text outside the BMP is C23's, which a backend may refuse); the queue is empty after.
+     *
+     * <p>Guards against bytes mangled by a text column or a driver's charset conversion (e.g. {@code 0x00},
+     * invalid UTF-8), truncation at a size limit the backend claims to support, an ack that does not delete.
+     */
     @Test
     @DisplayName("C01 round trip: enqueue, consume, ack")
     default void c01RoundTrip() {
@@ -51,6 +59,11 @@ public interface DeliveryCases extends SuiteContext {
         assertTrue(queue().consume(q, claim(1)).isEmpty(), "nothing left to consume");
     }
 
+    /**
+     * C07: Invisible before its time, visible after.
+     *
+     * <p>Guards against scheduled jobs running early (JVM and database clocks apart, wrong time zone).
+     */
     @Test
     @DisplayName("C07 delayed delivery")
     default void c07DelayedDelivery() {
@@ -79,6 +92,12 @@ public interface DeliveryCases extends SuiteContext {
     /**
      * What an early check got: null when nothing; a delivery only if at least {@code delayMs} had passed since
      * {@code startNanos} when the check returned, else the case fails with {@code what}.
+     *
+     * @param got what the check consumed (0 or 1 deliveries)
+     * @param startNanos {@link System#nanoTime()} at the enqueue
+     * @param delayMs the message's delay, in milliseconds
+     * @param what the failure message if it came too early
+     * @return the delivery, or null when nothing came
      */
     static Delivery early(List<Delivery> got, long startNanos, long delayMs, String what) {
         if (got.isEmpty()) {
@@ -89,11 +108,21 @@ public interface DeliveryCases extends SuiteContext {
         return got.get(0);
     }
 
-    /** Milliseconds since {@code startNanos} ({@link System#nanoTime}). */
+    /**
+     * Milliseconds since {@code startNanos} ({@link System#nanoTime}).
+     *
+     * @param startNanos a {@link System#nanoTime()} reading
+     * @return milliseconds since then
+     */
     static long elapsedMs(long startNanos) {
         return (System.nanoTime() - startNanos) / 1_000_000;
     }
 
+    /**
+     * C08: Of two visible messages the higher priority comes first.
+     *
+     * <p>Guards against a claim index or {@code ORDER BY} that ignores priority.
+     */
     @Test
     @DisplayName("C08 priority")
     default void c08Priority() {
@@ -110,6 +139,12 @@ public interface DeliveryCases extends SuiteContext {
         queue().ack(second.receipt());
     }
 
+    /**
+     * C09: One consumer receives 1,000 messages in enqueue order where the backend promises FIFO; skipped
+     * with the declared promise otherwise.
+     *
+     * <p>Guards against a FIFO promise in the docs that the claim order does not keep.
+     */
     @Test
     @DisplayName("C09 order")
     default void c09Order() {
@@ -138,6 +173,12 @@ public interface DeliveryCases extends SuiteContext {
         assertEquals(0, queue().stats(q).depth());
     }
 
+    /**
+     * C11: Claim(n) returns at most n distinct messages, and every row it changed is one it returned.
+     *
+     * <p>Guards against a batch {@code UPDATE} that marks more rows than it returns; those rows are invisible
+     * until their lease ends, or are lost.
+     */
     @Test
     @DisplayName("C11 batch claim")
     default void c11BatchClaim() {
@@ -159,6 +200,14 @@ public interface DeliveryCases extends SuiteContext {
         assertEquals(25, ids.size());
     }
 
+    /**
+     * C14: Invisible until the caller commits; gone if the caller rolls back.
+     *
+     * <p>Guards against the outbox promise broken: jobs run for business data that was rolled back.
+     *
+     * @throws Exception from the backend or the case's own threads when they fail in a way the case
+     *     does not expect; it fails the case (a failed check throws an {@link AssertionError} instead)
+     */
     @Test
     @DisplayName("C14 enqueue in the caller's transaction")
     default void c14EnqueueInCallersTransaction() throws Exception {

@@ -31,8 +31,9 @@ import org.junit.jupiter.api.Test;
  * is declared.
  */
 public interface GroupCases extends SuiteContext {
-    /** Groups and messages per group. */
+    /** C22's message groups. */
     int GROUPS = 3;
+    /** C22's messages per group. */
     int PER_GROUP = 20;
 
     private static Message member(String group, int index) {
@@ -44,6 +45,17 @@ public interface GroupCases extends SuiteContext {
         return Integer.parseInt(text.substring(text.indexOf(':') + 1));
     }
 
+    /**
+     * C22: 3 groups x 20 messages: while one consumer holds a group's first message, another consumer gets
+     * only other groups (and does get them); then four concurrent consumers receive every group in enqueue
+     * order, each message once.
+     *
+     * <p>Guards against "ordered" processing that runs two messages of one customer at once, or one group
+     * blocking every other.
+     *
+     * @throws Exception from the backend or the case's own threads when they fail in a way the case
+     *     does not expect; it fails the case (a failed check throws an {@link AssertionError} instead)
+     */
     @Test
     @DisplayName("C22 message groups")
     default void c22MessageGroups() throws Exception {

@@ -38,6 +38,11 @@ public final class KnownGaps {
     /**
      * The reason case {@code caseId} cannot pass on Babelfish in {@code mode} for a backend with {@code capabilities},
      * or empty: C08 only where the backend has {@link Capability#PRIORITY} (elsewhere it is skipped for that).
+     *
+     * @param caseId the case's id, {@code C01} to {@code C28}
+     * @param mode the claim mode the case would run in
+     * @param capabilities what the opened backend declares
+     * @return the reason, or empty to run the case
      */
     public static Optional<String> babelfish(String caseId, ClaimMode mode, Capabilities capabilities) {
         if (mode != ClaimMode.TRANSACTIONAL || (caseId.equals("C08") && !capabilities.has(Capability.PRIORITY))) {

@@ -28,6 +28,12 @@ import org.junit.jupiter.api.Test;
 /** Cases about holding and settling a message: C02, C03, C04, C05, C06, C12, C13, C27. */
 public interface LeaseCases extends SuiteContext {
 
+    /**
+     * C02: While one consumer holds a lease, no other consumer receives the message.
+     *
+     * <p>Guards against a claim without {@code SKIP LOCKED}/{@code READPAST}/{@code UPDLOCK} semantics that lets
+     * two workers read the same row as free (double processing).
+     */
     @Test
     @DisplayName("C02 lease exclusivity")
     default void c02LeaseExclusivity() {
@@ -43,6 +49,13 @@ public interface LeaseCases extends SuiteContext {
         assertTrue(other.consume(q, claim(10)).isEmpty(), "nothing after the ack");
     }
 
+    /**
+     * C03: An unacked message comes back once after its lease, as attempt 2; the first holder's late ack
+     * fails with {@code LeaseLostException} and removes nothing.
+     *
+     * <p>Guards against a lost message after a worker crash, or a late ack from a "zombie" worker deleting the
+     * message another worker now owns (no fencing token).
+     */
     @Test
     @DisplayName("C03 lease expiry")
     default void c03LeaseExpiry() {
@@ -61,6 +74,12 @@ public interface LeaseCases extends SuiteContext {
         assertEquals(0, queue().stats(q).depth());
     }
 
+    /**
+     * C04: An extended lease keeps the message hidden past its first expiry.
+     *
+     * <p>Guards against long jobs redelivered while still running because the extension updated nothing or used
+     * the JVM clock.
+     */
     @Test
     @DisplayName("C04 lease extension")
     default void c04LeaseExtension() {
@@ -83,6 +102,12 @@ public interface LeaseCases extends SuiteContext {
         assertEquals(0, queue().stats(q).depth());
     }
 
+    /**
+     * C05: Redelivered no earlier than the delay, attempt count raised.
+     *
+     * <p>Guards against retry storms (a nack that makes the message visible at once) and attempts not counted,
+     * so poison messages never reach the dead-letter store.
+     */
     @Test
     @DisplayName("C05 nack with delay")
     default void c05NackWithDelay() {
@@ -107,8 +132,18 @@ public interface LeaseCases extends SuiteContext {
         queue().ack(again.receipt());
     }
 
+    /**
+     * C06: After the maximum attempts the message is in the dead-letter store with bytes and reason; requeue
+     * delivers it again with attempts reset.
+     *
+     * <p>Guards against poison messages retried forever, or dead-lettered without their payload or reason.
+     *
+     * @throws Exception from the backend or the case's own threads when they fail in a way the case
+     *     does not expect; it fails the case (a failed check throws an {@link AssertionError} instead)
+     */
     @Test
     @DisplayName("C06 dead letter")
+    @SuppressWarnings("try") // the worker pool is held for its close only, which stops its workers
     default void c06DeadLetter() throws Exception {
         QueueName q = newQueue("c06");
         byte[] payload = {0, 1, 2, (byte) 0xff, 'x'};
@@ -147,6 +182,15 @@ public interface LeaseCases extends SuiteContext {
         assertEquals(0, queue().stats(q).dead());
     }
 
+    /**
+     * C12: (transactional mode) rollback puts the message back without counting an attempt; commit removes
+     * it; a killed or closed connection puts it back.
+     *
+     * <p>Guards against messages stuck or lost when a transaction-holding worker dies.
+     *
+     * @throws Exception from the backend or the case's own threads when they fail in a way the case
+     *     does not expect; it fails the case (a failed check throws an {@link AssertionError} instead)
+     */
     @Test
     @DisplayName("C12 transactional claim")
     default void c12TransactionalClaim() throws Exception {
@@ -175,6 +219,15 @@ public interface LeaseCases extends SuiteContext {
         queue().ack(back.receipt());
     }
 
+    /**
+     * C13: (lease mode) a consumer whose sessions are killed mid-handler loses the message to another
+     * consumer after the lease, exactly once, as attempt 2; its late ack fails.
+     *
+     * <p>Guards against a crash that loses the message, or delivers it twice at the same time.
+     *
+     * @throws Exception from the backend or the case's own threads when they fail in a way the case
+     *     does not expect; it fails the case (a failed check throws an {@link AssertionError} instead)
+     */
     @Test
     @DisplayName("C13 crash in lease mode")
     default void c13CrashInLeaseMode() throws Exception {
@@ -200,6 +253,19 @@ public interface LeaseCases extends SuiteContext {
         assertEquals(0, queue().stats(q).depth());
     }
 
+    /**
+     * C27: {@code ackAllAndConsume}: 6 messages, 3 claimed; receipts naming another queue than the call's, of
+     * a transactional claim or repeated, a receipt naming the call's queue for a message claimed from another
+     * queue, a transactional request and a null one, are refused ({@code receipt.queue}, {@code
+     * receipt.mode}, {@code receipt.duplicate}, {@code consume.mode}, {@code consume.null}) with nothing
+     * acked or claimed; then the 3 are acked and the other 3 claimed in one call, none of the acked ones
+     * among them; a call whose claim finds nothing returns at once though its request allows a 60 s wait; a
+     * receipt whose lease ran out and was retaken is reported lost and its message stays with the new holder;
+     * where groups are declared, the call that acks a group's head claims the group's next message.
+     *
+     * <p>Guards against a worker whose batch acks and next claim in one round trip acks nothing, acks twice,
+     * loses a lost-lease report, or claims a message it just acked.
+     */
     @Test
     @DisplayName("C27 ack and claim in one call")
     default void c27AckAndClaimInOneCall() {

@@ -22,10 +22,18 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 @Target(ElementType.TYPE)
 @ExtendWith(OnlyCases.Condition.class)
 public @interface OnlyCases {
-    /** Case ids, for example {@code "C17"}. */
+    /**
+     * Case ids, for example {@code "C17"}.
+     *
+     * @return the ids of the cases that run, each {@code C} and two digits
+     */
     String[] value();
 
-    /** Why the other cases do not run here. */
+    /**
+     * Why the other cases do not run here.
+     *
+     * @return the reason the other cases are reported disabled with
+     */
     String why() default "it runs on the shared server in the backend's main conformance test";
 
     /** The JUnit condition behind the annotation. */

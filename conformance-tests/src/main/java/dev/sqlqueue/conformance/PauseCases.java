@@ -25,6 +25,17 @@ import org.junit.jupiter.api.Test;
  * {@link Capability#PAUSE} is declared.
  */
 public interface PauseCases extends SuiteContext {
+    /**
+     * C28: A message is claimed, then the queue is paused ({@code pause} answers true, a second {@code pause}
+     * false; another client's {@code isPaused} sees it; {@code pause} of a queue that does not exist is
+     * refused, rule {@code queue.exists}); while paused, claims of both clients, one with a 500 ms wait, get
+     * nothing though a message was enqueued meanwhile, another queue is consumed as usual, and the message
+     * claimed before the pause is acked; {@code stats} counts the waiting messages as ready; after {@code
+     * resume} (true, then false) the waiting messages are delivered, each once.
+     *
+     * <p>Guards against a pause held in one process's memory that other workers ignore, a pause that also stops
+     * enqueues or acks, or a resume that loses what waited.
+     */
     @Test
     @DisplayName("C28 paused queue is not consumed; resume delivers")
     default void c28PausedQueueIsNotConsumedResumeDelivers() {

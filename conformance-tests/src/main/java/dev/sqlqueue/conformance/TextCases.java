@@ -31,8 +31,22 @@ public interface TextCases extends SuiteContext {
     /** U+1D11E MUSICAL SYMBOL G CLEF. */
     String CLEF = "\uD834\uDD1E";
 
+    /**
+     * C23: A header holding U+1D11E is stored and read back intact, or refused with an error whose rule
+     * starts with {@code headers.} and that names the character, the store unchanged; a handler's error text
+     * and a dead-letter reason holding it never stop a settle: the message is dead-lettered after its
+     * attempts with the text kept (intact, or each character outside the BMP replaced by one character, as
+     * the backend documents), and requeued.
+     *
+     * <p>Guards against a poison loop: a message whose error text the database refuses is redelivered forever,
+     * its attempts never counted.
+     *
+     * @throws Exception from the backend or the case's own threads when they fail in a way the case
+     *     does not expect; it fails the case (a failed check throws an {@link AssertionError} instead)
+     */
     @Test
     @DisplayName("C23 text outside the BMP")
+    @SuppressWarnings("try") // the worker pool is held for its close only, which stops its workers
     default void c23TextOutsideTheBmp() throws Exception {
         QueueName q = newQueue("c23");
         Message withClef = Message.builder(new byte[] {1}).header("clef", "G " + CLEF).build();
@@ -87,6 +101,10 @@ public interface TextCases extends SuiteContext {
     /**
      * True when {@code actual} contains {@code expected}, or {@code expected} with each code point
      * outside the BMP replaced by one BMP character.
+     *
+     * @param actual the text read back, may be null (then false)
+     * @param expected the text written
+     * @return whether the text survived, intact or with its supplementary characters replaced
      */
     static boolean containsIntactOrReplaced(String actual, String expected) {
         if (actual == null) {

@@ -23,7 +23,12 @@ public final class WakeupHub {
         return slots.computeIfAbsent(q, k -> new Slot());
     }
 
-    /** The current generation of the queue; pass it to {@link #await}. */
+    /**
+     * The current generation of the queue; pass it to {@link #await}.
+     *
+     * @param q the queue
+     * @return a counter that each {@link #signal} of the queue raises
+     */
     public long generation(QueueName q) {
         Slot s = slot(q);
         s.lock.lock();
@@ -34,7 +39,11 @@ public final class WakeupHub {
         }
     }
 
-    /** Wake every waiter of the queue. */
+    /**
+     * Wake every waiter of the queue.
+     *
+     * @param q the queue that has a new message
+     */
     public void signal(QueueName q) {
         Slot s = slot(q);
         s.lock.lock();
@@ -49,7 +58,11 @@ public final class WakeupHub {
     /**
      * Sleep until the generation moves past {@code seen} or {@code millis} pass.
      *
+     * @param q the queue
+     * @param seen the generation read before the caller looked for messages
+     * @param millis the longest sleep, in milliseconds
      * @return true if woken by a signal
+     * @throws InterruptedException if the thread is interrupted while it sleeps
      */
     public boolean await(QueueName q, long seen, long millis) throws InterruptedException {
         Slot s = slot(q);

@@ -9,5 +9,12 @@ import dev.sqlqueue.Delivery;
  */
 @FunctionalInterface
 public interface MessageHandler {
+    /**
+     * Handles one delivery.
+     *
+     * @param delivery the message, with its attempt number
+     * @return what to do with it: ack, retry or dead-letter; never null
+     * @throws Exception for any failure, which is a retry with the exception's text as the error
+     */
     Outcome handle(Delivery delivery) throws Exception;
 }

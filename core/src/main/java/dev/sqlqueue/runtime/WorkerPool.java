@@ -163,6 +163,7 @@ public final class WorkerPool implements AutoCloseable {
     /**
      * Connections the backend's pool needs for {@code options}: see the class comment.
      *
+     * @param options the pool's options (threads, mode, handler connections)
      * @return the minimum pool size, or 0 when any size works
      */
     public static int connectionsNeeded(WorkerOptions options) {
@@ -227,22 +228,40 @@ public final class WorkerPool implements AutoCloseable {
         }
     }
 
-    /** Whether the pool is still claiming. */
+    /**
+     * Whether the pool is still claiming.
+     *
+     * @return true until the pool stops claiming (closed, or drained in stop-when-empty mode)
+     */
     public boolean isRunning() {
         return running.get();
     }
 
-    /** Block until every worker thread has ended (after {@link #close()} or an empty queue in drain mode). */
+    /**
+     * Block until every worker thread has ended (after {@link #close()} or an empty queue in drain mode).
+     *
+     * @throws InterruptedException if the calling thread is interrupted while it waits
+     */
     public void awaitTermination() throws InterruptedException {
         finished.await();
     }
 
-    /** Like {@link #awaitTermination()}, bounded. @return true if all threads ended */
+    /**
+     * Like {@link #awaitTermination()}, bounded.
+     *
+     * @param max the longest wait (millisecond resolution)
+     * @return true if all threads ended, false if {@code max} passed first
+     * @throws InterruptedException if the calling thread is interrupted while it waits
+     */
     public boolean awaitTermination(Duration max) throws InterruptedException {
         return finished.await(max.toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    /** How many worker threads are alive: all of them until shutdown, whatever the database did. */
+    /**
+     * How many worker threads are alive: all of them until shutdown, whatever the database did.
+     *
+     * @return the count, 0 once every worker thread has ended
+     */
     public int aliveThreads() {
         return (int) threads.stream().filter(Thread::isAlive).count();
     }

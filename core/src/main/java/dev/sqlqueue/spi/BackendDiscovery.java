@@ -17,7 +17,11 @@ public final class BackendDiscovery {
     private BackendDiscovery() {
     }
 
-    /** Every provider on the class path, sorted by name. */
+    /**
+     * Every provider on the class path, sorted by name.
+     *
+     * @return the providers found by {@link java.util.ServiceLoader}, sorted by name
+     */
     public static List<BackendProvider> providers() {
         ClassLoader cl = Thread.currentThread().getContextClassLoader();
         if (cl == null) {
@@ -33,6 +37,8 @@ public final class BackendDiscovery {
      * The provider the config selects: by {@link QueueConfig#backend()} if set, else the first whose
      * {@link BackendProvider#acceptsUrl} accepts the URL.
      *
+     * @param config the config whose backend name or URL selects the provider
+     * @return the provider
      * @throws InvalidInputException naming the rule {@code backend.unknown} or {@code backend.url}
      *     when none matches, with the list of known backends
      */
@@ -53,7 +59,12 @@ public final class BackendDiscovery {
                         "no backend accepts the URL '" + redact(url) + "'; known backends: " + known));
     }
 
-    /** The URL with its password parameters and user-info password masked, for messages ({@link Redaction#url}). */
+    /**
+     * The URL with its password parameters and user-info password masked, for messages ({@link Redaction#url}).
+     *
+     * @param url a JDBC URL, or null
+     * @return the masked URL, or null
+     */
     public static String redact(String url) {
         return Redaction.url(url);
     }

@@ -7,21 +7,34 @@ import dev.sqlqueue.QueueConfig;
  * implementations in {@code META-INF/services/dev.sqlqueue.spi.BackendProvider}.
  */
 public interface BackendProvider {
-    /** The name users select it by, for example {@code postgresql}. Lower case, unique. */
+    /**
+     * The name users select it by, for example {@code postgresql}. Lower case, unique.
+     *
+     * @return the provider name
+     */
     String name();
 
     /**
      * Whether a JDBC URL alone selects this provider. A provider that must be chosen by name (for
      * example {@code sqlserver-broker}) returns false for every URL.
+     *
+     * @param jdbcUrl a JDBC URL, such as {@code jdbc:postgresql://db/app}
+     * @return true when the URL selects this provider
      */
     boolean acceptsUrl(String jdbcUrl);
 
-    /** One line for people: what this backend is. */
+    /**
+     * One line for people: what this backend is.
+     *
+     * @return the description
+     */
     String description();
 
     /**
      * Open a backend. Runs the schema migration first when {@link QueueConfig#migrate()} is set.
      *
+     * @param config the connection, table prefix and options
+     * @return the open backend; the caller closes it
      * @throws dev.sqlqueue.TransientBackendException if the database cannot be reached
      * @throws dev.sqlqueue.SqlQueueException if the database refuses the backend's requirements
      */
@@ -32,6 +45,9 @@ public interface BackendProvider {
      * without connecting. Backends whose schema comes from Flyway migrations or provisioning at run
      * time return an empty list (the default).
      *
+     * @param config the table prefix and options
+     * @param queue the queue to create
+     * @return the statements, in order; empty when the backend creates its schema itself
      * @throws dev.sqlqueue.InvalidInputException if an option the DDL needs is malformed
      */
     default java.util.List<String> ddl(QueueConfig config, dev.sqlqueue.QueueName queue) {
@@ -42,6 +58,8 @@ public interface BackendProvider {
      * The experiments that settle, on a real server, what this backend's documentation could not
      * (see {@link Probe}); run by {@code sqlqueue probe --backend NAME}. Empty by default: the backends
      * that run for real in the project's own tests need none.
+     *
+     * @return the probes, in the order they run
      */
     default java.util.List<Probe> probes() {
         return java.util.List.of();

@@ -39,11 +39,21 @@ import java.util.function.Consumer;
 public abstract class ForwardingQueueBackend implements QueueBackend {
     private final QueueBackend delegate;
 
+    /**
+     * A backend forwarding every call to {@code delegate}.
+     *
+     * @param delegate the backend to forward to
+     * @throws NullPointerException if {@code delegate} is null
+     */
     protected ForwardingQueueBackend(QueueBackend delegate) {
         this.delegate = Objects.requireNonNull(delegate, "delegate");
     }
 
-    /** The backend calls are forwarded to. */
+    /**
+     * The backend calls are forwarded to.
+     *
+     * @return the delegate, never null
+     */
     protected final QueueBackend delegate() {
         return delegate;
     }

@@ -16,11 +16,22 @@ public final class HeaderCodec {
 
     /** Thrown by {@link #decode} for text that is not of this form. */
     public static final class MalformedHeadersException extends IllegalArgumentException {
+        /**
+         * A malformed headers text.
+         *
+         * @param message what is wrong, and where
+         */
         public MalformedHeadersException(String message) {
             super(message);
         }
     }
 
+    /**
+     * Encodes headers in the form above.
+     *
+     * @param headers the headers, in the order to write them; null or empty gives the empty string
+     * @return the text
+     */
     public static String encode(Map<String, String> headers) {
         if (headers == null || headers.isEmpty()) {
             return "";
@@ -51,6 +62,10 @@ public final class HeaderCodec {
     }
 
     /**
+     * Decodes text of the form above.
+     *
+     * @param text the text; null or empty gives the empty map
+     * @return the headers, in the text's order
      * @throws MalformedHeadersException if a line has no unescaped {@code =}, a key is empty, an
      *     escape is unknown, or a key repeats
      */

@@ -19,6 +19,9 @@ public record JdbcDriver(String className, String coordinates, String note) {
     /**
      * A driver declared by class name and coordinates.
      *
+     * @param className the driver's class, for example {@code org.postgresql.Driver}
+     * @param coordinates the Maven {@code groupId:artifactId} to add
+     * @param note a sentence appended to the error, or empty
      * @throws NullPointerException if an argument is null
      */
     public JdbcDriver {

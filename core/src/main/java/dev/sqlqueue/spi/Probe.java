@@ -16,15 +16,25 @@ package dev.sqlqueue.spi;
  * Implementations need not be thread-safe: the runner calls one probe at a time.
  */
 public interface Probe {
-    /** A short stable id, unique within the backend, as the review names the question: {@code V1}. */
+    /**
+     * A short stable id, unique within the backend, as the review names the question: {@code V1}.
+     *
+     * @return the id
+     */
     String id();
 
-    /** The question the probe settles, one line. */
+    /**
+     * The question the probe settles, one line.
+     *
+     * @return the question
+     */
     String question();
 
     /**
      * What the project's documentation currently claims the answer is (the point in
      * {@code docs/backends/NAME.md}), one line, printed beside what the probe measured.
+     *
+     * @return the claim
      */
     String documented();
 

@@ -13,6 +13,7 @@ public interface ProbeContext {
     /**
      * A new connection in auto-commit mode, as the driver hands it out; the caller closes it.
      *
+     * @return the connection
      * @throws SQLException when the server cannot be reached or refuses the login
      */
     Connection connect() throws SQLException;
@@ -20,9 +21,15 @@ public interface ProbeContext {
     /**
      * The prefix of every object the probe creates, {@code [a-z][a-z0-9_]*}, at most 24 characters
      * (for example {@code sqlqprobe_4f2a_}); unique per run, so two runs on one server do not collide.
+     *
+     * @return the prefix
      */
     String prefix();
 
-    /** The configuration the run was started with (URL, user, backend options); never null. */
+    /**
+     * The configuration the run was started with (URL, user, backend options); never null.
+     *
+     * @return the config
+     */
     QueueConfig config();
 }

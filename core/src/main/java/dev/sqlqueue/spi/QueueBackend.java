@@ -17,6 +17,8 @@ public interface QueueBackend extends QueueClient {
      * Service Broker's {@code WAITFOR (RECEIVE ...)}). When false, the core polls the backend with a
      * zero wait and backs off between polls, waking early on an in-process enqueue or on a call to the
      * wake-up listener.
+     *
+     * @return whether the backend waits in {@code consume}; false by default
      */
     default boolean waitsInConsume() {
         return false;
@@ -26,12 +28,16 @@ public interface QueueBackend extends QueueClient {
      * The core registers a listener that the backend calls when the database tells it that a queue got
      * a message (for example PostgreSQL {@code NOTIFY}), so that waiting consumers poll at once.
      * The default does nothing.
+     *
+     * @param listener called with the queue that got a message, on a thread of the backend's
      */
     default void onWakeup(Consumer<QueueName> listener) {
     }
 
     /**
      * A short description of the server, as the server reports it (product and version), for reports.
+     *
+     * @return the product and version
      */
     String serverVersion();
 }

@@ -21,7 +21,12 @@ public final class Redaction {
     private Redaction() {
     }
 
-    /** The URL with its password parameters and user-info password replaced by {@code ***}; null stays null. */
+    /**
+     * The URL with its password parameters and user-info password replaced by {@code ***}; null stays null.
+     *
+     * @param url a JDBC URL, or null
+     * @return the URL with its passwords masked, or null
+     */
     public static String url(String url) {
         if (url == null) {
             return null;
@@ -82,6 +87,10 @@ public final class Redaction {
      * The passwords in {@code url} (its {@code password=} values and its user-info password) and
      * {@code password} (either may be null), longest first, whatever their length: for a caller that masks
      * them by its own rule (the conformance kit masks a password only where it stands as a token of its own).
+     *
+     * @param url a JDBC URL, or null
+     * @param password a password, or null
+     * @return the non-empty passwords found, longest first (a password may appear more than once); empty when none
      */
     public static List<String> secrets(String url, String password) {
         List<String> out = new ArrayList<>();
@@ -108,6 +117,11 @@ public final class Redaction {
     /**
      * {@code text} with the passwords of {@code url} and {@code password} masked: the URL itself where it
      * appears whole, then every occurrence of a password of at least 3 characters.
+     *
+     * @param text the text to mask, or null
+     * @param url the JDBC URL whose passwords to mask, or null
+     * @param password another password to mask, or null
+     * @return the masked text, or null for null
      */
     public static String text(String text, String url, String password) {
         if (text == null) {
@@ -126,6 +140,11 @@ public final class Redaction {
      * A copy of {@code e} and its causes whose messages are masked as by {@link #text}, each with the
      * original's stack trace; its {@code toString()} (the first line of a stack trace) names the original's
      * class, and for a {@link java.sql.SQLException} its SQLState and error code. The originals are not kept.
+     *
+     * @param e the exception to copy, or null
+     * @param url the JDBC URL whose passwords to mask, or null
+     * @param password another password to mask, or null
+     * @return the masked copy (an exception of a private class), or null for null
      */
     public static Throwable throwable(Throwable e, String url, String password) {
         if (e == null) {

@@ -103,6 +103,7 @@ public final class DashboardApp implements AutoCloseable {
         sampler.start();
     }
 
+    /** @return the options this dashboard was created with (never null) */
     public DashboardOptions options() {
         return options;
     }
@@ -133,7 +134,12 @@ public final class DashboardApp implements AutoCloseable {
         }
     }
 
-    /** Answer one request (never throws for bad input: that is a 4xx response). */
+    /**
+     * Answer one request (never throws for bad input: that is a 4xx response).
+     *
+     * @param req the request as received by whichever server hosts the dashboard
+     * @return the response to send: the page, a static file, JSON data or an error status (never null)
+     */
     public DashboardResponse handle(DashboardRequest req) {
         DashboardResponse r;
         try {

@@ -42,7 +42,11 @@ public final class DashboardOptions {
         this.listLimit = listLimit;
     }
 
-    /** No token, actions on, payload previews on, 500 characters, refresh 5 s, samples every 10 s, 100 rows. */
+    /**
+     * No token, actions on, payload previews on, 500 characters, refresh 5 s, samples every 10 s, 100 rows.
+     *
+     * @return the default options
+     */
     public static DashboardOptions defaults() {
         return new DashboardOptions(null, false, true, 500, Duration.ofSeconds(5), Duration.ofSeconds(10), 100);
     }
@@ -50,6 +54,8 @@ public final class DashboardOptions {
     /**
      * With this token (null or blank: none).
      *
+     * @param t the bearer token requests must carry, or null or blank for no token
+     * @return a copy with this token
      * @throws InvalidInputException {@code dashboard.token.length} unless 16..200 characters,
      *         {@code dashboard.token.characters} for a character other than A-Z, a-z, 0-9 and {@code - . _ ~}
      */
@@ -76,15 +82,33 @@ public final class DashboardOptions {
         return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~';
     }
 
+    /**
+     * With or without actions.
+     *
+     * @param b true to hide every action and have the server refuse them (403)
+     * @return a copy with this setting
+     */
     public DashboardOptions withReadOnly(boolean b) {
         return new DashboardOptions(token, b, payloadPreview, previewChars, refresh, sampleInterval, listLimit);
     }
 
+    /**
+     * With or without dead letters' payload previews.
+     *
+     * @param b true to show each dead letter's payload (text or hex, truncated to {@link #previewChars()})
+     * @return a copy with this setting
+     */
     public DashboardOptions withPayloadPreview(boolean b) {
         return new DashboardOptions(token, readOnly, b, previewChars, refresh, sampleInterval, listLimit);
     }
 
-    /** @throws InvalidInputException {@code dashboard.preview-chars.range} unless 16..100,000 */
+    /**
+     * With this preview length.
+     *
+     * @param n characters of a payload preview, 16..100,000
+     * @return a copy with this length
+     * @throws InvalidInputException {@code dashboard.preview-chars.range} unless 16..100,000
+     */
     public DashboardOptions withPreviewChars(int n) {
         if (n < 16 || n > 100_000) {
             throw new InvalidInputException("dashboard.preview-chars.range", "preview length must be 16..100000 characters, was " + n);
@@ -92,7 +116,13 @@ public final class DashboardOptions {
         return new DashboardOptions(token, readOnly, payloadPreview, n, refresh, sampleInterval, listLimit);
     }
 
-    /** @throws InvalidInputException {@code dashboard.refresh.range} unless 1 s..10 min */
+    /**
+     * With this page refresh interval.
+     *
+     * @param d how often the page reloads its data, 1 s..10 min
+     * @return a copy with this interval
+     * @throws InvalidInputException {@code dashboard.refresh.range} unless 1 s..10 min (also for null)
+     */
     public DashboardOptions withRefresh(Duration d) {
         if (d == null || d.toMillis() < 1000 || d.compareTo(Duration.ofMinutes(10)) > 0) {
             throw new InvalidInputException("dashboard.refresh.range", "refresh must be 1 s..10 min, was " + d);
@@ -100,7 +130,13 @@ public final class DashboardOptions {
         return new DashboardOptions(token, readOnly, payloadPreview, previewChars, d, sampleInterval, listLimit);
     }
 
-    /** @throws InvalidInputException {@code dashboard.sample-interval.range} unless 100 ms..10 min */
+    /**
+     * With this chart sampling interval.
+     *
+     * @param d how often the chart sampler reads each queue's stats and new history, 100 ms..10 min
+     * @return a copy with this interval
+     * @throws InvalidInputException {@code dashboard.sample-interval.range} unless 100 ms..10 min (also for null)
+     */
     public DashboardOptions withSampleInterval(Duration d) {
         if (d == null || d.toMillis() < 100 || d.compareTo(Duration.ofMinutes(10)) > 0) {
             throw new InvalidInputException("dashboard.sample-interval.range", "sample interval must be 100 ms..10 min, was " + d);
@@ -108,7 +144,13 @@ public final class DashboardOptions {
         return new DashboardOptions(token, readOnly, payloadPreview, previewChars, refresh, d, listLimit);
     }
 
-    /** @throws InvalidInputException {@code dashboard.list-limit.range} unless 1..10,000 */
+    /**
+     * With this list limit.
+     *
+     * @param n dead letters and history rows shown per queue, 1..10,000
+     * @return a copy with this limit
+     * @throws InvalidInputException {@code dashboard.list-limit.range} unless 1..10,000
+     */
     public DashboardOptions withListLimit(int n) {
         if (n < 1 || n > 10_000) {
             throw new InvalidInputException("dashboard.list-limit.range", "list limit must be 1..10000, was " + n);
@@ -116,13 +158,19 @@ public final class DashboardOptions {
         return new DashboardOptions(token, readOnly, payloadPreview, previewChars, refresh, sampleInterval, n);
     }
 
-    /** The token, or null. */
+    /** @return the bearer token every request must carry, or null for none */
     public String token() { return token; }
+    /** @return true when actions are hidden and refused (403) */
     public boolean readOnly() { return readOnly; }
+    /** @return true when dead letters' payloads are previewed */
     public boolean payloadPreview() { return payloadPreview; }
+    /** @return the length of a payload preview in characters, 16..100,000 */
     public int previewChars() { return previewChars; }
+    /** @return how often the page reloads its data, 1 s..10 min */
     public Duration refresh() { return refresh; }
+    /** @return how often the chart sampler reads each queue, 100 ms..10 min */
     public Duration sampleInterval() { return sampleInterval; }
+    /** @return dead letters and history rows shown per queue, 1..10,000 */
     public int listLimit() { return listLimit; }
 
     @Override

@@ -16,7 +16,12 @@ import java.util.Map;
  */
 public record DashboardRequest(String method, String mount, String path, Map<String, String> query,
                                Map<String, String> form, Map<String, String> headers) {
-    /** A header by name (any case), or null. */
+    /**
+     * A header by name (any case), or null.
+     *
+     * @param name the header's name, in any case
+     * @return the header's first value, or null when the request has no such header
+     */
     public String header(String name) {
         return headers.get(name.toLowerCase(Locale.ROOT));
     }

@@ -97,6 +97,12 @@ public final class DashboardServer implements AutoCloseable {
     /**
      * Start serving {@code admin} on {@code bind:port} (port 0: any free port, see {@link #port()}).
      *
+     * @param admin the queues to show and act on
+     * @param options what the dashboard shows and allows
+     * @param label shown in the page's title (for example the backend and server); null shows "sqlqueue"
+     * @param bind the address to listen on: a host name or IP literal; a non-loopback one needs a token
+     * @param port the TCP port, 0..65535 (0: any free port)
+     * @return the running server; {@link #close()} stops it
      * @throws InvalidInputException {@code dashboard.token-required} for a non-loopback bind without a
      *         token, {@code dashboard.bind} for an unknown address, {@code dashboard.port.range} unless 0..65535
      * @throws UncheckedIOException when the port cannot be bound
@@ -130,6 +136,9 @@ public final class DashboardServer implements AutoCloseable {
      * Check the binding rules before anything is opened: the address resolves, the port is 0..65535 and
      * a non-loopback address comes with a token.
      *
+     * @param options the options, of which only the token is read
+     * @param bind the address to listen on: a host name or IP literal
+     * @param port the TCP port, 0..65535
      * @return the address to bind
      * @throws InvalidInputException {@code dashboard.token-required}, {@code dashboard.bind} or {@code dashboard.port.range}
      */
@@ -150,7 +159,7 @@ public final class DashboardServer implements AutoCloseable {
         return address;
     }
 
-    /** The port listened on. */
+    /** @return the TCP port listened on (the one chosen when started with port 0) */
     public int port() {
         return server.getAddress().getPort();
     }

@@ -21,7 +21,12 @@ public final class NetworkTimeouts {
     private NetworkTimeouts() {
     }
 
-    /** The network timeout for a statement bound of {@code seconds}, in ms (at most {@link Integer#MAX_VALUE}). */
+    /**
+     * The network timeout for a statement bound of {@code seconds}, in ms (at most {@link Integer#MAX_VALUE}).
+     *
+     * @param seconds the query timeout, in seconds
+     * @return the network timeout for a statement bound of {@code seconds}, in ms (at most {@link Integer#MAX_VALUE})
+     */
     public static int forBound(int seconds) {
         return (int) Math.min(Integer.MAX_VALUE, seconds * 1000L + GRACE_MS);
     }

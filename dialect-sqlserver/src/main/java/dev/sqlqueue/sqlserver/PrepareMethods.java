@@ -37,6 +37,7 @@ public final class PrepareMethods {
     /**
      * Switch {@code c} to {@code prepexec} if it would send plain batches.
      *
+     * @param c an open connection to the server
      * @return the value to restore with {@link #restore}, or null when nothing was changed
      * @throws SQLException if the driver refuses the change
      */
@@ -69,7 +70,13 @@ public final class PrepareMethods {
         return current;
     }
 
-    /** Put back what {@link #forceRpc} returned (no-op for null). */
+    /**
+     * Put back what {@link #forceRpc} returned (no-op for null).
+     *
+     * @param c an open connection to the server
+     * @param prepareMethod the driver's {@code prepareMethod} setting
+     * @throws SQLException if the driver refuses the setting
+     */
     public static void restore(Connection c, String prepareMethod) throws SQLException {
         if (prepareMethod != null) {
             c.unwrap(ISQLServerConnection.class).setPrepareMethod(prepareMethod);
@@ -80,6 +87,9 @@ public final class PrepareMethods {
      * A DataSource whose connections are switched to {@code prepexec} when needed ({@link #forceRpc}), and switched
      * back when closed (not when aborted: an aborted connection is gone). For a backend that hands connections to
      * many classes (Service Broker) instead of borrowing them in one place.
+     *
+     * @param ds the pool connections are borrowed from
+     * @return a DataSource whose connections are switched to {@code prepexec} when needed ({@link #forceRpc}), and switched back when closed (not when aborted
      */
     public static DataSource rpcOnly(DataSource ds) {
         return (DataSource) Proxy.newProxyInstance(PrepareMethods.class.getClassLoader(), new Class<?>[] {DataSource.class},

@@ -35,7 +35,13 @@ public final class SqlServerFailures {
     private SqlServerFailures() {
     }
 
-    /** True when the error or one chained to it ({@link SQLException#getNextException}) has this number. */
+    /**
+     * True when the error or one chained to it ({@link SQLException#getNextException}) has this number.
+     *
+     * @param e the error, whose whole {@link java.sql.SQLException#getNextException()} chain is examined
+     * @param number a SQL Server error number, for example 1205
+     * @return true when the error or one chained to it ({@link SQLException#getNextException}) has this number
+     */
     public static boolean has(SQLException e, int number) {
         for (SQLException x = e; x != null; x = x.getNextException() == x ? null : x.getNextException()) {
             if (x.getErrorCode() == number) {
@@ -45,7 +51,12 @@ public final class SqlServerFailures {
         return false;
     }
 
-    /** True when the chain holds 1205 or 1222: the transaction was rolled back, a retry starts clean. */
+    /**
+     * True when the chain holds 1205 or 1222: the transaction was rolled back, a retry starts clean.
+     *
+     * @param e the error the driver threw
+     * @return true when the chain holds 1205 or 1222
+     */
     public static boolean isDeadlockOrLockTimeout(SQLException e) {
         return has(e, DEADLOCK_VICTIM) || has(e, LOCK_TIMEOUT);
     }
@@ -53,6 +64,9 @@ public final class SqlServerFailures {
     /**
      * True when the connection broke or could not be opened: SQLState class {@code 08}, the JDBC connection
      * exception types, or one of {@link #CONNECTION_ERRORS}, anywhere in the cause chain.
+     *
+     * @param e the error the driver threw
+     * @return true when the connection broke or could not be opened
      */
     public static boolean isConnectionFailure(SQLException e) {
         for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
@@ -72,7 +86,12 @@ public final class SqlServerFailures {
         return false;
     }
 
-    /** True when the chain holds one of the Azure SQL transient errors ({@link #AZURE_TRANSIENT}). */
+    /**
+     * True when the chain holds one of the Azure SQL transient errors ({@link #AZURE_TRANSIENT}).
+     *
+     * @param e the error, whose whole {@link java.sql.SQLException#getNextException()} chain is examined
+     * @return true when the chain holds one of the Azure SQL transient errors ({@link #AZURE_TRANSIENT})
+     */
     public static boolean isAzureTransient(SQLException e) {
         for (SQLException x = e; x != null; x = x.getNextException() == x ? null : x.getNextException()) {
             if (AZURE_TRANSIENT.contains(x.getErrorCode())) {
@@ -82,7 +101,12 @@ public final class SqlServerFailures {
         return false;
     }
 
-    /** True for anything worth a later retry: a deadlock or lock time-out, a broken connection, an Azure transient error. */
+    /**
+     * True for anything worth a later retry: a deadlock or lock time-out, a broken connection, an Azure transient error.
+     *
+     * @param e the error the driver threw
+     * @return true for anything worth a later retry
+     */
     public static boolean isTransient(SQLException e) {
         return isDeadlockOrLockTimeout(e) || isConnectionFailure(e) || isAzureTransient(e);
     }

@@ -25,7 +25,14 @@ public final class SessionMode {
     private SessionMode() {
     }
 
-    /** The value of a {@code NAME=value} parameter of a Teradata JDBC URL ({@code jdbc:teradata://host/A=1,B=2}). */
+    /**
+     * The value of a {@code NAME=value} parameter of a Teradata JDBC URL ({@code jdbc:teradata://host/A=1,B=2}).
+     *
+     * @param url the JDBC URL, may be null
+     * @param name the parameter's name, compared without regard to case
+     * @return the parameter's value, trimmed; empty when the URL is null, not a {@code jdbc:teradata://} URL
+     *     with a parameter part, or lacks the parameter
+     */
     public static Optional<String> urlParameter(String url, String name) {
         if (url == null) {
             return Optional.empty();
@@ -46,6 +53,7 @@ public final class SessionMode {
     /**
      * Rejects a URL that asks for a mode other than ANSI.
      *
+     * @param url the JDBC URL, may be null (accepted: nothing to check)
      * @throws SqlQueueException if {@code TMODE} is present and not {@code ANSI}
      */
     public static void checkUrl(String url) {
@@ -61,6 +69,7 @@ public final class SessionMode {
      * Reads {@code HELP SESSION} on the connection and fails unless the transaction semantics are ANSI and
      * the character set is UTF8 or UTF16.
      *
+     * @param c an open connection to the Teradata session to check; left as it was
      * @throws SqlQueueException naming the setting to change
      * @throws SQLException if HELP SESSION itself fails
      */

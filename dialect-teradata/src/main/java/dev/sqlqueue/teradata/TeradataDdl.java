@@ -30,6 +30,15 @@ public final class TeradataDdl {
     /**
      * As {@link #forQueue(String, String, String)}, choosing FALLBACK or NO FALLBACK
      * ({@code teradata.fallback}).
+     *
+     * @param tablePrefix the table prefix, as {@link dev.sqlqueue.QueueConfig#tablePrefix()} (1 to 24
+     *     characters of {@code [a-z][a-z0-9_]*})
+     * @param database the database to hold the tables (1 to 128 characters of letters, digits, {@code _},
+     *     {@code $}, {@code #}, not starting with a digit)
+     * @param queue the queue name ({@link QueueName} rules)
+     * @param fallback true for FALLBACK tables (a second copy on another AMP), false for NO FALLBACK
+     * @return three CREATE TABLE statements
+     * @throws dev.sqlqueue.InvalidInputException naming the rule a name breaks
      */
     public static List<String> forQueue(String tablePrefix, String database, String queue, boolean fallback) {
         TeradataNames n = TeradataNames.of(tablePrefix, database, QueueName.of(queue));

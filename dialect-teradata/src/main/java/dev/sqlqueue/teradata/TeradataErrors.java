@@ -16,8 +16,9 @@ import java.util.Set;
 public final class TeradataErrors {
     /** 2631: transaction aborted by a deadlock; the whole transaction was rolled back. */
     public static final int DEADLOCK = 2631;
-    /** 2639, 2641: too many simultaneous transactions / request aborted, retry. */
+    /** 2639: too many simultaneous transactions; retryable. */
     public static final int TOO_MANY_TRANSACTIONS = 2639;
+    /** 2641: the request was aborted and may be submitted again; retryable. */
     public static final int RETRY_LATER = 2641;
     /** 3111: the dispatcher timed out the transaction. */
     public static final int DISPATCHER_TIMEOUT = 3111;
@@ -42,7 +43,12 @@ public final class TeradataErrors {
     private TeradataErrors() {
     }
 
-    /** True for the error numbers that retrying after a pause may cure (the transaction was rolled back). */
+    /**
+     * True for the error numbers that retrying after a pause may cure (the transaction was rolled back).
+     *
+     * @param e the error, whose whole {@link SQLException#getNextException()} chain is examined
+     * @return true for 2631, 2639, 2641, 3111, 3120 and 3128; false for the lease-derived statement timeout
+     */
     public static boolean retryable(SQLException e) {
         if (e instanceof QueryTimeouts.StatementTimeout) {
             return false; // the lease-derived bound: retrying would only wait as long again
@@ -60,6 +66,9 @@ public final class TeradataErrors {
      * to socket failures and to a connection it closed itself: TJ164, TJ300, TJ782, TJ783 in
      * {@code jdbc_4.util.Errors}), or one of JDBC's connection exception types. Callers also treat a
      * connection that fails {@code isValid} after an error as lost.
+     *
+     * @param e the error, whose whole {@link SQLException#getNextException()} chain is examined
+     * @return true when any exception of the chain says the session is gone
      */
     public static boolean connectionLost(SQLException e) {
         for (SQLException x = e; x != null; x = x.getNextException()) {
@@ -96,9 +105,10 @@ public final class TeradataErrors {
     /**
      * 1475 and 1476 (terajdbc TJ782 and TJ783, SQLState 08S01): the driver's Abort (after a query timeout,
      * or after {@code Statement.cancel()}) went unanswered for another query timeout, so the driver closed
-     * the connection ({@code StatementReceiveState.action}).
+     * the connection ({@code StatementReceiveState.action}). This is 1475, the one after a query timeout.
      */
     public static final int ABORT_UNANSWERED = 1475;
+    /** 1476 (terajdbc TJ783): as {@link #ABORT_UNANSWERED}, for the Abort sent by {@code Statement.cancel()}. */
     public static final int CANCEL_ABORT_UNANSWERED = 1476;
     /** 6706: the string contains an untranslatable character (a code point the session's repertoire lacks). */
     public static final int UNTRANSLATABLE = 6706;
@@ -111,6 +121,9 @@ public final class TeradataErrors {
      * (the server rolled back), a cancel or query timeout (751, 802, 3110), an unanswered Abort (1475,
      * 1476), or a lost session. In ANSI mode any other error rolls back only its own request (SQL Request
      * and Transaction Processing, "ANSI Mode Transactions").
+     *
+     * @param e the error, whose whole {@link SQLException#getNextException()} chain is examined
+     * @return true when the transaction is over (rolled back or lost); false when only the request failed
      */
     public static boolean endsTransaction(SQLException e) {
         for (SQLException x = e; x != null; x = x.getNextException()) {
@@ -125,6 +138,9 @@ public final class TeradataErrors {
      * True only for an error that refused the request's text (6706) and left the transaction open: the one
      * case in which a write may be tried again with other text. Any other error is not retried, since
      * writing again after an error that ended the transaction would run in a new transaction (review N1).
+     *
+     * @param e the error (only its own number is read, not the chain's)
+     * @return true for error 6706 that did not end the transaction
      */
     public static boolean untranslatable(SQLException e) {
         return e.getErrorCode() == UNTRANSLATABLE && !endsTransaction(e);
@@ -134,6 +150,12 @@ public final class TeradataErrors {
      * The exception for a failed COMMIT: when the session was lost during it, or the error is 2826, the
      * COMMIT may have completed, so the outcome is unknown; any other error number rolled the
      * transaction back.
+     *
+     * @param what what was being committed, for the message (for example {@code "ack"})
+     * @param e the error the COMMIT raised
+     * @return a {@link SqlQueueException} saying the outcome is unknown (session lost, 2826 or no error
+     *     number), otherwise {@link #translate(String, SQLException, boolean) translate}'s exception for a
+     *     rolled-back transaction
      */
     public static SqlQueueException commitUnknown(String what, SQLException e) {
         String base = what + " failed: [" + e.getErrorCode() + "/" + e.getSQLState() + "] " + e.getMessage();
@@ -145,7 +167,12 @@ public final class TeradataErrors {
         return translate(what + " (rolled back: its messages are back in the queue with unchanged attempt counts)", e, false);
     }
 
-    /** The error number, or 0 when none is set. */
+    /**
+     * The error number.
+     *
+     * @param e the error
+     * @return its Teradata error number ({@link SQLException#getErrorCode()}), or 0 when none is set
+     */
     public static int code(SQLException e) {
         return e.getErrorCode();
     }
@@ -154,6 +181,7 @@ public final class TeradataErrors {
      * The exception to throw for a failed operation.
      *
      * @param what what was being done, for the message
+     * @param e the error the operation raised
      * @param lost whether the connection was found dead after the error
      * @return {@link TransientBackendException} for connection loss and retryable numbers (after the
      *     retries ran out); {@link SqlQueueException} otherwise, with a note for 2826, 3807 and 3933

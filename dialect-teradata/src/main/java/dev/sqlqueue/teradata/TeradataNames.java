@@ -31,6 +31,15 @@ public record TeradataNames(String database, QueueName queue, String queueTableN
     private static final Pattern PREFIX = Pattern.compile("[a-z][a-z0-9_]{0,23}");
     private static final Pattern DATABASE = Pattern.compile("[A-Za-z_$#][A-Za-z0-9_$#]{0,127}");
 
+    /**
+     * The names as given; {@link #of(String, String, QueueName)} builds and checks them.
+     *
+     * @param database the database holding the tables, unquoted
+     * @param queue the queue
+     * @param queueTableName the unquoted queue table name
+     * @param deadLetterTableName the unquoted dead-letter table name
+     * @throws NullPointerException if {@code database} or {@code queue} is null
+     */
     public TeradataNames {
         Objects.requireNonNull(database, "database");
         Objects.requireNonNull(queue, "queue");
@@ -42,6 +51,8 @@ public record TeradataNames(String database, QueueName queue, String queueTableN
      * @param prefix the table prefix, 1 to 24 characters of {@code [a-z][a-z0-9_]*}
      * @param database the database name: a letter, {@code _}, {@code $} or {@code #} first, then those
      *     or digits, at most 128 characters
+     * @param queue the queue, whose name is appended to the prefix
+     * @return the names of the queue's three tables in {@code database}
      * @throws InvalidInputException (rule {@code table-prefix.pattern} or {@code teradata.database})
      *     if either is malformed
      */
@@ -55,7 +66,14 @@ public record TeradataNames(String database, QueueName queue, String queueTableN
         return new TeradataNames(database, queue, table, table + DEAD_LETTER_SUFFIX);
     }
 
-    /** @throws InvalidInputException (rule {@code teradata.database}) unless the name is a plain Teradata name */
+    /**
+     * Checks a database name.
+     *
+     * @param database the name: a letter, {@code _}, {@code $} or {@code #} first, then those or digits, at
+     *     most 128 characters
+     * @return {@code database}, unchanged
+     * @throws InvalidInputException (rule {@code teradata.database}) unless the name is a plain Teradata name
+     */
     public static String checkDatabase(String database) {
         if (database == null || !DATABASE.matcher(database).matches()) {
             throw new InvalidInputException("teradata.database", "database name must be 1 to 128 characters of"
@@ -64,22 +82,22 @@ public record TeradataNames(String database, QueueName queue, String queueTableN
         return database;
     }
 
-    /** The queue table, quoted and qualified: {@code "db"."sqlq_jobs"}. */
+    /** @return the queue table, quoted and qualified: {@code "db"."sqlq_jobs"} */
     public String queueTable() {
         return quote(database) + "." + quote(queueTableName);
     }
 
-    /** The dead-letter table, quoted and qualified: {@code "db"."sqlq_jobs$dl"}. */
+    /** @return the dead-letter table, quoted and qualified: {@code "db"."sqlq_jobs$dl"} */
     public String deadLetterTable() {
         return quote(database) + "." + quote(deadLetterTableName);
     }
 
-    /** The unquoted deduplication keys table name: {@code sqlq_jobs$dk}. */
+    /** @return the unquoted deduplication keys table name: {@code sqlq_jobs$dk} */
     public String keysTableName() {
         return queueTableName + KEYS_SUFFIX;
     }
 
-    /** The deduplication keys table, quoted and qualified: {@code "db"."sqlq_jobs$dk"}. */
+    /** @return the deduplication keys table, quoted and qualified: {@code "db"."sqlq_jobs$dk"} */
     public String keysTable() {
         return quote(database) + "." + quote(keysTableName());
     }

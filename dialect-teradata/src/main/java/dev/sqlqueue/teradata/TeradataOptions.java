@@ -32,7 +32,12 @@ public record TeradataOptions(String database, int maxWaitingSessions, int retry
                               int insertBatchRows, long consumeCancelMillis, long batchConsumeCancelMillis,
                               boolean fallback) {
 
-    /** The defaults, with the session's default database. */
+    /**
+     * The defaults, with the session's default database.
+     *
+     * @return no database, 4 waiting sessions, 3 retries 50 ms apart, 4 rows per insert, consume cancel after
+     *     2000 ms (250 ms for a batch), FALLBACK tables
+     */
     public static TeradataOptions defaults() {
         return new TeradataOptions(null, 4, 3, 50, 4, 2000, 250, true);
     }
@@ -45,6 +50,8 @@ public record TeradataOptions(String database, int maxWaitingSessions, int retry
     /**
      * Reads and validates the options of {@code config}.
      *
+     * @param config the queue configuration whose {@code teradata.*} options are read
+     * @return the options, defaults for those not given
      * @throws InvalidInputException rule {@code option.unknown} for a key not in {@link #KEYS} (a misspelt key
      *     was ignored, so the backend ran on the default it was meant to change); otherwise naming the option
      *     as the rule when a value is not a number in its range, not {@code true}/{@code false}, or not a

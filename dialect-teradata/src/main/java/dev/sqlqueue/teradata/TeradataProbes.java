@@ -30,6 +30,8 @@ public final class TeradataProbes {
      * V1 to V6 as the first review named them, then what the re-review's section 4 asks: V7 a query
      * timeout, V8 {@code Connection.abort}, V9 error 2801 in each session mode, V10 the edge code points,
      * V11 the QITS round trip, V12 a closed socket under a blocked consume.
+     *
+     * @return the twelve probes, V1 to V12 in order, each new
      */
     public static List<Probe> all() {
         return List.of(new KeysProbe(), new LargeRowProbe(), new RedriveProbe(), new CancelProbe(),

@@ -32,6 +32,9 @@ public final class TeradataStatements {
     /**
      * A TIMESTAMP(6) expression read as text in {@link #TIMESTAMP_FORMAT}: the nested CAST forces the FORMAT
      * whatever format the value carries ("Forcing a FORMAT on CAST for Converting TIMESTAMP to Character").
+     *
+     * @param expression a TIMESTAMP(6) SQL expression, such as a column name
+     * @return a CHAR(26) expression giving its value as {@code YYYY-MM-DD HH:MI:SS.ffffff}
      */
     public static String timestampText(String expression) {
         return "CAST(CAST(" + expression + " AS FORMAT " + TIMESTAMP_FORMAT + ") AS CHAR(26))";
@@ -50,7 +53,12 @@ public final class TeradataStatements {
 
     // ---- DDL ------------------------------------------------------------------------------
 
-    /** {@link #createQueueTable(TeradataNames, boolean)} with FALLBACK, the default. */
+    /**
+     * {@link #createQueueTable(TeradataNames, boolean)} with FALLBACK, the default.
+     *
+     * @param n the queue's table names (validated and quoted)
+     * @return the CREATE TABLE statement of the queue table, FALLBACK
+     */
     public static String createQueueTable(TeradataNames n) {
         return createQueueTable(n, true);
     }
@@ -62,7 +70,9 @@ public final class TeradataStatements {
      * {@code seq}) and carries the original id on re-inserts (nack, release, requeue), because an
      * identity column cannot be given a value.
      *
+     * @param n the queue's table names (validated and quoted)
      * @param fallback FALLBACK (a copy on another AMP) or NO FALLBACK ({@link TeradataOptions#fallback()})
+     * @return the CREATE TABLE statement
      */
     public static String createQueueTable(TeradataNames n, boolean fallback) {
         return "CREATE MULTISET TABLE " + n.queueTable() + ", QUEUE, " + fallback(fallback) + " (\n"
@@ -77,7 +87,12 @@ public final class TeradataStatements {
                 + ") UNIQUE PRIMARY INDEX (seq) INDEX (qits)";
     }
 
-    /** {@link #createDeadLetterTable(TeradataNames, boolean)} with FALLBACK, the default. */
+    /**
+     * {@link #createDeadLetterTable(TeradataNames, boolean)} with FALLBACK, the default.
+     *
+     * @param n the queue's table names (validated and quoted)
+     * @return the CREATE TABLE statement of the dead-letter table, FALLBACK
+     */
     public static String createDeadLetterTable(TeradataNames n) {
         return createDeadLetterTable(n, true);
     }
@@ -86,6 +101,10 @@ public final class TeradataStatements {
      * The dead-letter table: a normal MULTISET table (not a queue table) whose non-unique primary index is
      * {@code msg_id}, so a requeue reads and deletes one message by row hash instead of locking the table
      * (SQL Request and Transaction Processing, "DML Requests and Locks"); {@code dl_seq} keeps the order.
+     *
+     * @param n the queue's table names (validated and quoted)
+     * @param fallback FALLBACK (a copy on another AMP) or NO FALLBACK ({@link TeradataOptions#fallback()})
+     * @return the CREATE TABLE statement
      */
     public static String createDeadLetterTable(TeradataNames n, boolean fallback) {
         return "CREATE MULTISET TABLE " + n.deadLetterTable() + ", " + fallback(fallback) + " (\n"
@@ -110,6 +129,10 @@ public final class TeradataStatements {
      * cannot serve a range condition ("Typical Uses of Value-Ordered and Hash-Ordered NUSIs"), and a
      * value-ordered one needs a column of at most 4 bytes (CREATE TABLE, ORDER BY); the clean-up reads under
      * an ACCESS lock instead ({@link #expiredKeys}).
+     *
+     * @param n the queue's table names (validated and quoted)
+     * @param fallback FALLBACK (a copy on another AMP) or NO FALLBACK ({@link TeradataOptions#fallback()})
+     * @return the CREATE TABLE statement
      */
     public static String createKeysTable(TeradataNames n, boolean fallback) {
         return "CREATE MULTISET TABLE " + n.keysTable() + ", " + fallback(fallback) + " (\n"
@@ -124,7 +147,12 @@ public final class TeradataStatements {
         return on ? "FALLBACK" : "NO FALLBACK";
     }
 
-    /** Drops one table of a queue ({@code quotedTable} from {@link TeradataNames}). */
+    /**
+     * Drops one table of a queue ({@code quotedTable} from {@link TeradataNames}).
+     *
+     * @param quotedTable a qualified, quoted table name from {@link TeradataNames}, such as {@link TeradataNames#queueTable()}
+     * @return the DROP TABLE statement
+     */
     public static String dropTable(String quotedTable) {
         return "DROP TABLE " + quotedTable;
     }
@@ -135,40 +163,68 @@ public final class TeradataStatements {
      * Parameters: database, table name. A row means the table exists. Both sides are upper-cased: in ANSI
      * mode a parameter is CASESPECIFIC, so a plain {@code =} compares case-specifically while object names
      * are case-blind everywhere else (SQL DML, "Character String Definitions in a USING Request Modifier").
+     *
+     * @return the query, with two parameters
      */
     public static String tableExists() {
         return "SELECT 1 FROM DBC.TablesV WHERE UPPER(DatabaseName) = UPPER(?) AND UPPER(TableName) = UPPER(?)";
     }
 
-    /** Parameters: database, LIKE pattern (with {@code \} as escape), both compared upper-cased. Returns TableName. */
+    /**
+     * Parameters: database, LIKE pattern (with {@code \} as escape), both compared upper-cased. Returns TableName.
+     *
+     * @return the query, with two parameters
+     */
     public static String listTables() {
         return "SELECT TableName FROM DBC.TablesV WHERE UPPER(DatabaseName) = UPPER(?) AND UPPER(TableName) LIKE UPPER(?)"
                 + " ESCAPE '\\' ORDER BY TableName";
     }
 
-    /** The session's default database. */
+    /**
+     * The session's default database.
+     *
+     * @return the query; one row, one column
+     */
     public static String currentDatabase() {
         return "SELECT DATABASE";
     }
 
-    /** One row describing the session, including the columns "Transaction Semantics" and "Character Set". */
+    /**
+     * One row describing the session, including the columns "Transaction Semantics" and "Character Set".
+     *
+     * @return the statement
+     */
     public static String helpSession() {
         return "HELP SESSION";
     }
 
-    /** The server version string. */
+    /**
+     * The server version string.
+     *
+     * @return the query; one row, one column
+     */
     public static String serverVersion() {
         return "SELECT InfoData FROM DBC.DBCInfoV WHERE InfoKey = 'VERSION'";
     }
 
     // ---- producer -------------------------------------------------------------------------
 
-    /** Parameters: headers, payload. QITS, seq, attempts (0) and enqueued_at come from defaults. */
+    /**
+     * Parameters: headers, payload. QITS, seq, attempts (0) and enqueued_at come from defaults.
+     *
+     * @param n the queue's table names (validated and quoted)
+     * @return the INSERT statement
+     */
     public static String insertMessage(TeradataNames n) {
         return "INSERT INTO " + n.queueTable() + " (headers, payload) VALUES (?, ?)";
     }
 
-    /** Parameters: stored key. Drops the key's row when its window has passed (a primary-index access, no scan). */
+    /**
+     * Parameters: stored key. Drops the key's row when its window has passed (a primary-index access, no scan).
+     *
+     * @param n the queue's table names (validated and quoted)
+     * @return the DELETE statement
+     */
     public static String deleteExpiredKey(TeradataNames n) {
         return "DELETE FROM " + n.keysTable() + " WHERE dedupe_key = ? AND expires_at <= CURRENT_TIMESTAMP(6)";
     }
@@ -184,6 +240,9 @@ public final class TeradataStatements {
      * it cannot abort a caller's transaction in Teradata (BTET) mode, where any error aborts the whole
      * transaction (Database Administration, "Transaction Processing in Teradata Session Mode"; review N3).
      * VERIFY on a system: the casts of integer parameters.
+     *
+     * @param n the queue's table names (validated and quoted)
+     * @return the MERGE statement, with four parameters
      */
     public static String mergeKey(TeradataNames n) {
         return "MERGE INTO " + n.keysTable() + " AS t USING VALUES (?, CURRENT_TIMESTAMP(6) + CAST(? AS INTERVAL DAY(4))"
@@ -192,12 +251,22 @@ public final class TeradataStatements {
                 + " VALUES (s.dedupe_key, s.expires_at)";
     }
 
-    /** Parameters: stored key. The message a taken key stands for (null: none recorded). */
+    /**
+     * Parameters: stored key. The message a taken key stands for (null: none recorded).
+     *
+     * @param n the queue's table names (validated and quoted)
+     * @return the query; at most one row
+     */
     public static String keyMessage(TeradataNames n) {
         return "SELECT msg_id FROM " + n.keysTable() + " WHERE dedupe_key = ?";
     }
 
-    /** Parameters: message id, stored key. */
+    /**
+     * Parameters: message id, stored key.
+     *
+     * @param n the queue's table names (validated and quoted)
+     * @return the UPDATE statement
+     */
     public static String setKeyMessage(TeradataNames n) {
         return "UPDATE " + n.keysTable() + " SET msg_id = ? WHERE dedupe_key = ?";
     }
@@ -208,6 +277,11 @@ public final class TeradataStatements {
      * {@link #deleteExpiredKey} (a row-hash lock). A DELETE of every expired key would take a table WRITE
      * lock ("DML Requests and Locks": a DELETE without a primary or unique secondary index condition) and
      * wait for every open keyed transaction (review N5).
+     *
+     * @param n the queue's table names (validated and quoted)
+     * @param limit the most keys returned, 1..100,000
+     * @return the query; one column, the stored key
+     * @throws IllegalArgumentException if {@code limit} is outside 1..100,000
      */
     public static String expiredKeys(TeradataNames n, int limit) {
         if (limit < 1 || limit > 100_000) {
@@ -222,12 +296,20 @@ public final class TeradataStatements {
     /**
      * A browse that never waits: an ACCESS lock does not queue behind the row-hash WRITE locks of open
      * consumes, and a plain SELECT never enters the delay state.
+     *
+     * @param n the queue's table names (validated and quoted)
+     * @return the query; one row when the queue table holds any message
      */
     public static String peek(TeradataNames n) {
         return "LOCKING TABLE " + n.queueTable() + " FOR ACCESS SELECT TOP 1 qits FROM " + n.queueTable();
     }
 
-    /** Consumes the row with the oldest QITS; returns {@link #CONSUMED_COLUMNS}. */
+    /**
+     * Consumes the row with the oldest QITS; returns {@link #CONSUMED_COLUMNS}.
+     *
+     * @param n the queue's table names (validated and quoted)
+     * @return the SELECT AND CONSUME statement
+     */
     public static String consume(TeradataNames n) {
         return "SELECT AND CONSUME TOP 1 " + CONSUMED_COLUMNS + " FROM " + n.queueTable();
     }
@@ -235,6 +317,9 @@ public final class TeradataStatements {
     /**
      * A nacked message goes back with a new QITS (to the tail). Parameters: msg_id, attempts,
      * enqueued_at, last_error, headers, payload.
+     *
+     * @param n the queue's table names (validated and quoted)
+     * @return the INSERT statement, with six parameters
      */
     public static String reinsert(TeradataNames n) {
         return "INSERT INTO " + n.queueTable()
@@ -245,13 +330,21 @@ public final class TeradataStatements {
      * A released message of a partly committed claim goes back with its original QITS (an older
      * explicit QITS keeps its place). Parameters: qits, msg_id, attempts, enqueued_at, last_error,
      * headers, payload.
+     *
+     * @param n the queue's table names (validated and quoted)
+     * @return the INSERT statement, with seven parameters
      */
     public static String restore(TeradataNames n) {
         return "INSERT INTO " + n.queueTable() + " (qits, msg_id, attempts, enqueued_at, last_error, headers, payload) VALUES ("
                 + TIMESTAMP_PARAMETER + ", ?, ?, " + TIMESTAMP_PARAMETER + ", ?, ?, ?)";
     }
 
-    /** Parameters: msg_id, attempts, reason, enqueued_at, headers, payload; dead_at defaults to now. */
+    /**
+     * Parameters: msg_id, attempts, reason, enqueued_at, headers, payload; dead_at defaults to now.
+     *
+     * @param n the queue's table names (validated and quoted)
+     * @return the INSERT statement, with six parameters
+     */
     public static String insertDeadLetter(TeradataNames n) {
         return "INSERT INTO " + n.deadLetterTable()
                 + " (msg_id, attempts, reason, enqueued_at, headers, payload) VALUES (?, ?, ?, " + TIMESTAMP_PARAMETER + ", ?, ?)";
@@ -263,18 +356,31 @@ public final class TeradataStatements {
      * Row count, oldest enqueue time and the database clock, read under an ACCESS lock. The clock is cast
      * to a zone-less TIMESTAMP(6), the type of {@code enqueued_at}, so both are read in the same zone; both
      * as text ({@link JdbcTime}).
+     *
+     * @param n the queue's table names (validated and quoted)
+     * @return the query; one row of three columns
      */
     public static String queueStats(TeradataNames n) {
         return "LOCKING TABLE " + n.queueTable() + " FOR ACCESS SELECT COUNT(*), " + timestampText("MIN(enqueued_at)")
                 + ", " + timestampText("CAST(CURRENT_TIMESTAMP(6) AS TIMESTAMP(6))") + " FROM " + n.queueTable();
     }
 
-    /** Dead-letter count, read under an ACCESS lock. */
+    /**
+     * Dead-letter count, read under an ACCESS lock.
+     *
+     * @param n the queue's table names (validated and quoted)
+     * @return the query; one row, one column
+     */
     public static String deadLetterCount(TeradataNames n) {
         return "LOCKING TABLE " + n.deadLetterTable() + " FOR ACCESS SELECT COUNT(*) FROM " + n.deadLetterTable();
     }
 
-    /** Deletes every message (a full-table operation: it takes a table WRITE lock). */
+    /**
+     * Deletes every message (a full-table operation: it takes a table WRITE lock).
+     *
+     * @param n the queue's table names (validated and quoted)
+     * @return the DELETE statement
+     */
     public static String purge(TeradataNames n) {
         return "DELETE FROM " + n.queueTable();
     }
@@ -283,6 +389,11 @@ public final class TeradataStatements {
      * Oldest first, read under an ACCESS lock: a plain SELECT without a primary-index condition would take a
      * table READ lock ("DML Requests and Locks"), wait for every claim writing a dead letter and block the
      * next ones while it runs (review N7). {@code limit} is a validated int 1..100000.
+     *
+     * @param n the queue's table names (validated and quoted)
+     * @param limit the most dead letters returned, 1..100,000
+     * @return the query; columns msg_id, attempts, reason, enqueued_at and dead_at (as text), headers, payload
+     * @throws IllegalArgumentException if {@code limit} is outside 1..100,000
      */
     public static String listDeadLetters(TeradataNames n, int limit) {
         if (limit < 1 || limit > 100_000) {
@@ -292,7 +403,12 @@ public final class TeradataStatements {
                 + timestampText("dead_at") + ", headers, payload FROM " + n.deadLetterTable() + " ORDER BY dead_at, dl_seq";
     }
 
-    /** Every dead-letter id of the queue, oldest first, read under an ACCESS lock (never waits). */
+    /**
+     * Every dead-letter id of the queue, oldest first, read under an ACCESS lock (never waits).
+     *
+     * @param n the queue's table names (validated and quoted)
+     * @return the query; one column, msg_id
+     */
     public static String listDeadLetterIds(TeradataNames n) {
         return "LOCKING TABLE " + n.deadLetterTable() + " FOR ACCESS SELECT msg_id FROM " + n.deadLetterTable()
                 + " ORDER BY dl_seq";
@@ -301,6 +417,9 @@ public final class TeradataStatements {
     /**
      * Parameter: msg_id. One dead letter, read by primary index (a row-hash READ lock). Returns msg_id,
      * enqueued_at, headers, payload.
+     *
+     * @param n the queue's table names (validated and quoted)
+     * @return the query; at most one row
      */
     public static String selectDeadLetter(TeradataNames n) {
         return "SELECT msg_id, " + timestampText("enqueued_at") + ", headers, payload FROM " + n.deadLetterTable()
@@ -310,18 +429,31 @@ public final class TeradataStatements {
     /**
      * A dead letter back on the queue with attempts 0 and its original enqueue time; a single-row INSERT
      * (row-hash WRITE lock), like a nack. Parameters: msg_id, enqueued_at, headers, payload.
+     *
+     * @param n the queue's table names (validated and quoted)
+     * @return the INSERT statement, with four parameters
      */
     public static String requeueDeadLetter(TeradataNames n) {
         return "INSERT INTO " + n.queueTable() + " (msg_id, attempts, enqueued_at, headers, payload) VALUES (?, 0, "
                 + TIMESTAMP_PARAMETER + ", ?, ?)";
     }
 
-    /** Parameter: msg_id; by primary index on a dead-letter table created by this version (row-hash WRITE lock). */
+    /**
+     * Parameter: msg_id; by primary index on a dead-letter table created by this version (row-hash WRITE lock).
+     *
+     * @param n the queue's table names (validated and quoted)
+     * @return the DELETE statement
+     */
     public static String deleteDeadLetter(TeradataNames n) {
         return "DELETE FROM " + n.deadLetterTable() + " WHERE msg_id = ?";
     }
 
-    /** Deletes every dead letter of the queue. */
+    /**
+     * Deletes every dead letter of the queue.
+     *
+     * @param n the queue's table names (validated and quoted)
+     * @return the DELETE statement
+     */
     public static String purgeDeadLetters(TeradataNames n) {
         return "DELETE FROM " + n.deadLetterTable();
     }
@@ -331,27 +463,49 @@ public final class TeradataStatements {
     /**
      * Review V3: whether this session takes part in Redrive. One row; column {@code LogonRedrive} is blank
      * or null when the session does not participate (Data Dictionary, "SessionInfoV", usage notes).
+     *
+     * @return the query
      */
     public static String sessionRedrive() {
         return "SELECT LogonRedrive FROM DBC.SessionInfoV WHERE SessionNo = SESSION";
     }
 
-    /** V4: a table WRITE lock on the queue table, held until the transaction ends, so a consume waits on a lock. */
+    /**
+     * V4: a table WRITE lock on the queue table, held until the transaction ends, so a consume waits on a lock.
+     *
+     * @param n the queue's table names (validated and quoted)
+     * @return the locking query; one row, the message count
+     */
     public static String lockQueueTable(TeradataNames n) {
         return "LOCKING TABLE " + n.queueTable() + " FOR WRITE SELECT COUNT(*) FROM " + n.queueTable();
     }
 
-    /** V9: a plain INSERT of a key (error 2801 when it is there). Parameter: stored key. */
+    /**
+     * V9: a plain INSERT of a key (error 2801 when it is there). Parameter: stored key.
+     *
+     * @param n the queue's table names (validated and quoted)
+     * @return the INSERT statement
+     */
     public static String insertKeyPlainly(TeradataNames n) {
         return "INSERT INTO " + n.keysTable() + " (dedupe_key, expires_at) VALUES (?, CURRENT_TIMESTAMP(6))";
     }
 
-    /** V1: the payload of the row with a generated id, by primary index. Parameter: seq. */
+    /**
+     * V1: the payload of the row with a generated id, by primary index. Parameter: seq.
+     *
+     * @param n the queue's table names (validated and quoted)
+     * @return the query; at most one row, columns seq and payload
+     */
     public static String payloadOfSeq(TeradataNames n) {
         return "SELECT seq, payload FROM " + n.queueTable() + " WHERE seq = ?";
     }
 
-    /** V11: QITS as the backend reads it (text) and as a TIMESTAMP. */
+    /**
+     * V11: QITS as the backend reads it (text) and as a TIMESTAMP.
+     *
+     * @param n the queue's table names (validated and quoted)
+     * @return the query; one row per message, columns QITS as text and as TIMESTAMP(6)
+     */
     public static String qitsBothWays(TeradataNames n) {
         return "SELECT " + timestampText("qits") + ", qits FROM " + n.queueTable();
     }

@@ -35,7 +35,12 @@ public final class TeradataText {
     private TeradataText() {
     }
 
-    /** True when {@code codePoint} (0..0x10FFFF) can be stored in a UNICODE column without Unicode Pass Through. */
+    /**
+     * True when {@code codePoint} (0..0x10FFFF) can be stored in a UNICODE column without Unicode Pass Through.
+     *
+     * @param codePoint a Unicode code point, 0..0x10FFFF
+     * @return whether a UNICODE column accepts it
+     */
     public static boolean storable(int codePoint) {
         int lo = 0;
         int hi = RANGES.length / 2 - 1;
@@ -55,6 +60,9 @@ public final class TeradataText {
     /**
      * The index (in UTF-16 units) of the first code point of {@code s} a UNICODE column would refuse, or
      * -1 when every one is storable (also for null).
+     *
+     * @param s the text, may be null
+     * @return the UTF-16 index of the first unstorable code point, or -1
      */
     public static int firstUnstorable(String s) {
         if (s == null) {
@@ -70,7 +78,14 @@ public final class TeradataText {
         return -1;
     }
 
-    /** {@code U+1D11E} style name of the code point at {@code index} of {@code s}. */
+    /**
+     * {@code U+1D11E} style name of the code point at {@code index} of {@code s}.
+     *
+     * @param s the text
+     * @param index a UTF-16 index into {@code s}, 0..length-1
+     * @return {@code U+} and the code point in at least four upper-case hex digits
+     * @throws IndexOutOfBoundsException if {@code index} is outside {@code s}
+     */
     public static String describe(String s, int index) {
         return String.format("U+%04X", s.codePointAt(index));
     }
@@ -79,6 +94,10 @@ public final class TeradataText {
      * {@code s} with every code point a UNICODE column would refuse replaced by one {@link #REPLACEMENT}
      * (a supplementary character, two UTF-16 units, becomes one character), then cut to {@code maxChars}
      * UTF-16 units. Null stays null.
+     *
+     * @param s the text, may be null
+     * @param maxChars the longest result, in UTF-16 units (0 or more)
+     * @return the storable text, at most {@code maxChars} long, or null
      */
     public static String storableText(String s, int maxChars) {
         if (s == null) {

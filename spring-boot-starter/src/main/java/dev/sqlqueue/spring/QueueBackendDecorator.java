@@ -8,5 +8,11 @@ import dev.sqlqueue.spi.QueueBackend;
  */
 @FunctionalInterface
 public interface QueueBackendDecorator {
+    /**
+     * Wraps the backend; called once, when the auto-configured {@link dev.sqlqueue.SqlQueue} is created.
+     *
+     * @param backend the backend opened for the DataSource, or the one an earlier decorator returned
+     * @return the backend to use instead, which delegates to {@code backend}
+     */
     QueueBackend decorate(QueueBackend backend);
 }

@@ -15,6 +15,13 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnBean(SqlQueue.class)
 public class SqlQueueActuatorAutoConfiguration {
 
+    /**
+     * The "sqlqueue" health indicator, unless a bean named {@code sqlqueueHealthIndicator} exists.
+     *
+     * @param queue the application's queue client
+     * @param properties read for {@code sqlqueue.health.*}
+     * @return the indicator
+     */
     @Bean
     @ConditionalOnMissingBean(name = "sqlqueueHealthIndicator")
     @ConditionalOnEnabledHealthIndicator("sqlqueue")
@@ -23,6 +30,13 @@ public class SqlQueueActuatorAutoConfiguration {
                 properties.getHealth().getOldestTransactionMaxAge());
     }
 
+    /**
+     * The {@code sqlqueue} actuator endpoint, when it is available (exposed and enabled).
+     *
+     * @param queue the application's queue client
+     * @param properties read for {@code sqlqueue.endpoint.dead-letter-limit}
+     * @return the endpoint
+     */
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnAvailableEndpoint

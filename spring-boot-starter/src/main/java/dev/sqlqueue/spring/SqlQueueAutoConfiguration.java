@@ -41,6 +41,18 @@ import org.springframework.context.annotation.Import;
 @Import(DatabaseInitializationDependencyConfigurer.class)
 public class SqlQueueAutoConfiguration {
 
+    /**
+     * The queue client on the application's DataSource: the backend is opened (the schema created or upgraded
+     * unless {@code sqlqueue.migrate=false}), wrapped by every {@link QueueBackendDecorator} in order, and the
+     * queues of {@code sqlqueue.queues} are created. Closed with the context.
+     *
+     * @param dataSource the application's DataSource, which every connection of the queue comes from
+     * @param properties the {@code sqlqueue.*} properties
+     * @param decorators the backend decorators, applied in {@code @Order}
+     * @return the open queue client
+     * @throws SqlQueueException if the DataSource's URL cannot be read to choose a backend
+     * @throws dev.sqlqueue.InvalidInputException if a property breaks a rule or no backend accepts the URL
+     */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     public SqlQueue sqlQueue(DataSource dataSource, SqlQueueProperties properties,
@@ -87,17 +99,41 @@ public class SqlQueueAutoConfiguration {
         return s == null || s.isBlank() ? null : s;
     }
 
+    /**
+     * The template that enqueues in the current Spring transaction.
+     *
+     * @param queue the application's queue client
+     * @param dataSource the DataSource whose bound transaction an enqueue joins
+     * @return the template
+     */
     @Bean
     @ConditionalOnMissingBean
     public SqlQueueTemplate sqlQueueTemplate(SqlQueue queue, DataSource dataSource) {
         return new SqlQueueTemplate(queue, dataSource);
     }
 
+    /**
+     * The post-processor that finds {@link SqlQueueHandler} methods; static, so it exists before the beans it inspects.
+     *
+     * @return a new registrar
+     */
     @Bean
     public static SqlQueueHandlerRegistrar sqlQueueHandlerRegistrar() {
         return new SqlQueueHandlerRegistrar();
     }
 
+    /**
+     * The worker pools of every {@link QueueWorker} bean and {@link SqlQueueHandler} method, started and stopped
+     * with the context; off with {@code sqlqueue.worker.enabled=false}.
+     *
+     * @param queue the application's queue client
+     * @param properties read for {@code sqlqueue.worker.*} and {@code sqlqueue.handlers.*}
+     * @param registrar the annotated methods it found
+     * @param workerBeans the {@link QueueWorker} beans, read at start
+     * @param decorators the handler decorators, applied in {@code @Order}
+     * @return the workers, not yet started
+     * @throws dev.sqlqueue.InvalidInputException naming the rule a worker property breaks
+     */
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnProperty(prefix = "sqlqueue.worker", name = "enabled", matchIfMissing = true)

@@ -24,6 +24,14 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnBean(SqlQueue.class)
 public class SqlQueueDashboardAutoConfiguration {
 
+    /**
+     * The dashboard application on the queue client, labelled with its backend and server version.
+     *
+     * @param queue the application's queue client
+     * @param properties read for {@code sqlqueue.dashboard.*}
+     * @return the dashboard, closed with the context
+     * @throws dev.sqlqueue.InvalidInputException if a {@code sqlqueue.dashboard.*} value is out of range
+     */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     public DashboardApp sqlQueueDashboardApp(SqlQueue queue, SqlQueueProperties properties) {
@@ -33,6 +41,14 @@ public class SqlQueueDashboardAutoConfiguration {
         return new DashboardApp(queue, options, queue.capabilities().backend() + " " + queue.serverVersion());
     }
 
+    /**
+     * The dashboard's servlet, mounted at {@code sqlqueue.dashboard.path} and below it.
+     *
+     * @param app the dashboard application
+     * @param properties read for {@code sqlqueue.dashboard.path}
+     * @return the servlet's registration
+     * @throws IllegalArgumentException if the path is not segments of {@code [A-Za-z0-9._~-]} each after a {@code /}
+     */
     @Bean
     @ConditionalOnMissingBean(name = "sqlQueueDashboardServlet")
     public ServletRegistrationBean<SqlQueueDashboardServlet> sqlQueueDashboardServlet(DashboardApp app, SqlQueueProperties properties) {

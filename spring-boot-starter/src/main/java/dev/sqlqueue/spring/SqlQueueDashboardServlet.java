@@ -27,6 +27,11 @@ public class SqlQueueDashboardServlet extends HttpServlet {
 
     private final transient DashboardApp app;
 
+    /**
+     * A servlet serving one dashboard.
+     *
+     * @param app the dashboard that answers every request
+     */
     public SqlQueueDashboardServlet(DashboardApp app) {
         this.app = app;
     }

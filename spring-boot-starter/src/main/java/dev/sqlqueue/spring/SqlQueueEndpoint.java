@@ -24,11 +24,23 @@ public class SqlQueueEndpoint {
     private final SqlQueue queue;
     private final int deadLetterLimit;
 
+    /**
+     * An endpoint on one queue client.
+     *
+     * @param queue the queue client whose queues are shown
+     * @param deadLetterLimit most dead letters shown per queue, 1..100,000
+     */
     public SqlQueueEndpoint(SqlQueue queue, int deadLetterLimit) {
         this.queue = queue;
         this.deadLetterLimit = deadLetterLimit;
     }
 
+    /**
+     * {@code GET /actuator/sqlqueue}: the backend and every queue's stats.
+     *
+     * @return {@code backend} (the backend's name) and {@code queues} (each queue's stats by name); a queue dropped
+     *     while being read is left out
+     */
     @ReadOperation
     public Map<String, Object> queues() {
         Map<String, Object> all = new LinkedHashMap<>();
@@ -48,6 +60,13 @@ public class SqlQueueEndpoint {
         return out;
     }
 
+    /**
+     * {@code GET /actuator/sqlqueue/{queue}}: one queue's stats and oldest dead letters.
+     *
+     * @param name the queue's name
+     * @return {@code queue}, {@code stats} and {@code deadLetters} (up to the limit, oldest first)
+     * @throws dev.sqlqueue.InvalidInputException if {@code name} is not a valid queue name or the queue does not exist
+     */
     @ReadOperation
     public Map<String, Object> queue(@Selector String name) {
         QueueName q = QueueName.of(name);

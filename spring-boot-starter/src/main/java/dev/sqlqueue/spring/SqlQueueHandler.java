@@ -30,19 +30,33 @@ import java.lang.annotation.Target;
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 public @interface SqlQueueHandler {
-    /** The queue name (created at start if missing); placeholders and SpEL resolved. */
+    /**
+     * The queue name (created at start if missing); placeholders and SpEL resolved.
+     *
+     * @return the queue's name or an expression giving it
+     */
     String queue();
 
-    /** Consumer threads, 1..1024; empty takes {@code sqlqueue.handlers.<queue>.threads}, then {@code sqlqueue.worker.threads}. */
+    /**
+     * Consumer threads, 1..1024; empty takes {@code sqlqueue.handlers.<queue>.threads}, then {@code sqlqueue.worker.threads}.
+     *
+     * @return a number or an expression giving one; empty by default
+     */
     String threads() default "";
 
     /**
      * The most messages one claim takes, 1..1000 (claims are sized by the backlog and the handler's time,
      * see {@link dev.sqlqueue.runtime.WorkerPool}); empty takes {@code sqlqueue.handlers.<queue>.batch-size},
      * then {@code sqlqueue.worker.batch-size}.
+     *
+     * @return a number or an expression giving one; empty by default
      */
     String batchSize() default "";
 
-    /** Deliveries before a failing message is dead-lettered, 1..1000; empty takes {@code sqlqueue.handlers.<queue>.max-attempts}, then {@code sqlqueue.worker.max-attempts}. */
+    /**
+     * Deliveries before a failing message is dead-lettered, 1..1000; empty takes {@code sqlqueue.handlers.<queue>.max-attempts}, then {@code sqlqueue.worker.max-attempts}.
+     *
+     * @return a number or an expression giving one; empty by default
+     */
     String maxAttempts() default "";
 }

@@ -46,7 +46,11 @@ public class SqlQueueHandlerRegistrar implements BeanPostProcessor, BeanFactoryA
         return bean;
     }
 
-    /** The workers found so far. */
+    /**
+     * The workers found so far.
+     *
+     * @return an immutable copy of the workers of the annotated methods found so far, in the order found
+     */
     public List<QueueWorker> workers() {
         return List.copyOf(workers);
     }

@@ -35,11 +35,24 @@ public class SqlQueueHealthIndicator extends AbstractHealthIndicator {
     private final Duration maxAge;
     private final Duration transactionMaxAge;
 
-    /** With {@code sqlqueue.health.oldest-transaction-max-age}'s default, 60 s. */
+    /**
+     * With {@code sqlqueue.health.oldest-transaction-max-age}'s default, 60 s.
+     *
+     * @param queue the queue client whose queues are checked
+     * @param oldestReadyMaxAge a queue whose oldest ready message is older than this is reported stalled (DOWN)
+     */
     public SqlQueueHealthIndicator(SqlQueue queue, Duration oldestReadyMaxAge) {
         this(queue, oldestReadyMaxAge, Duration.ofSeconds(60));
     }
 
+    /**
+     * An indicator with both thresholds.
+     *
+     * @param queue the queue client whose queues are checked
+     * @param oldestReadyMaxAge a queue whose oldest ready message is older than this is reported stalled (DOWN)
+     * @param oldestTransactionMaxAge an open transaction of the database this old or older is named in
+     *     {@code transactionWarning} (the status stays UP)
+     */
     public SqlQueueHealthIndicator(SqlQueue queue, Duration oldestReadyMaxAge, Duration oldestTransactionMaxAge) {
         super("sqlqueue health check failed");
         this.queue = queue;

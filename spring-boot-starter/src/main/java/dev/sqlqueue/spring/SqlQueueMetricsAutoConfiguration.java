@@ -24,6 +24,13 @@ import org.springframework.core.annotation.Order;
 @EnableConfigurationProperties(SqlQueueProperties.class)
 public class SqlQueueMetricsAutoConfiguration {
 
+    /**
+     * The queue's meters; an enqueue in a Spring transaction is counted at its commit.
+     *
+     * @param registry where the meters are registered
+     * @param properties read for {@code sqlqueue.metrics.stats-interval}
+     * @return the metrics
+     */
     @Bean
     @ConditionalOnMissingBean
     public SqlQueueMetrics sqlQueueMetrics(MeterRegistry registry, SqlQueueProperties properties) {
@@ -32,12 +39,24 @@ public class SqlQueueMetricsAutoConfiguration {
                 .withCommitHook(new SpringTransactionCommitHook());
     }
 
+    /**
+     * Meters every backend call (order 0: inside the tracing decorator).
+     *
+     * @param metrics the queue's meters
+     * @return the decorator
+     */
     @Bean
     @Order(0)
     public QueueBackendDecorator sqlQueueMetricsBackendDecorator(SqlQueueMetrics metrics) {
         return metrics::instrument;
     }
 
+    /**
+     * Times every handler (order 0: inside the tracing decorator).
+     *
+     * @param metrics the queue's meters
+     * @return the decorator
+     */
     @Bean
     @Order(0)
     public MessageHandlerDecorator sqlQueueMetricsHandlerDecorator(SqlQueueMetrics metrics) {

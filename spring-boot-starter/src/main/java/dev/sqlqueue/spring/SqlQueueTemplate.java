@@ -25,12 +25,26 @@ public class SqlQueueTemplate {
     private final SqlQueue queue;
     private final DataSource dataSource;
 
+    /**
+     * A template on a queue client whose backend runs on {@code dataSource}.
+     *
+     * @param queue the queue client
+     * @param dataSource the DataSource whose Spring-bound connection an enqueue joins; the one the queue runs on
+     * @throws NullPointerException if either is null
+     */
     public SqlQueueTemplate(SqlQueue queue, DataSource dataSource) {
         this.queue = Objects.requireNonNull(queue, "queue");
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
     }
 
-    /** Enqueue {@code text} (UTF-8) on {@code queueName}; see {@link #enqueue(QueueName, Message)}. */
+    /**
+     * Enqueue {@code text} (UTF-8) on {@code queueName}; see {@link #enqueue(QueueName, Message)}.
+     *
+     * @param queueName the queue's name
+     * @param text the payload, stored as UTF-8
+     * @return the message id
+     * @throws dev.sqlqueue.InvalidInputException if the name or the message breaks a rule (nothing written)
+     */
     public long enqueue(String queueName, String text) {
         return enqueue(QueueName.of(queueName), Message.ofText(text));
     }
@@ -38,6 +52,8 @@ public class SqlQueueTemplate {
     /**
      * Enqueue in the current transaction when one is bound to the DataSource, else on its own.
      *
+     * @param queueName the queue
+     * @param message the message
      * @return the message id
      * @throws dev.sqlqueue.InvalidInputException if the message breaks a rule (nothing written)
      * @throws dev.sqlqueue.UnsupportedCapabilityException inside a transaction when the backend cannot
@@ -62,7 +78,11 @@ public class SqlQueueTemplate {
         }
     }
 
-    /** Whether a Spring transaction holds a connection of this DataSource on this thread. */
+    /**
+     * Whether a Spring transaction holds a connection of this DataSource on this thread.
+     *
+     * @return true when an enqueue on this thread now would join a Spring transaction
+     */
     public boolean joinsTransaction() {
         if (!TransactionSynchronizationManager.isActualTransactionActive()) {
             return false;
@@ -71,7 +91,11 @@ public class SqlQueueTemplate {
                 && h.isSynchronizedWithTransaction();
     }
 
-    /** The queue client behind this template. */
+    /**
+     * The queue client behind this template.
+     *
+     * @return the queue client behind this template
+     */
     public SqlQueue queue() {
         return queue;
     }

@@ -22,20 +22,36 @@ import org.springframework.core.annotation.Order;
 @ConditionalOnProperty(prefix = "sqlqueue.tracing", name = "enabled", matchIfMissing = true)
 public class SqlQueueTracingAutoConfiguration {
 
+    /**
+     * The queue's tracing on the application's OpenTelemetry.
+     *
+     * @param openTelemetry the application's OpenTelemetry
+     * @return the tracing
+     */
     @Bean
     @ConditionalOnMissingBean
     public SqlQueueTracing sqlQueueTracing(OpenTelemetry openTelemetry) {
         return SqlQueueTracing.of(openTelemetry);
     }
 
-    /** Outside the metrics decorator: the send span covers the metered call. */
+    /**
+     * Outside the metrics decorator: the send span covers the metered call.
+     *
+     * @param tracing the queue's tracing
+     * @return the decorator that runs enqueues in send spans and adds the traceparent header
+     */
     @Bean
     @Order(10)
     public QueueBackendDecorator sqlQueueTracingBackendDecorator(SqlQueueTracing tracing) {
         return tracing::instrument;
     }
 
-    /** Outside the handler timer: the process span is current while the timed handler runs. */
+    /**
+     * Outside the handler timer: the process span is current while the timed handler runs.
+     *
+     * @param tracing the queue's tracing
+     * @return the decorator that runs each handler in a process span continuing the message's trace
+     */
     @Bean
     @Order(10)
     public MessageHandlerDecorator sqlQueueTracingHandlerDecorator(SqlQueueTracing tracing) {

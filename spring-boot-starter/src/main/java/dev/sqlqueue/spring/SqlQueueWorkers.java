@@ -32,7 +32,12 @@ public class SqlQueueWorkers implements SmartLifecycle {
     private volatile boolean running;
 
     /**
+     * Workers with the same settings for every queue.
+     *
+     * @param queue the queue client the pools consume from
+     * @param settings {@code sqlqueue.worker.*}
      * @param workers read at {@link #start()}, when every bean (and so every annotated method) exists
+     * @param decorators the handler decorators, applied in order, the first innermost
      */
     public SqlQueueWorkers(SqlQueue queue, SqlQueueProperties.Worker settings, Supplier<List<QueueWorker>> workers,
                            List<MessageHandlerDecorator> decorators) {
@@ -40,8 +45,14 @@ public class SqlQueueWorkers implements SmartLifecycle {
     }
 
     /**
+     * Workers with settings by queue.
+     *
+     * @param queue the queue client the pools consume from
+     * @param settings {@code sqlqueue.worker.*}
      * @param handlerSettings {@code sqlqueue.handlers.*}: settings by queue name over {@code settings}
      * @param workers read at {@link #start()}, when every bean (and so every annotated method) exists
+     * @param decorators the handler decorators, applied in order, the first innermost
+     * @throws dev.sqlqueue.InvalidInputException naming the rule a setting breaks
      */
     public SqlQueueWorkers(SqlQueue queue, SqlQueueProperties.Worker settings, Map<String, SqlQueueProperties.Handler> handlerSettings,
                            Supplier<List<QueueWorker>> workers, List<MessageHandlerDecorator> decorators) {
@@ -58,6 +69,9 @@ public class SqlQueueWorkers implements SmartLifecycle {
     /**
      * The worker options {@code sqlqueue.worker.*} gives.
      *
+     * @param s the {@code sqlqueue.worker.*} settings
+     * @return the options: lease claims, the settings' threads, batch size, lease, poll wait, retry, grace and
+     *     transaction warning age
      * @throws dev.sqlqueue.InvalidInputException naming the rule a value breaks (for example
      *     {@code retry.multiplier})
      */
@@ -68,7 +82,14 @@ public class SqlQueueWorkers implements SmartLifecycle {
                 s.getShutdownGrace(), false, 0, s.getTransactionWarnAge());
     }
 
-    /** {@code defaults} with the settings of {@code sqlqueue.handlers.<queue>.*} that are given. */
+    /**
+     * {@code defaults} with the settings of {@code sqlqueue.handlers.<queue>.*} that are given.
+     *
+     * @param defaults the options of {@code sqlqueue.worker.*}
+     * @param h the queue's settings, or null for none
+     * @return {@code defaults} with each setting {@code h} gives
+     * @throws dev.sqlqueue.InvalidInputException naming the rule a given value breaks
+     */
     public static WorkerOptions options(WorkerOptions defaults, SqlQueueProperties.Handler h) {
         if (h == null) {
             return defaults;
@@ -134,7 +155,11 @@ public class SqlQueueWorkers implements SmartLifecycle {
         return SmartLifecycle.DEFAULT_PHASE;
     }
 
-    /** How many worker pools run. */
+    /**
+     * How many worker pools run.
+     *
+     * @return how many worker pools run: 0 before start and after stop, one per worker while running
+     */
     public synchronized int pools() {
         return pools.size();
     }

@@ -39,17 +39,32 @@ public final class SilentServerProxy implements AutoCloseable {
         accept.start();
     }
 
-    /** A relay on a free loopback port to {@code host:port}, passing bytes until {@link #silent} is set. */
+    /**
+     * A relay on a free loopback port to {@code host:port}, passing bytes until {@link #silent} is set.
+     *
+     * @param host the server's host
+     * @param port the server's port
+     * @return the running relay; closing it closes every relayed connection
+     * @throws IOException when no loopback port can be listened on
+     */
     public static SilentServerProxy to(String host, int port) throws IOException {
         return new SilentServerProxy(host, port);
     }
 
-    /** The relay's loopback port: connect here instead of to the server. */
+    /**
+     * The relay's loopback port: connect here instead of to the server.
+     *
+     * @return the loopback port the relay listens on
+     */
     public int port() {
         return listener.getLocalPort();
     }
 
-    /** While true, nothing passes in either direction; connections stay open. */
+    /**
+     * While true, nothing passes in either direction; connections stay open.
+     *
+     * @param on true to stop passing bytes, false to pass them again
+     */
     public void silent(boolean on) {
         silent = on;
     }

@@ -6,6 +6,11 @@ package dev.sqlqueue.conformance.kit;
  * case's wall time.
  */
 public record CaseResult(String caseId, String title, String mode, String status, String detail, long millis) {
+    /**
+     * Whether the case failed (a skip is not a failure).
+     *
+     * @return true when {@code status} is {@code failed}
+     */
     public boolean failed() {
         return status.equals("failed");
     }

@@ -14,13 +14,20 @@ import dev.sqlqueue.conformance.FaultHooks;
  * to the kit's own (session kill by JDBC URL, restart by shell command), or stays skipped with its reason.
  */
 public interface KitHooks {
-    /** The backend provider name these hooks serve, for example {@code postgresql}. */
+    /**
+     * The backend provider name these hooks serve, for example {@code postgresql}.
+     *
+     * @return the provider name
+     */
     String backend();
 
     /**
      * The hooks for the backend the kit reaches with {@code config} (URL, user, password; the table
      * prefix is the one of the first case and is irrelevant: every hook method receives the case's own
      * config).
+     *
+     * @param config the config the kit reaches the database with
+     * @return the hooks; each one that cannot work says why
      */
     FaultHooks hooks(QueueConfig config);
 }

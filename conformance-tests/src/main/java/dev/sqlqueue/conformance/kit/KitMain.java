@@ -16,6 +16,11 @@ public final class KitMain {
                            [--cases C01,C07] [--report DIR] [--driver-path JARS] [--allow-kill]
                            [--restart-command CMD --start-command CMD] [--option KEY=VALUE]... [--case-timeout SECONDS]""";
 
+    /**
+     * Runs the kit with the options of the usage line and exits with {@link KitRunner#run}'s code.
+     *
+     * @param args the command line, as in the usage line
+     */
     public static void main(String[] args) {
         // the backends' pools and migrations log at INFO; the kit's own lines are what a user reads
         if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {

@@ -112,32 +112,73 @@ public final class KitOptions {
         return new KitOptions(b);
     }
 
+    /**
+     * A builder with the defaults: every mode, every case, report in {@code conformance-report}.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
 
+    /** @return the JDBC URL of the database under test */
     public String url() { return url; }
+    /** @return the database user, or null */
     public String user() { return user; }
+    /** @return the user's password, or null */
     public String password() { return password; }
-    /** Provider name asked for, or null to choose by URL. */
+    /**
+     * Provider name asked for, or null to choose by URL.
+     *
+     * @return the provider name, or null
+     */
     public String backend() { return backend; }
-    /** {@code lease}, {@code transactional} or {@code all}. */
+    /**
+     * {@code lease}, {@code transactional} or {@code all}.
+     *
+     * @return the claim modes asked for, lower case
+     */
     public String modes() { return modes; }
-    /** Case ids to run (e.g. {@code C01}); empty means all. */
+    /**
+     * Case ids to run (e.g. {@code C01}); empty means all.
+     *
+     * @return the ids, upper case, in the order given; unmodifiable
+     */
     public List<String> cases() { return cases; }
+    /** @return where {@code conformance.md}, the JUnit XML and {@code prefixes.log} go */
     public Path reportDir() { return reportDir; }
+    /** @return jar files or directories of jars for a driver not on the class path; unmodifiable, empty when none */
     public List<Path> driverPath() { return driverPath; }
+    /** @return whether the hooks may kill every other session of the same user and database */
     public boolean allowKill() { return allowKill; }
-    /** Shell command that takes the database down, or null. */
+    /**
+     * Shell command that takes the database down, or null.
+     *
+     * @return the command, run with {@code sh -c}
+     */
     public String restartCommand() { return restartCommand; }
-    /** Shell command that brings the database back, or null. */
+    /**
+     * Shell command that brings the database back, or null.
+     *
+     * @return the command, run with {@code sh -c}
+     */
     public String startCommand() { return startCommand; }
+    /** @return where progress and the summary table go */
     public PrintStream console() { return console; }
 
+    /** @return where errors go */
     public PrintStream errors() { return errors; }
-    /** Backend options ({@code QueueConfig.option}) for every case, in the order given. */
+    /**
+     * Backend options ({@code QueueConfig.option}) for every case, in the order given.
+     *
+     * @return the options by key, unmodifiable
+     */
     public java.util.Map<String, String> backendOptions() { return backendOptions; }
-    /** The time limit of one case (set-up and body, not clean-up). */
+    /**
+     * The time limit of one case (set-up and body, not clean-up).
+     *
+     * @return the limit, whole seconds from 1 s to 24 h
+     */
     public Duration caseTimeout() { return caseTimeout; }
 
     /** The claim modes asked for; {@code all} is every mode, narrowed later to the backend's. */
@@ -167,6 +208,13 @@ public final class KitOptions {
         private final java.util.Map<String, String> backendOptions = new java.util.LinkedHashMap<>();
         private Duration caseTimeout = DEFAULT_CASE_TIMEOUT;
 
+        /**
+         * Sets the JDBC URL of the database under test (required).
+         *
+         * @param url the URL, starting with {@code jdbc:}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code url} is null or does not start with {@code jdbc:}
+         */
         public Builder url(String url) {
             if (url == null || !url.startsWith("jdbc:")) {
                 throw new IllegalArgumentException("url: '" + url + "' is not a JDBC URL (it must start with jdbc:)");
@@ -175,16 +223,40 @@ public final class KitOptions {
             return this;
         }
 
+        /**
+         * Sets the database user.
+         *
+         * @param user the user, or null for none
+         * @return this builder
+         */
         public Builder user(String user) { this.user = user; return this; }
 
+        /**
+         * Sets the user's password.
+         *
+         * @param password the password, or null for none
+         * @return this builder
+         */
         public Builder password(String password) { this.password = password; return this; }
 
+        /**
+         * Forces a backend provider instead of choosing one by URL.
+         *
+         * @param backend a provider name such as {@code postgresql}; null or blank chooses by URL
+         * @return this builder
+         */
         public Builder backend(String backend) {
             this.backend = backend == null || backend.isBlank() ? null : backend.trim();
             return this;
         }
 
-        /** {@code lease}, {@code transactional} or {@code all} (case-insensitive); null means all. */
+        /**
+         * {@code lease}, {@code transactional} or {@code all} (case-insensitive); null means all.
+         *
+         * @param modes the claim modes to run
+         * @return this builder
+         * @throws IllegalArgumentException for any other value
+         */
         public Builder modes(String modes) {
             String m = modes == null ? "all" : modes.trim().toLowerCase(Locale.ROOT);
             if (!m.equals("lease") && !m.equals("transactional") && !m.equals("all")) {
@@ -197,6 +269,10 @@ public final class KitOptions {
         /**
          * Case ids separated by commas, for example {@code C01,C07}; null means every case. An empty or blank
          * list, or an empty item ({@code C01,,C02}), is refused: it is a mistake, not a request for every case.
+         *
+         * @param commaSeparated case ids ({@code C} and two digits, any case), separated by commas
+         * @return this builder
+         * @throws IllegalArgumentException for an empty list or item, or an item that is not a case id
          */
         public Builder cases(String commaSeparated) {
             cases.clear();
@@ -221,12 +297,24 @@ public final class KitOptions {
             return this;
         }
 
+        /**
+         * Sets where the report goes.
+         *
+         * @param dir the directory, created when missing
+         * @return this builder
+         * @throws NullPointerException if {@code dir} is null
+         */
         public Builder reportDir(Path dir) {
             this.reportDir = Objects.requireNonNull(dir, "reportDir");
             return this;
         }
 
-        /** Jar files or directories of jars, separated by the platform path separator ({@code :} or {@code ;}). */
+        /**
+         * Jar files or directories of jars, separated by the platform path separator ({@code :} or {@code ;}).
+         *
+         * @param pathList the paths; null or blank for none
+         * @return this builder
+         */
         public Builder driverPath(String pathList) {
             driverPath.clear();
             if (pathList != null && !pathList.isBlank()) {
@@ -236,23 +324,61 @@ public final class KitOptions {
             return this;
         }
 
+        /**
+         * Lets the MariaDB/MySQL and H2 server-mode hooks kill every other session of the same user and database.
+         *
+         * @param allow true to allow it (dangerous on a shared server)
+         * @return this builder
+         */
         public Builder allowKill(boolean allow) { this.allowKill = allow; return this; }
 
+        /**
+         * Sets the shell command that takes the database down (C17); give {@link #startCommand} too.
+         *
+         * @param cmd the command, run with {@code sh -c}; null or blank for none
+         * @return this builder
+         */
         public Builder restartCommand(String cmd) { this.restartCommand = blankToNull(cmd); return this; }
 
+        /**
+         * Sets the shell command that brings the database back (C17); give {@link #restartCommand} too.
+         *
+         * @param cmd the command, run with {@code sh -c}; null or blank for none
+         * @return this builder
+         */
         public Builder startCommand(String cmd) { this.startCommand = blankToNull(cmd); return this; }
 
+        /**
+         * Sets where errors go.
+         *
+         * @param err the stream
+         * @return this builder
+         * @throws NullPointerException if {@code err} is null
+         */
         public Builder errors(PrintStream err) {
             this.errors = Objects.requireNonNull(err, "errors");
             return this;
         }
 
+        /**
+         * Sets where progress and the summary table go.
+         *
+         * @param out the stream
+         * @return this builder
+         * @throws NullPointerException if {@code out} is null
+         */
         public Builder console(PrintStream out) {
             this.console = Objects.requireNonNull(out, "console");
             return this;
         }
 
-        /** One backend option as {@code key=value}, for example {@code teradata.database=queues}. */
+        /**
+         * One backend option as {@code key=value}, for example {@code teradata.database=queues}.
+         *
+         * @param keyEqualsValue the key, {@code =} and the value; the key is trimmed, the value kept as given
+         * @return this builder
+         * @throws IllegalArgumentException if there is no {@code =} after a non-empty key
+         */
         public Builder option(String keyEqualsValue) {
             int eq = keyEqualsValue == null ? -1 : keyEqualsValue.indexOf('=');
             if (eq <= 0) {
@@ -262,7 +388,13 @@ public final class KitOptions {
             return this;
         }
 
-        /** The time limit of one case, 1 s to 24 h, whole seconds. */
+        /**
+         * The time limit of one case, 1 s to 24 h, whole seconds.
+         *
+         * @param limit the limit
+         * @return this builder
+         * @throws IllegalArgumentException if {@code limit} is null, outside 1 s..24 h or not whole seconds
+         */
         public Builder caseTimeout(Duration limit) {
             if (limit == null || limit.compareTo(Duration.ofSeconds(1)) < 0 || limit.compareTo(Duration.ofHours(24)) > 0
                     || limit.toNanos() % 1_000_000_000L != 0) {
@@ -275,6 +407,10 @@ public final class KitOptions {
         /**
          * The time limit as {@code KitMain} takes it: seconds ({@code 90}, {@code 90s}), minutes ({@code 10m}) or
          * hours ({@code 1h}). {@code sqlqueue conformance} takes every duration form of the CLI.
+         *
+         * @param text a number with an optional unit {@code s}, {@code m}, {@code min} or {@code h}
+         * @return this builder
+         * @throws IllegalArgumentException if the text has another form, or the limit is outside 1 s..24 h
          */
         public Builder caseTimeout(String text) {
             java.util.regex.Matcher m = text == null ? null : SECONDS.matcher(text.trim().toLowerCase(Locale.ROOT));
@@ -286,6 +422,12 @@ public final class KitOptions {
                     : m.group(2).equals("h") ? Duration.ofHours(n) : Duration.ofMinutes(n));
         }
 
+        /**
+         * The options.
+         *
+         * @return the options, immutable
+         * @throws IllegalArgumentException if no URL was given, or only one of the restart and start commands
+         */
         public KitOptions build() {
             if (url == null) {
                 throw new IllegalArgumentException("url: required");

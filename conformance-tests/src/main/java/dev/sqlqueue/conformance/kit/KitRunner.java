@@ -82,6 +82,7 @@ public final class KitRunner {
      * {@link KitOptions#console()}; writes {@code conformance.md}, {@code TEST-*.xml} (JUnit XML) and
      * {@code prefixes.log} into {@link KitOptions#reportDir()}.
      *
+     * @param given what to run, and where to report
      * @return {@link #OK}, {@link #FAILURES} or {@link #SETUP_ERROR}; never throws for a database or
      *     option problem (it prints it)
      */

@@ -16,6 +16,7 @@ public final class KitSession {
     /**
      * The target of the running kit.
      *
+     * @return the target the running kit built from its URL
      * @throws IllegalStateException when no kit run is in progress (a suite class was run on its own)
      */
     public static ConformanceTarget current() {

@@ -52,6 +52,9 @@ public final class UrlTarget implements ConformanceTarget {
 
     /**
      * @param name display name (the backend's provider name)
+     * @param url the JDBC URL of the database under test
+     * @param user the database user, may be null
+     * @param password the user's password, may be null
      * @param backend provider name to force, or null to choose by URL
      * @param ledger file each prefix is appended to, or null
      */
@@ -170,7 +173,11 @@ public final class UrlTarget implements ConformanceTarget {
         return faults;
     }
 
-    /** Every prefix handed out so far, in order. */
+    /**
+     * Every prefix handed out so far, in order.
+     *
+     * @return a copy of the prefixes, oldest first
+     */
     public synchronized List<String> prefixes() {
         return new ArrayList<>(used);
     }
@@ -249,7 +256,13 @@ public final class UrlTarget implements ConformanceTarget {
         return out;
     }
 
-    /** Tables and views whose name starts with {@code prefix}, as the driver's metadata lists them. */
+    /**
+     * Tables and views whose name starts with {@code prefix}, as the driver's metadata lists them.
+     *
+     * @param prefix the case's prefix, matched without regard to case
+     * @return the names, as the driver gives them; empty when none is left
+     * @throws SQLException when the database cannot be reached or its metadata read
+     */
     public List<String> objectsOf(String prefix) throws SQLException {
         try (Connection c = DriverManager.getConnection(url, user, password)) {
             return list(c, prefix);

@@ -27,6 +27,9 @@ public final class AdminStatements {
      * queue, so it costs in proportion to its depth; plus data messages still in
      * {@code sys.transmission_queue} on their way to it). oldest_ms covers both places
      * ({@code sys.transmission_queue.enqueue_time} is UTC). Parameters: queue name, twice.
+     *
+     * @param q the queue whose objects the statement names
+     * @return the T-SQL text
      */
     public String stats(QueueName q) {
         return "SELECT (SELECT COALESCE(SUM(p.rows), 0) FROM sys.internal_tables AS it JOIN sys.partitions AS p"
@@ -46,7 +49,12 @@ public final class AdminStatements {
                 + " + (SELECT COUNT_BIG(*) FROM sys.transmission_queue WHERE " + BrokerStatements.inTransit(n, q) + ") AS ready";
     }
 
-    /** Rows: state_desc, conversations; both sides of the queue's dialogs. */
+    /**
+     * Rows: state_desc, conversations; both sides of the queue's dialogs.
+     *
+     * @param q the queue whose objects the statement names
+     * @return the T-SQL text
+     */
     public String conversationsByState(QueueName q) {
         return "SELECT ce.state_desc, COUNT_BIG(*) AS conversations FROM sys.conversation_endpoints AS ce"
                 + " JOIN sys.services AS s ON s.service_id = ce.service_id WHERE s.name IN ("
@@ -56,24 +64,40 @@ public final class AdminStatements {
     /**
      * Rows: wait_type, waiting_tasks_count, wait_time_ms for PAGELATCH_EX and PAGELATCH_SH, server-wide
      * since the last restart or clear (needs VIEW SERVER STATE). The send benchmark prints the change.
+     *
+     * @return the T-SQL text
      */
     public static String pageLatchWaits() {
         return "SELECT wait_type, waiting_tasks_count, wait_time_ms FROM sys.dm_os_wait_stats"
                 + " WHERE wait_type IN (N'PAGELATCH_EX', N'PAGELATCH_SH') ORDER BY wait_type";
     }
 
-    /** One row: is_receive_enabled, is_enqueue_enabled of the target queue. */
+    /**
+     * One row: is_receive_enabled, is_enqueue_enabled of the target queue.
+     *
+     * @param q the queue whose objects the statement names
+     * @return the T-SQL text
+     */
     public String queueStatus(QueueName q) {
         return "SELECT is_receive_enabled, is_enqueue_enabled FROM sys.service_queues WHERE object_id = OBJECT_ID("
                 + literal(n.qualified(n.queue(q))) + ")";
     }
 
-    /** Purge: receives without waiting. Parameter: TOP. The body tells a grouped message's id. */
+    /**
+     * Purge: receives without waiting. Parameter: TOP. The body tells a grouped message's id.
+     *
+     * @param q the queue whose objects the statement names
+     * @return the T-SQL text
+     */
     public String receiveForPurge(QueueName q) {
         return "RECEIVE TOP (?) conversation_handle, message_type_name, message_body FROM " + n.qualified(n.queue(q));
     }
 
-    /** Binds: queue. The queue's keys (drop queue). */
+    /**
+     * Binds: queue. The queue's keys (drop queue).
+     *
+     * @return the T-SQL text
+     */
     public String purgeKeys() {
         return "DELETE FROM " + n.keysTable() + " WHERE queue_name = ?";
     }

@@ -107,6 +107,7 @@ public final class BrokerClaim {
      *
      * @throws LeaseLostException if the message is not pending in this claim (already settled)
      */
+    @SuppressWarnings("try") // the query-timeout scope is held for its close only, which restores the previous bound
     synchronized void settle(long messageId, State outcome, String text) {
         try (Sql.Scope bound = Sql.bound("settle of claim " + token, boundSeconds)) {
             settleBounded(messageId, outcome, text);

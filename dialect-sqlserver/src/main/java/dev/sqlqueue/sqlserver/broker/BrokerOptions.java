@@ -66,6 +66,25 @@ public record BrokerOptions(int dialogPoolSize, int spreadFactor, int dialogLife
     /** At most this many dialogs begun by one fill (dialogPoolSize x spreadFactor): one auto-commit batch. */
     public static final int MAX_DIALOGS_PER_FILL = 20_000;
 
+    /**
+     * Checks the options that depend on each other.
+     *
+     * @param dialogPoolSize pooled dialogs per queue and process
+     * @param spreadFactor 1 = off, 150 = the 150 trick
+     * @param dialogLifetimeSeconds LIFETIME of each dialog, s
+     * @param dialogMaxAgeSeconds recycling age, s
+     * @param dialogMaxMessages recycling message count
+     * @param maxAttempts adapter's poison limit
+     * @param activationProcedure {@code schema.name} or null
+     * @param maxQueueReaders MAX_QUEUE_READERS
+     * @param activationExecuteAs OWNER or SELF
+     * @param sweepIntervalMillis initiator-queue sweep period, ms
+     * @param sendWaitMillis wait for a free dialog, ms
+     * @param disabledRecheckMillis quiet period after error 9617, ms
+     * @param groupIdleMillis idle time before a group's drained dialog is retired, ms
+     * @throws InvalidInputException (rule {@code broker.option}) naming the option when a value is out of its range
+     *     or does not fit another (for example a dialog lifetime under twice the dialogs' maximum age)
+     */
     public BrokerOptions {
         if ((long) dialogPoolSize * spreadFactor > MAX_DIALOGS_PER_FILL) {
             throw bad("broker.spreadFactor", "times broker.dialogPoolSize must be at most " + MAX_DIALOGS_PER_FILL
@@ -101,6 +120,8 @@ public record BrokerOptions(int dialogPoolSize, int spreadFactor, int dialogLife
     /**
      * {@link #PROBE_USER} of {@code config}, or null.
      *
+     * @param config the queue configuration (URL, table prefix and options)
+     * @return the database user name, or null when the option is not set
      * @throws InvalidInputException rule {@code broker.option} for an empty name, one longer than 128
      *     characters (sysname) or one with a control character
      */
@@ -118,6 +139,8 @@ public record BrokerOptions(int dialogPoolSize, int spreadFactor, int dialogLife
     /**
      * Reads and validates the options of {@code config}.
      *
+     * @param config the queue configuration (URL, table prefix and options)
+     * @return the options, defaults for those not given
      * @throws InvalidInputException rule {@code option.unknown} for a key not in {@link #KEYS} (a misspelt key
      *     was ignored, so the backend ran on the default it was meant to change); rule {@code broker.option}
      *     for a value out of its range

@@ -26,14 +26,22 @@ public final class BrokerProvisioner {
     private final BrokerStatements sql;
     private final BrokerOptions options;
 
+    /**
+     * A provisioner for one prefix.
+     *
+     * @param sql the statement texts of this prefix
+     * @param options the backend's options (activation procedure and readers)
+     */
     public BrokerProvisioner(BrokerStatements sql, BrokerOptions options) {
         this.sql = sql;
         this.options = options;
     }
 
     /**
+     * @param c an open connection, in auto-commit mode unless said otherwise
      * @throws SqlQueueException if the broker is disabled in the database (is_broker_enabled = 0), if
      *     the lock is refused, or a statement fails
+     * @throws SQLException if a statement fails in a way not mapped above
      */
     public void migrate(Connection c) throws SQLException {
         inLockedTransaction(c, () -> {
@@ -59,8 +67,11 @@ public final class BrokerProvisioner {
     /**
      * Creates the queue's message types, contract, queues and services, and registers it.
      *
+     * @param c an open connection, in auto-commit mode unless said otherwise
+     * @param q the queue whose broker objects are created or dropped
      * @throws dev.sqlqueue.InvalidInputException (rule {@code queue.name}) if a registered queue's name
      *     equals this one under the database's collation but differs in letter case
+     * @throws SQLException if a statement fails
      */
     public void createQueue(Connection c, QueueName q) throws SQLException {
         inLockedTransaction(c, () -> {
@@ -86,7 +97,13 @@ public final class BrokerProvisioner {
         });
     }
 
-    /** Drops the queue's services, queues, contract and message types, and deletes its rows. */
+    /**
+     * Drops the queue's services, queues, contract and message types, and deletes its rows.
+     *
+     * @param c an open connection, in auto-commit mode unless said otherwise
+     * @param q the queue whose broker objects are created or dropped
+     * @throws SQLException if a statement fails
+     */
     public void dropQueue(Connection c, QueueName q) throws SQLException {
         inLockedTransaction(c, () -> {
             for (String s : sql.provisioning().dropQueueObjects(q)) {
@@ -96,7 +113,12 @@ public final class BrokerProvisioner {
         });
     }
 
-    /** Fails unless the broker is enabled in the connection's database. */
+    /**
+     * Fails unless the broker is enabled in the connection's database.
+     *
+     * @param c an open connection, in auto-commit mode unless said otherwise
+     * @throws SQLException if the check itself fails
+     */
     public void requireBrokerEnabled(Connection c) throws SQLException {
         List<Object[]> rows = Sql.query(c, sql.provisioning().brokerEnabled());
         if (rows.isEmpty()) {

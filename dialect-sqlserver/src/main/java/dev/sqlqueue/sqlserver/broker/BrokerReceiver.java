@@ -60,7 +60,13 @@ public final class BrokerReceiver {
     private record Disabled(long untilNanos, QueueDisabledException error) {
     }
 
-    /** @param history whether acked and dead-lettered messages get a history row */
+    /**
+     * @param ds the pool connections are borrowed from
+     * @param sql the statement texts of this prefix
+     * @param options the backend's options
+     * @param sender the sender that re-sends nacked and released messages
+     * @param history whether acked and dead-lettered messages get a history row
+     */
     public BrokerReceiver(DataSource ds, BrokerStatements sql, BrokerOptions options, BrokerSender sender, boolean history) {
         this.history = history;
         this.ds = ds;
@@ -69,15 +75,23 @@ public final class BrokerReceiver {
         this.sender = sender;
     }
 
-    /** Open claims (transactions waiting for settlements). */
+    /**
+     * Open claims (transactions waiting for settlements).
+     *
+     * @return the number of claims whose transaction is still open, 0 or more
+     */
     public int openClaims() {
         return claims.size();
     }
 
     /**
+     * @param q the queue to claim from
+     * @param request what to claim
+     * @return 0..{@code request.maxMessages()} deliveries; empty when none came within the wait
      * @throws QueueDisabledException if the queue is disabled (error 9617)
      * @throws dev.sqlqueue.TransientBackendException on deadlock, lock time-out or connection loss
      */
+    @SuppressWarnings("try") // the query-timeout scope is held for its close only, which restores the previous bound
     public List<Delivery> consume(QueueName q, ConsumeRequest request) {
         Disabled off = disabled.get(q);
         if (off != null) {
@@ -164,6 +178,7 @@ public final class BrokerReceiver {
      * message without a group (on a pooled dialog, which carries no grouped message) is followed by a
      * second RECEIVE for up to n - 1 more of the same conversation group, which the transaction holds.
      */
+    @SuppressWarnings("try") // the query-timeout scope is held for its close only, which restores the previous bound
     private List<Object[]> receiveClaim(Connection c, QueueName q, int max, long waitMs, long leaseMs) throws SQLException {
         // issue 20: the WAITFOR ends by itself after waitMs, but a RECEIVE can wait on a lock past it; the
         // bound is the wait plus the lease

@@ -50,11 +50,23 @@ public final class BrokerSender {
     /** How many times a send chosen as deadlock victim (error 1205) is tried again. */
     static final int DEADLOCK_RETRIES = 3;
 
+    /**
+     * A sender with the default deduplication window.
+     *
+     * @param ds the pool connections are borrowed from
+     * @param sql the statement texts of this prefix
+     * @param pools the dialog pool of each queue, created on first use
+     */
     public BrokerSender(DataSource ds, BrokerStatements sql, Function<QueueName, DialogPool> pools) {
         this(ds, sql, pools, dev.sqlqueue.QueueConfig.DEFAULT_DEDUPLICATION_WINDOW);
     }
 
-    /** @param window {@link dev.sqlqueue.QueueConfig#deduplicationWindow()} */
+    /**
+     * @param ds the pool connections are borrowed from
+     * @param sql the statement texts of this prefix
+     * @param pools the dialog pool of each queue, created on first use
+     * @param window {@link dev.sqlqueue.QueueConfig#deduplicationWindow()}
+     */
     public BrokerSender(DataSource ds, BrokerStatements sql, Function<QueueName, DialogPool> pools, java.time.Duration window) {
         this.ds = ds;
         this.sql = sql;
@@ -81,13 +93,26 @@ public final class BrokerSender {
         }
     }
 
-    /** Pools by queue, created on first use. */
+    /**
+     * Pools by queue, created on first use.
+     *
+     * @param ds the pool connections are borrowed from
+     * @param sql the statement texts of this prefix
+     * @param o the backend's options (pool size and dialog limits)
+     * @param owner this process's owner id (a UUID string) in the dialogs table
+     * @param store the map the pools are kept in, by queue (a concurrent map, from {@link #newStore()})
+     * @return a function giving each queue's pool, creating it in {@code store} on first use
+     */
     public static Function<QueueName, DialogPool> poolsOf(DataSource ds, BrokerStatements sql, BrokerOptions o, String owner,
                                                           Map<QueueName, DialogPool> store) {
         return q -> store.computeIfAbsent(q, k -> new DialogPool(k, ds, sql, o, owner));
     }
 
-    /** A fresh map for {@link #poolsOf}. */
+    /**
+     * A fresh map for {@link #poolsOf}.
+     *
+     * @return a fresh map for {@link #poolsOf}
+     */
     public static Map<QueueName, DialogPool> newStore() {
         return new ConcurrentHashMap<>();
     }
@@ -95,6 +120,8 @@ public final class BrokerSender {
     /**
      * Sends the messages in one transaction and commits.
      *
+     * @param q the queue to send to
+     * @param messages the messages, in the order they are given ids
      * @return the ids, in order
      * @throws dev.sqlqueue.TransientBackendException on deadlock, lock time-out or connection loss
      * @throws SqlQueueException when the send fails twice on two different dialogs
@@ -106,6 +133,11 @@ public final class BrokerSender {
     /**
      * As {@link #send(QueueName, List)}; a message whose deduplication key is taken is not sent, gets the
      * holder's id, and is marked in {@code duplicates}. A key is taken in the SEND's transaction.
+     *
+     * @param q the queue to send to
+     * @param messages the messages, in the order they are given ids
+     * @param duplicates an array as long as {@code messages}; set true for each message not sent because its key was taken
+     * @return the ids, in order (a duplicate's is the key holder's)
      */
     public List<Long> send(QueueName q, List<Message> messages, boolean[] duplicates) {
         Batch batch = new Batch(messages);
@@ -288,6 +320,9 @@ public final class BrokerSender {
      * no transaction to join: the message is then sent as by {@link #send}, on a connection of the
      * backend's own.
      *
+     * @param c the caller's connection, in its open transaction; left open, not committed
+     * @param q the queue to send to
+     * @param m the message
      * @return the message id
      * @throws dev.sqlqueue.TransientBackendException on deadlock, lock time-out or connection loss
      */
@@ -295,7 +330,15 @@ public final class BrokerSender {
         return sendInTransaction(c, q, m, new boolean[1]);
     }
 
-    /** As {@link #sendInTransaction(Connection, QueueName, Message)}; a taken key sends nothing and sets {@code duplicate[0]}. */
+    /**
+     * As {@link #sendInTransaction(Connection, QueueName, Message)}; a taken key sends nothing and sets {@code duplicate[0]}.
+     *
+     * @param c the caller's connection, in its open transaction; left open, not committed
+     * @param q the queue to send to
+     * @param m the message
+     * @param duplicate a one-element array; set true when the message was not sent because its key was taken
+     * @return the message id: the new one, or the key holder's when the message was a duplicate
+     */
     public long sendInTransaction(Connection c, QueueName q, Message m, boolean[] duplicate) {
         try {
             if (c.getAutoCommit()) {
@@ -327,6 +370,10 @@ public final class BrokerSender {
      * and for dead-letter requeue. A grouped message goes on its group's dialog; the others share one
      * borrowed pooled dialog, so any number can be sent in one transaction. The caller must call
      * {@link Resend#end} once its transaction has ended. Not thread-safe: one per transaction.
+     *
+     * @param c the caller's connection, in its open transaction; left open, not committed
+     * @param q the queue to send to
+     * @return the resender for this transaction
      */
     public Resend resender(Connection c, QueueName q) {
         return new Resend(c, q);
@@ -345,6 +392,13 @@ public final class BrokerSender {
             this.q = q;
         }
 
+        /**
+         * Sends one envelope again in the caller's transaction: a grouped one on its group's dialog, the others on
+         * the borrowed pooled dialog.
+         *
+         * @param env the envelope, with its original id, enqueue time and group
+         * @throws SQLException if the SEND fails; {@link #end} then ends the dialog
+         */
         public void send(Envelope env) throws SQLException {
             if (env.group() != null) {
                 Sql.query(c, sql.sending().resendGrouped(q), q.value(), env.group(), env.messageId(), env.encode());
@@ -373,6 +427,8 @@ public final class BrokerSender {
         /**
          * Call after the transaction ended: gives the pooled dialog back, counting its sends if the
          * transaction committed, and ends a dialog whose SEND failed.
+         *
+         * @param committed whether the caller's transaction committed
          */
         public void end(boolean committed) {
             if (d != null) {

@@ -25,7 +25,13 @@ import dev.sqlqueue.QueueName;
 public final class BrokerStatements {
     /** Message type names the broker itself sends. */
     public static final String END_DIALOG = "http://schemas.microsoft.com/SQL/ServiceBroker/EndDialog";
+    /**
+     * The broker's Error message type: the dialog failed (the body says why).
+     */
     public static final String ERROR = "http://schemas.microsoft.com/SQL/ServiceBroker/Error";
+    /**
+     * The broker's DialogTimer message type: a conversation timer ran out.
+     */
     public static final String DIALOG_TIMER = "http://schemas.microsoft.com/SQL/ServiceBroker/DialogTimer";
 
     /** The 1970 epoch as datetime2(3): times cross JDBC as ms since it (BIGINT), never as a date type. */
@@ -44,6 +50,11 @@ public final class BrokerStatements {
     private final DeadLetterStatements deadLetters;
     private final ProbeStatements probes;
 
+    /**
+     * The statements of one prefix.
+     *
+     * @param names the object names of the prefix
+     */
     public BrokerStatements(BrokerNames names) {
         this.n = names;
         this.provisioning = new ProvisioningStatements(names);
@@ -56,38 +67,47 @@ public final class BrokerStatements {
         this.probes = new ProbeStatements(names);
     }
 
+    /** @return the object names of the prefix */
     public BrokerNames names() {
         return n;
     }
 
+    /** @return the statements that create and drop a queue's broker objects */
     public ProvisioningStatements provisioning() {
         return provisioning;
     }
 
+    /** @return the statements that create and drop the prefix's tables */
     public SchemaStatements schema() {
         return schema;
     }
 
+    /** @return the statements of sends */
     public SendStatements sending() {
         return sending;
     }
 
+    /** @return the statements of claims and their settlements */
     public ClaimStatements claims() {
         return claims;
     }
 
+    /** @return the statements of the dialog pool */
     public DialogStatements dialogs() {
         return dialogs;
     }
 
+    /** @return the statements of statistics and purges */
     public AdminStatements admin() {
         return admin;
     }
 
+    /** @return the statements of the dead-letter store */
     public DeadLetterStatements deadLetters() {
         return deadLetters;
     }
 
+    /** @return the statements of the probes */
     public ProbeStatements probes() {
         return probes;
     }

@@ -46,6 +46,14 @@ public final class BrokerSweeper {
     private final Function<QueueName, DialogPool> pools;
     private final BrokerOptions options;
 
+    /**
+     * A sweeper for one prefix.
+     *
+     * @param ds the pool connections are borrowed from
+     * @param sql the statement texts of this prefix
+     * @param options the backend's options
+     * @param pools the dialog pool of each queue, told of dialogs that failed
+     */
     public BrokerSweeper(DataSource ds, BrokerStatements sql, BrokerOptions options, Function<QueueName, DialogPool> pools) {
         this.ds = ds;
         this.sql = sql;
@@ -65,6 +73,7 @@ public final class BrokerSweeper {
      * and in a caller's transaction it would also hold its locks until the caller commits (re-review N2).
      *
      * @return how many keys were deleted
+     * @throws SQLException if a delete fails
      */
     public long deleteExpiredKeys() throws SQLException {
         long total = 0;
@@ -95,7 +104,13 @@ public final class BrokerSweeper {
         return total;
     }
 
-    /** Drains the initiator queue of {@code q}; returns how many messages it handled. */
+    /**
+     * Drains the initiator queue of {@code q}; returns how many messages it handled.
+     *
+     * @param q the queue whose initiator queue is drained
+     * @return how many messages it handled, 0 or more
+     * @throws SQLException if a RECEIVE or END CONVERSATION fails
+     */
     public int sweep(QueueName q) throws SQLException {
         int total = 0;
         try (Connection c = ds.getConnection()) {

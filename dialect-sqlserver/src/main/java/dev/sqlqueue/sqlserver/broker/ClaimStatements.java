@@ -22,6 +22,9 @@ public final class ClaimStatements {
      * Waits up to the time-out for messages of one conversation group and removes them inside the
      * caller's open transaction. Parameters: how many (TOP), time-out in ms. Columns are returned as
      * stored; nothing is cast.
+     *
+     * @param q the queue whose objects the statement names
+     * @return the T-SQL text
      */
     public String receive(QueueName q) {
         return "WAITFOR (RECEIVE TOP (?) conversation_group_id, conversation_handle, message_sequence_number,"
@@ -33,6 +36,9 @@ public final class ClaimStatements {
      * from it), without waiting. Parameters: how many (TOP), conversation group id. Columns as
      * {@link #receive}. Used to fill a batch claim from a pooled dialog; never for a message group's
      * dialog, whose messages are claimed one at a time.
+     *
+     * @param q the queue whose objects the statement names
+     * @return the T-SQL text
      */
     public String receiveMore(QueueName q) {
         return "RECEIVE TOP (?) conversation_group_id, conversation_handle, message_sequence_number,"
@@ -43,12 +49,21 @@ public final class ClaimStatements {
      * Receives the messages left on a conversation that ended with an Error, inside the caller's open
      * transaction, so they can be dead-lettered before END CONVERSATION removes them. Parameter: the
      * conversation handle. Columns: message_type_name, message_body.
+     *
+     * @param q the queue whose objects the statement names
+     * @return the T-SQL text
      */
     public String receiveRest(QueueName q) {
         return "RECEIVE message_type_name, message_body FROM " + n.qualified(n.queue(q)) + " WHERE conversation_handle = ?";
     }
 
-    /** Parameters: queue name, then {@code count} message ids. Result: message_id, attempts. */
+    /**
+     * Parameters: queue name, then {@code count} message ids. Result: message_id, attempts.
+     *
+     * @param count how many message ids the statement takes as parameters, 1 or more
+     * @return the T-SQL text
+     * @throws IllegalArgumentException if {@code count} is below 1
+     */
     public String attemptsOf(int count) {
         if (count < 1) {
             throw new IllegalArgumentException("count must be at least 1");
@@ -71,6 +86,7 @@ public final class ClaimStatements {
      * caller commits.
      *
      * @param nacks how many nacked messages (0 for a claim that only released)
+     * @return the T-SQL text
      */
     public String releaseClaim(int nacks) {
         if (nacks < 0 || nacks > 1000) {
@@ -94,12 +110,18 @@ public final class ClaimStatements {
      * Fails (error 51000) unless the connection's transaction is still open and committable: a claim
      * whose transaction the server ended (deadlock victim, killed session) must not commit what its
      * settlements would run in a fresh implicit transaction.
+     *
+     * @return the T-SQL text
      */
     public String requireOpenTransaction() {
         return "IF XACT_STATE() <> 1 THROW 51000, N'sqlqueue: the claim''s transaction is no longer open', 1;";
     }
 
-    /** Raises a message's attempt count. Parameters: queue name, message id, last error. */
+    /**
+     * Raises a message's attempt count. Parameters: queue name, message id, last error.
+     *
+     * @return the T-SQL text
+     */
     public String raiseAttempts() {
         return "DECLARE @q nvarchar(48) = ?, @id bigint = ?, @err nvarchar(4000) = ?;"
                 + " UPDATE " + n.attemptsTable() + " SET attempts = attempts + 1, last_error = @err,"
@@ -108,7 +130,11 @@ public final class ClaimStatements {
                 + " (queue_name, message_id, attempts, last_error) VALUES (@q, @id, 1, @err);";
     }
 
-    /** Parameters: queue name, message id. */
+    /**
+     * Parameters: queue name, message id.
+     *
+     * @return the T-SQL text
+     */
     public String clearAttempts() {
         return "DELETE FROM " + n.attemptsTable() + " WHERE queue_name = ? AND message_id = ?";
     }
@@ -116,12 +142,18 @@ public final class ClaimStatements {
     /**
      * A message left the queue for good (acked, dead-lettered, purged, or consumed and sent again,
      * which records it again); a no-op for a message without a group. Parameters: queue name, message id.
+     *
+     * @return the T-SQL text
      */
     public String groupSettled() {
         return "DELETE FROM " + n.groupPendingTable() + " WHERE queue_name = ? AND message_id = ?";
     }
 
-    /** One row: now_ms, the database clock in ms since 1970. */
+    /**
+     * One row: now_ms, the database clock in ms since 1970.
+     *
+     * @return the T-SQL text
+     */
     public String clockMillis() {
         return "SELECT DATEDIFF_BIG(millisecond, " + BrokerStatements.EPOCH + ", SYSUTCDATETIME()) AS now_ms";
     }

@@ -21,6 +21,8 @@ public final class DeadLetterStatements {
     /**
      * Parameters: queue name, message id, payload, headers text, attempts, reason, enqueue time in ms
      * since 1970 (database clock, from the envelope) or null when unknown, message group or null.
+     *
+     * @return the T-SQL text
      */
     public String insertDeadLetter() {
         return "DECLARE @q nvarchar(48) = ?, @id bigint = ?, @p varbinary(max) = ?, @hd nvarchar(max) = ?,"
@@ -29,7 +31,11 @@ public final class DeadLetterStatements {
                 + BrokerStatements.fromMillis("@ms") + ", @g);";
     }
 
-    /** Parameters: limit, queue name. Oldest first. */
+    /**
+     * Parameters: limit, queue name. Oldest first.
+     *
+     * @return the T-SQL text
+     */
     public String listDeadLetters() {
         return "SELECT TOP (?) dead_id, message_id, payload, headers, attempts, reason,"
                 + " DATEDIFF_BIG(millisecond, " + BrokerStatements.EPOCH + ", enqueued_at) AS enqueued_ms,"
@@ -41,12 +47,20 @@ public final class DeadLetterStatements {
      * Listings (issue 31): the first bytes of each payload and its length, never the payload. Parameters: limit,
      * queue name. Columns: dead_id, message_id, payload_preview, headers, attempts, reason, enqueued_ms, dead_ms,
      * group_key, payload_bytes. Oldest first.
+     *
+     * @return the T-SQL text
      */
     public String listDeadLetterSummaries() {
         return "SELECT TOP (?) " + summaryColumns() + " FROM " + n.deadTable() + " WHERE queue_name = ? ORDER BY dead_id";
     }
 
-    /** As {@link #listDeadLetterSummaries} for the queue's dead letters with {@code count} (1..500) message ids. */
+    /**
+     * As {@link #listDeadLetterSummaries} for the queue's dead letters with {@code count} (1..500) message ids.
+     *
+     * @param count how many message ids the statement takes as parameters, 1..500
+     * @return the T-SQL text
+     * @throws IllegalArgumentException if {@code count} is outside 1..500
+     */
     public String deadLetterSummariesByIds(int count) {
         if (count < 1 || count > 500) {
             throw new IllegalArgumentException("count must be 1..500");
@@ -73,6 +87,10 @@ public final class DeadLetterStatements {
      * Requeue of given ids (N12): the queue's dead letters with these message ids, U-locked until the requeue
      * commits so a second requeue waits and then finds them gone. Parameters: queue name, then {@code count}
      * message ids (1..500). Columns as {@link #listDeadLetters}.
+     *
+     * @param count how many message ids the statement takes as parameters, 1..500
+     * @return the T-SQL text
+     * @throws IllegalArgumentException if {@code count} is outside 1..500
      */
     public String deadLettersByIds(int count) {
         if (count < 1 || count > 500) {
@@ -82,7 +100,11 @@ public final class DeadLetterStatements {
                 + " AND message_id IN (" + String.join(", ", Collections.nCopies(count, "?")) + ") ORDER BY dead_id";
     }
 
-    /** One row: last_id, the queue's highest dead_id now (NULL when it has none): a requeue of all stops there. Parameter: queue name. */
+    /**
+     * One row: last_id, the queue's highest dead_id now (NULL when it has none): a requeue of all stops there. Parameter: queue name.
+     *
+     * @return the T-SQL text
+     */
     public String lastDeadId() {
         return "SELECT MAX(dead_id) AS last_id FROM " + n.deadTable() + " WHERE queue_name = ?";
     }
@@ -91,18 +113,28 @@ public final class DeadLetterStatements {
      * Requeue of all (N12): the next page of the queue's dead letters, oldest first, U-locked as
      * {@link #deadLettersByIds}. Parameters: page size, queue name, the last dead_id of the previous page (0
      * for the first), the last dead_id to take. Columns as {@link #listDeadLetters}.
+     *
+     * @return the T-SQL text
      */
     public String deadLetterPage() {
         return "SELECT TOP (?) " + deadLetterColumns() + " FROM " + n.deadTable() + " WITH (UPDLOCK, ROWLOCK) WHERE queue_name = ?"
                 + " AND dead_id > ? AND dead_id <= ? ORDER BY dead_id";
     }
 
-    /** Parameter: dead_id. */
+    /**
+     * Parameter: dead_id.
+     *
+     * @return the T-SQL text
+     */
     public String deleteDeadLetter() {
         return "DELETE FROM " + n.deadTable() + " WHERE dead_id = ?";
     }
 
-    /** Parameter: queue name. */
+    /**
+     * Parameter: queue name.
+     *
+     * @return the T-SQL text
+     */
     public String purgeDeadLetters() {
         return "DELETE FROM " + n.deadTable() + " WHERE queue_name = ?";
     }
@@ -111,6 +143,8 @@ public final class DeadLetterStatements {
      * Records a processed message in the claim's transaction; finished_at is the database clock at
      * insert. Parameters: queue name, message id, enqueue time (ms since 1970), receive time (ms since
      * 1970, from the RECEIVE), attempts, outcome ({@code acked} or {@code dead-lettered}), detail or null.
+     *
+     * @return the T-SQL text
      */
     public String insertHistory() {
         return "DECLARE @q nvarchar(48) = ?, @id bigint = ?, @e bigint = ?, @s bigint = ?, @a int = ?, @o nvarchar(16) = ?,"
@@ -122,6 +156,8 @@ public final class DeadLetterStatements {
     /**
      * Parameters: limit, queue name. Newest first. Columns: message_id, enqueued_ms, started_ms,
      * finished_ms, duration_ms, attempts, outcome, detail.
+     *
+     * @return the T-SQL text
      */
     public String listHistory() {
         return "SELECT TOP (?) message_id, DATEDIFF_BIG(millisecond, " + BrokerStatements.EPOCH + ", enqueued_at) AS enqueued_ms,"
@@ -134,6 +170,8 @@ public final class DeadLetterStatements {
      * The age prune's cutoff, read once per prune (re-review N3): the database clock minus the age, in ms
      * since 1970. Parameters: minus the age's whole seconds, minus its millisecond part (DATEADD takes an int
      * each). One row: cutoff_ms.
+     *
+     * @return the T-SQL text
      */
     public String historyAgeCutoff() {
         return "SELECT DATEDIFF_BIG(millisecond, " + BrokerStatements.EPOCH + ", DATEADD(second, ?, DATEADD(millisecond, ?, SYSUTCDATETIME())))"
@@ -144,6 +182,8 @@ public final class DeadLetterStatements {
      * One batch of the age prune: at most {@code n} rows of the queue that finished at or before the cutoff,
      * through {@code ix_finished}, with row locks (500 stays far below the 5,000 locks at which SQL Server
      * tries to escalate: "Lock escalation"). Parameters: batch size, queue name, cutoff in ms since 1970.
+     *
+     * @return the T-SQL text
      */
     public String pruneHistoryBefore() {
         return "DECLARE @n int = ?, @q nvarchar(48) = ?, @c bigint = ?; DELETE TOP (@n) FROM " + n.historyTable()
@@ -154,6 +194,8 @@ public final class DeadLetterStatements {
      * The rows prune's cutoff, read once per prune: the smallest history_id of the queue's {@code maxRows}
      * newest rows (NULL when the queue has none). Parameters: rows kept (at least 1), queue name. One row:
      * keep_from.
+     *
+     * @return the T-SQL text
      */
     public String historyRowsCutoff() {
         return "SELECT MIN(k.history_id) AS keep_from FROM (SELECT TOP (?) history_id FROM " + n.historyTable()
@@ -163,6 +205,8 @@ public final class DeadLetterStatements {
     /**
      * One batch of the rows prune: at most {@code n} rows of the queue older than the cutoff, through
      * {@code ix_queue}. Parameters: batch size, queue name, the first history_id kept.
+     *
+     * @return the T-SQL text
      */
     public String pruneHistoryRowsBelow() {
         return "DECLARE @n int = ?, @q nvarchar(48) = ?, @keep bigint = ?; DELETE TOP (@n) FROM " + n.historyTable()

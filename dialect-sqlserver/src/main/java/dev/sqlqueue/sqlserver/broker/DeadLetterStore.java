@@ -20,12 +20,27 @@ public final class DeadLetterStore {
     private final BrokerStatements sql;
     private final BrokerSender sender;
 
+    /**
+     * A store for one prefix.
+     *
+     * @param ds the pool connections are borrowed from
+     * @param sql the statement texts of this prefix
+     * @param sender the sender that sends requeued messages again
+     */
     public DeadLetterStore(DataSource ds, BrokerStatements sql, BrokerSender sender) {
         this.ds = ds;
         this.sql = sql;
         this.sender = sender;
     }
 
+    /**
+     * The queue's dead letters, oldest first, payloads whole.
+     *
+     * @param q the queue whose dead letters are read or changed
+     * @param limit the most dead letters returned, 1 or more
+     * @return up to {@code limit} dead letters
+     * @throws SQLException if the read fails
+     */
     public List<DeadLetter> list(QueueName q, int limit) throws SQLException {
         try (Connection c = ds.getConnection()) {
             return list(c, q, limit);
@@ -49,14 +64,28 @@ public final class DeadLetterStore {
         return out;
     }
 
-    /** Dead letters with payload previews, oldest first ({@link DeadLetterStatements#listDeadLetterSummaries}). */
+    /**
+     * Dead letters with payload previews, oldest first ({@link DeadLetterStatements#listDeadLetterSummaries}).
+     *
+     * @param q the queue whose dead letters are read or changed
+     * @param limit the most rows returned, 1 or more
+     * @return up to {@code limit} summaries, oldest first
+     * @throws SQLException if the read fails
+     */
     public List<dev.sqlqueue.DeadLetterSummary> summaries(QueueName q, int limit) throws SQLException {
         try (Connection c = ds.getConnection()) {
             return toSummaries(q, Sql.query(c, sql.deadLetters().listDeadLetterSummaries(), limit, q.value()));
         }
     }
 
-    /** The queue's dead letters among {@code ids}, with payload previews, oldest first, {@value #PAGE} ids per statement. */
+    /**
+     * The queue's dead letters among {@code ids}, with payload previews, oldest first, {@value #PAGE} ids per statement.
+     *
+     * @param q the queue whose dead letters are read or changed
+     * @param ids message ids of the queue's dead letters; ids that are none are skipped
+     * @return the queue's dead letters among {@code ids}, with payload previews, oldest first, {@value #PAGE} ids per statement
+     * @throws SQLException if a read fails
+     */
     public List<dev.sqlqueue.DeadLetterSummary> summaries(QueueName q, List<Long> ids) throws SQLException {
         List<Object[]> rows = new ArrayList<>();
         try (Connection c = ds.getConnection()) {
@@ -100,6 +129,11 @@ public final class DeadLetterStore {
      * fails again meanwhile is not requeued twice). At most {@value #PAGE} messages per transaction, each
      * sent again (same id, enqueue time and group) and deleted in it (re-review N12: the whole table with its
      * payloads was read into memory and requeued in one transaction).
+     *
+     * @param q the queue whose dead letters are read or changed
+     * @param ids message ids of the queue's dead letters; ids that are none are skipped
+     * @return how many dead letters were requeued
+     * @throws SQLException if a read, send or delete fails; the transaction of the current page is rolled back
      */
     public long requeue(QueueName q, List<Long> ids) throws SQLException {
         long n = 0;
@@ -168,6 +202,13 @@ public final class DeadLetterStore {
         }
     }
 
+    /**
+     * Deletes every dead letter of the queue.
+     *
+     * @param q the queue whose dead letters are read or changed
+     * @return how many were deleted
+     * @throws SQLException if the delete fails
+     */
     public long purge(QueueName q) throws SQLException {
         try (Connection c = ds.getConnection()) {
             return Sql.update(c, sql.deadLetters().purgeDeadLetters(), q.value());

@@ -50,10 +50,12 @@ public final class DialogPool {
             this.bornNanos = System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(ageMillis);
         }
 
+        /** @return the dialog's conversation handle */
         public UUID handle() {
             return handle;
         }
 
+        /** @return SENDs counted on the dialog so far */
         public long sends() {
             return sends;
         }
@@ -76,6 +78,10 @@ public final class DialogPool {
     private boolean everOwned;
 
     /**
+     * @param queue the queue whose dialogs the pool lends
+     * @param ds the pool connections are borrowed from
+     * @param sql the statement texts of this prefix
+     * @param options the backend's options
      * @param owner this process's owner id (a UUID string) in the dialogs table
      */
     public DialogPool(QueueName queue, DataSource ds, BrokerStatements sql, BrokerOptions options, String owner) {
@@ -86,7 +92,11 @@ public final class DialogPool {
         this.owner = owner;
     }
 
-    /** Dialogs this pool owns (idle plus lent). */
+    /**
+     * Dialogs this pool owns (idle plus lent).
+     *
+     * @return dialogs this pool owns (idle plus lent)
+     */
     public synchronized int open() {
         return open;
     }
@@ -95,6 +105,7 @@ public final class DialogPool {
      * Borrows a dialog, filling the pool when it is short, or waiting up to
      * {@link BrokerOptions#sendWaitMillis()} when every dialog is lent.
      *
+     * @return a dialog lent to the caller until {@link #giveBack}, {@link #retired} or {@link #discard}
      * @throws TransientBackendException if none became free in time
      * @throws SQLException if filling fails
      */
@@ -151,6 +162,7 @@ public final class DialogPool {
         return null;
     }
 
+    @SuppressWarnings("try") // the query-timeout scope is held for its close only, which restores the previous bound
     private void fill(int missing) throws SQLException {
         try (Sql.Scope unbounded = Sql.unbounded(); Connection c = ds.getConnection()) {
             boolean auto = c.getAutoCommit();
@@ -184,7 +196,11 @@ public final class DialogPool {
         }
     }
 
-    /** Whether this pool ever owned a dialog (created or adopted one): only then has it rows to give back. */
+    /**
+     * Whether this pool ever owned a dialog (created or adopted one): only then has it rows to give back.
+     *
+     * @return whether this pool ever owned a dialog (created or adopted one)
+     */
     public synchronized boolean everOwned() {
         return everOwned;
     }
@@ -203,12 +219,23 @@ public final class DialogPool {
         known.remove(d.handle);
     }
 
-    /** True when the dialog should be recycled after {@code more} further sends. */
+    /**
+     * True when the dialog should be recycled after {@code more} further sends.
+     *
+     * @param d a dialog this pool lent
+     * @param more further SENDs planned on it in the current transaction
+     * @return true when the dialog should be recycled after {@code more} further sends
+     */
     public boolean dueAfter(Dialog d, int more) {
         return d.sends + more >= options.dialogMaxMessages() || d.ageSeconds() >= options.dialogMaxAgeSeconds();
     }
 
-    /** Gives a healthy dialog back after its transaction ended, counting {@code sent} sends. */
+    /**
+     * Gives a healthy dialog back after its transaction ended, counting {@code sent} sends.
+     *
+     * @param d a dialog this pool lent
+     * @param sent SENDs made on it in the transaction that ended, added to its count
+     */
     public void giveBack(Dialog d, int sent) {
         d.sends += sent;
         if (invalid.remove(d.handle)) {
@@ -218,7 +245,11 @@ public final class DialogPool {
         free.offerLast(d);
     }
 
-    /** The dialog was recycled (end-of-stream sent and committed); it leaves the pool. */
+    /**
+     * The dialog was recycled (end-of-stream sent and committed); it leaves the pool.
+     *
+     * @param d a dialog this pool lent
+     */
     public void retired(Dialog d) {
         dropped(d);
     }
@@ -226,6 +257,8 @@ public final class DialogPool {
     /**
      * The dialog failed: end our side and delete its row (best effort, on a fresh connection), and never
      * lend it again.
+     *
+     * @param d a dialog this pool lent
      */
     public void discard(Dialog d) {
         dropped(d);
@@ -246,6 +279,8 @@ public final class DialogPool {
      * The sweeper saw an Error or EndDialog for this handle: never lend it again. Handles this pool does
      * not hold (group dialogs, dialogs of an enqueue in the caller's transaction, other processes') are
      * ignored.
+     *
+     * @param handle the conversation handle
      */
     public void invalidate(UUID handle) {
         if (!known.contains(handle)) {
@@ -264,7 +299,14 @@ public final class DialogPool {
         }
     }
 
-    /** Gives this process's dialogs back to the table for other processes (on close). */
+    /**
+     * Gives this process's dialogs back to the table for other processes (on close).
+     *
+     * @param c an open connection; the update runs on it
+     * @param sql the statement texts of this prefix
+     * @param owner this process's owner id (a UUID string) in the dialogs table
+     * @throws SQLException if the update fails
+     */
     public static void releaseOwned(Connection c, BrokerStatements sql, String owner) throws SQLException {
         Sql.update(c, sql.dialogs().releaseOwnedDialogs(), owner);
     }

@@ -32,7 +32,9 @@ public final class DialogStatements {
      * of a fill still being built: re-review N5). Parameters: want, spread, queue name, owner id. Result: the
      * kept handles.
      *
+     * @param q the queue whose objects the statement names
      * @param lifetimeSeconds explicit dialog LIFETIME, validated 1..2147483647
+     * @return the T-SQL text
      */
     public String fillDialogs(QueueName q, int lifetimeSeconds) {
         return "SET NOCOUNT ON; DECLARE @want int = ?, @spread int = ?, @queue nvarchar(48) = ?,"
@@ -53,6 +55,8 @@ public final class DialogStatements {
     /**
      * Adopts pooled dialogs released by a process that closed cleanly. Parameters: how many, owner id,
      * queue name. Result: conversation_handle, age_ms (database clock).
+     *
+     * @return the T-SQL text
      */
     public String adoptDialogs() {
         return "UPDATE TOP (?) " + n.dialogsTable() + " WITH (ROWLOCK, READPAST) SET owner_id = ?"
@@ -60,7 +64,11 @@ public final class DialogStatements {
                 + " WHERE queue_name = ? AND owner_id IS NULL AND is_spacer = 0";
     }
 
-    /** Parameter: owner id. Gives this process's pooled dialogs back to the table on close. */
+    /**
+     * Parameter: owner id. Gives this process's pooled dialogs back to the table on close.
+     *
+     * @return the T-SQL text
+     */
     public String releaseOwnedDialogs() {
         return "UPDATE " + n.dialogsTable() + " SET owner_id = NULL WHERE owner_id = ?";
     }
@@ -71,6 +79,9 @@ public final class DialogStatements {
      * transaction. Its fill's spacers are ended later by the sweeper ({@link #endFillSpacers}), not here:
      * ending a fill's thousands of spacers in a sender's transaction held its locks for the whole
      * cleanup (M5). Parameter: the conversation handle.
+     *
+     * @param q the queue whose objects the statement names
+     * @return the T-SQL text
      */
     public String retireDialog(QueueName q) {
         return "DECLARE @h uniqueidentifier = ?;"
@@ -83,6 +94,8 @@ public final class DialogStatements {
      * can go. A plain read without locking hints, through the fills' key and {@code ix_fill}, so it keeps no
      * lock on any dialog (re-review N5: the scan before held U locks on every live fill's spacers).
      * Parameters: how many at most, queue name. Rows: fill_id.
+     *
+     * @return the T-SQL text
      */
     public String deadFills() {
         return "SELECT TOP (?) f.fill_id FROM " + n.fillsTable() + " AS f WHERE f.queue_name = ? AND NOT EXISTS (SELECT 1 FROM "
@@ -96,6 +109,8 @@ public final class DialogStatements {
      * rows another session holds are skipped ({@code READPAST}). An END CONVERSATION on a never-used dialog is
      * local (probe V4 asks a server to confirm it sends nothing). Parameters: how many at most, queue name,
      * fill id. One row: ended.
+     *
+     * @return the T-SQL text
      */
     public String endFillSpacers() {
         return "DECLARE @max int = ?, @queue nvarchar(48) = ?, @fill bigint = ?, @s uniqueidentifier, @n int = 0;"
@@ -116,24 +131,39 @@ public final class DialogStatements {
      * pool, so a failing END leaves the row for the sweeper's spacer/fill bookkeeping instead of a
      * dialog nobody knows (m10).
      * Parameter: the conversation handle.
+     *
+     * @return the T-SQL text
      */
     public String discardDialog() {
         return "DECLARE @h uniqueidentifier = ?; END CONVERSATION @h; DELETE FROM " + n.dialogsTable()
                 + " WHERE conversation_handle = @h;";
     }
 
-    /** Receives from the initiator queue without waiting (EndDialog, Error, DialogTimer). Parameter: TOP. */
+    /**
+     * Receives from the initiator queue without waiting (EndDialog, Error, DialogTimer). Parameter: TOP.
+     *
+     * @param q the queue whose objects the statement names
+     * @return the T-SQL text
+     */
     public String receiveInitiator(QueueName q) {
         return "RECEIVE TOP (?) conversation_handle, message_type_name, message_body FROM "
                 + n.qualified(n.initiatorQueue(q));
     }
 
-    /** Ends our side of a conversation (never WITH CLEANUP). Parameter: conversation handle. */
+    /**
+     * Ends our side of a conversation (never WITH CLEANUP). Parameter: conversation handle.
+     *
+     * @return the T-SQL text
+     */
     public String endConversation() {
         return "DECLARE @h uniqueidentifier = ?; END CONVERSATION @h;";
     }
 
-    /** Removes an ended dialog from the pool or from its message group. Parameter: conversation handle. */
+    /**
+     * Removes an ended dialog from the pool or from its message group. Parameter: conversation handle.
+     *
+     * @return the T-SQL text
+     */
     public String forgetDialog() {
         return "DECLARE @h uniqueidentifier = ?; DELETE FROM " + n.dialogsTable() + " WHERE conversation_handle = @h;"
                 + " DELETE FROM " + n.groupsTable() + " WHERE conversation_handle = @h;";
@@ -148,6 +178,9 @@ public final class DialogStatements {
      * changed. Because nothing of the old dialog is queued or in
      * a consumer's hands, the group's next dialog cannot overtake it. Parameters: queue name, idle time
      * in ms (0..2147483647), maximum age in s, how many at most. One row: retired.
+     *
+     * @param q the queue whose objects the statement names
+     * @return the T-SQL text
      */
     public String retireIdleGroups(QueueName q) {
         return "DECLARE @queue nvarchar(48) = ?, @idle int = ?, @age int = ?, @max int = ?, @g nvarchar(128),"
@@ -172,6 +205,9 @@ public final class DialogStatements {
      * (for example while the target queue is disabled). When the conversation errors, END CONVERSATION
      * drops them ("END CONVERSATION (Transact-SQL)", Remarks), so the sweeper reads them first and
      * dead-letters them (L2). Parameter: the conversation handle. Column: message_body.
+     *
+     * @param q the queue whose objects the statement names
+     * @return the T-SQL text
      */
     public String inTransitOf(QueueName q) {
         return "SELECT message_body FROM sys.transmission_queue WHERE conversation_handle = ? AND message_type_name = "
@@ -182,6 +218,8 @@ public final class DialogStatements {
      * Binds: batch size. Expired keys of any queue, through the expiry index, skipping locked ones. READPAST
      * needs READ COMMITTED or REPEATABLE READ (error 650 otherwise: "Table hints (Transact-SQL)"), so it runs
      * only on the sweeper's own connection at READ COMMITTED, each batch its own transaction (N2).
+     *
+     * @return the T-SQL text
      */
     public String deleteExpiredKeys() {
         return "DELETE TOP (?) FROM " + n.keysTable() + " WITH (ROWLOCK, READPAST) WHERE expires_at <= SYSUTCDATETIME()";

@@ -31,19 +31,37 @@ public record Envelope(long messageId, long enqueuedMillis, String rawHeaders, S
     /** Bytes before the header text. */
     public static final int FIXED = 21;
 
-    /** A message without a group (version 1). */
+    /**
+     * A message without a group (version 1).
+     *
+     * @param messageId the message's id
+     * @param enqueuedMillis the enqueue time, in milliseconds since the epoch
+     * @param rawHeaders the headers as sent, which may be malformed
+     * @param payload the payload bytes
+     */
     public Envelope(long messageId, long enqueuedMillis, String rawHeaders, byte[] payload) {
         this(messageId, enqueuedMillis, rawHeaders, null, payload);
     }
 
     /** Thrown by {@link #decode} for a body that is not an envelope; the message names the defect. */
     public static final class UndecodableException extends Exception {
+        /**
+         * A body that is not an envelope.
+         *
+         * @param message the defect, for example the length found
+         */
         public UndecodableException(String message) {
             super(message);
         }
     }
 
-    /** The part the adapter writes without a group: header length, header bytes, payload. */
+    /**
+     * The part the adapter writes without a group: header length, header bytes, payload.
+     *
+     * @param headers the headers, in order
+     * @param payload the payload bytes
+     * @return the part the adapter writes without a group
+     */
     public static byte[] rest(Map<String, String> headers, byte[] payload) {
         return rest(headers, null, payload);
     }
@@ -51,6 +69,11 @@ public record Envelope(long messageId, long enqueuedMillis, String rawHeaders, S
     /**
      * The part the adapter writes: header length, header bytes, [group length, group bytes when
      * {@code group} is not null], payload. The server's first byte must then be {@link #VERSION_GROUPED}.
+     *
+     * @param headers the headers, in order
+     * @param group the message group
+     * @param payload the payload bytes
+     * @return the part the adapter writes
      */
     public static byte[] rest(Map<String, String> headers, String group, byte[] payload) {
         byte[] h = HeaderCodec.encode(headers).getBytes(StandardCharsets.UTF_8);
@@ -67,7 +90,11 @@ public record Envelope(long messageId, long enqueuedMillis, String rawHeaders, S
         return ByteBuffer.allocate(2 + g.length).putShort((short) g.length).put(g).array();
     }
 
-    /** The whole body, for sending a message again with its id, enqueue time and group. */
+    /**
+     * The whole body, for sending a message again with its id, enqueue time and group.
+     *
+     * @return the whole body, for sending a message again with its id, enqueue time and group
+     */
     public byte[] encode() {
         byte[] h = rawHeaders.getBytes(StandardCharsets.UTF_8);
         byte[] g = groupBytes(group);
@@ -77,6 +104,8 @@ public record Envelope(long messageId, long enqueuedMillis, String rawHeaders, S
     }
 
     /**
+     * @param body the message body as received
+     * @return the envelope
      * @throws UndecodableException if the body is null, too short, of another version, or its header
      *     length runs past the end
      */
@@ -114,7 +143,12 @@ public record Envelope(long messageId, long enqueuedMillis, String rawHeaders, S
         return new Envelope(id, enqueued, headers, group, payload);
     }
 
-    /** Best effort for dead letters of broken bodies: the id if the first 9 bytes hold one, else 0. */
+    /**
+     * Best effort for dead letters of broken bodies: the id if the first 9 bytes hold one, else 0.
+     *
+     * @param body the message body as received
+     * @return the message id, or 0
+     */
     public static long idOrZero(byte[] body) {
         return body != null && body.length >= 9 && (body[0] == VERSION || body[0] == VERSION_GROUPED) ? ByteBuffer.wrap(body, 1, 8).getLong() : 0L;
     }

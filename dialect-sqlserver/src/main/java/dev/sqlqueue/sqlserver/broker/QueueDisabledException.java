@@ -9,6 +9,12 @@ import dev.sqlqueue.SqlQueueException;
  * does not ask the server again for {@link BrokerOptions#disabledRecheckMillis()} ms after seeing it.
  */
 public class QueueDisabledException extends SqlQueueException {
+    /**
+     * A disabled queue.
+     *
+     * @param message what was attempted on which queue
+     * @param cause the driver's error 9617
+     */
     public QueueDisabledException(String message, Throwable cause) {
         super(message, cause);
     }

@@ -36,6 +36,8 @@ public final class SendStatements {
      * as "duplicate" and answers with the holder's id. An error that left the transaction uncommittable (a
      * caller's session with XACT_ABORT ON) is raised again: the caller must roll back. Reading first means a
      * plain duplicate raises no error at all. No SET: it also runs on the caller's connection.
+     *
+     * @return the T-SQL text
      */
     public String takeKey() {
         String read = "SELECT @id = message_id FROM " + n.keysTable() + " WITH (READCOMMITTEDLOCK) WHERE queue_name = @q AND dedupe_key = @k;";
@@ -48,7 +50,11 @@ public final class SendStatements {
                 + " SELECT @id AS message_id;";
     }
 
-    /** Writes the message id into the key this transaction took ({@link #takeKey}). Binds: message id, queue, stored key. */
+    /**
+     * Writes the message id into the key this transaction took ({@link #takeKey}). Binds: message id, queue, stored key.
+     *
+     * @return the T-SQL text
+     */
     public String recordKey() {
         return "UPDATE " + n.keysTable() + " SET message_id = ? WHERE queue_name = ? AND dedupe_key = ?";
     }
@@ -57,6 +63,9 @@ public final class SendStatements {
      * Sends one new message on a pooled dialog. The body is the envelope ({@link Envelope}): version
      * byte, the id from the sequence, the database-clock enqueue time in ms since 1970, then the rest
      * built by the adapter. Parameters: conversation handle, rest of the envelope. One row: message_id.
+     *
+     * @param q the queue whose objects the statement names
+     * @return the T-SQL text
      */
     public String send(QueueName q) {
         return "SET NOCOUNT ON; DECLARE @h uniqueidentifier = ?, @rest varbinary(max) = ?, @id bigint;"
@@ -77,6 +86,9 @@ public final class SendStatements {
      * LIFETIME that ran out would end it with its messages). Records the message as pending. No
      * {@code SET} options are changed, because this may run on the caller's connection. Parameters:
      * queue name, group, rest of the envelope (version 2). One row: message_id.
+     *
+     * @param q the queue whose objects the statement names
+     * @return the T-SQL text
      */
     public String sendGrouped(QueueName q) {
         return "DECLARE @queue nvarchar(48) = ?, @g nvarchar(128) = ?, @rest varbinary(max) = ?, @id bigint;"
@@ -91,6 +103,9 @@ public final class SendStatements {
     /**
      * Sends a complete version-2 envelope again (same id, enqueue time and group) on its group's
      * dialog, as {@link #sendGrouped}. Parameters: queue name, group, message id, body.
+     *
+     * @param q the queue whose objects the statement names
+     * @return the T-SQL text
      */
     public String resendGrouped(QueueName q) {
         return "DECLARE @queue nvarchar(48) = ?, @g nvarchar(128) = ?, @id bigint = ?, @body varbinary(max) = ?;"
@@ -132,6 +147,9 @@ public final class SendStatements {
      * implicit transaction if nothing has yet (SEND and BEGIN DIALOG would not), and it fails (51000)
      * rather than send outside a transaction. Parameter: rest of the envelope (version 1). One row:
      * message_id.
+     *
+     * @param q the queue whose objects the statement names
+     * @return the T-SQL text
      */
     public String sendOnOwnDialog(QueueName q) {
         return "DECLARE @rest varbinary(max) = ?, @h uniqueidentifier, @id bigint, @reg int;"
@@ -146,7 +164,12 @@ public final class SendStatements {
                 + " SELECT @id AS message_id;";
     }
 
-    /** Sends a complete envelope again (same id). Parameters: conversation handle, body. */
+    /**
+     * Sends a complete envelope again (same id). Parameters: conversation handle, body.
+     *
+     * @param q the queue whose objects the statement names
+     * @return the T-SQL text
+     */
     public String resend(QueueName q) {
         return "DECLARE @h uniqueidentifier = ?, @body varbinary(max) = ?; SEND ON CONVERSATION (@h) MESSAGE TYPE "
                 + quote(n.messageType(q)) + " (@body);";

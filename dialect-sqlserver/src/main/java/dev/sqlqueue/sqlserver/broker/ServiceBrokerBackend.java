@@ -62,8 +62,17 @@ import org.slf4j.LoggerFactory;
  */
 public final class ServiceBrokerBackend implements QueueBackend {
     private static final Logger LOG = LoggerFactory.getLogger(ServiceBrokerBackend.class);
+    /**
+     * The provider name: {@code sqlserver-broker}.
+     */
     public static final String NAME = "sqlserver-broker";
+    /**
+     * The largest payload: 1 MiB.
+     */
     public static final int MAX_PAYLOAD_BYTES = 1 << 20;
+    /**
+     * The most messages one claim takes: 100.
+     */
     public static final int MAX_CLAIM_BATCH = 100;
     private static final int PURGE_BATCH = 500;
     /** RECEIVEs (conversation groups) purged per transaction. */
@@ -88,6 +97,8 @@ public final class ServiceBrokerBackend implements QueueBackend {
     /**
      * @param ds where connections come from
      * @param ownedPool closed on {@link #close()} (the backend's own pool), or null for a caller's pool
+     * @param config the queue configuration (URL, table prefix and options)
+     * @param options the backend's options
      * @param startSweeper whether to run the initiator-queue sweeper in the background
      */
     public ServiceBrokerBackend(DataSource ds, AutoCloseable ownedPool, QueueConfig config, BrokerOptions options,
@@ -117,7 +128,11 @@ public final class ServiceBrokerBackend implements QueueBackend {
         }
     }
 
-    /** The statements this backend runs (for tests and tools). */
+    /**
+     * The statements this backend runs (for tests and tools).
+     *
+     * @return the statements this backend runs (for tests and tools)
+     */
     public BrokerStatements statements() {
         return sql;
     }
@@ -430,7 +445,12 @@ public final class ServiceBrokerBackend implements QueueBackend {
         return new QueueStats(queue, s.ready(), 0, 0, s.dead(), s.oldestMillis(), s.processed());
     }
 
-    /** The Service Broker figures of a queue: depth, dead letters, oldest age, transmission queue, conversations by state. */
+    /**
+     * The Service Broker figures of a queue: depth, dead letters, oldest age, transmission queue, conversations by state.
+     *
+     * @param queue the queue to read the statistics of
+     * @return the Service Broker figures of a queue
+     */
     public BrokerStatistics statistics(QueueName queue) {
         return withConnection("reading statistics of '" + queue + "'", c -> {
             Object[] r = Sql.query(c, sql.admin().stats(queue), queue.value(), queue.value()).get(0);

@@ -34,7 +34,13 @@ public final class Sql {
         void close();
     }
 
-    /** Statements of this thread get a query timeout of {@code seconds} until the scope is closed. */
+    /**
+     * Statements of this thread get a query timeout of {@code seconds} until the scope is closed.
+     *
+     * @param name what is bounded, for the time-out's message
+     * @param seconds the query timeout, in whole seconds, 1 or more
+     * @return the scope; close it to restore the previous bound
+     */
     public static Scope bound(String name, int seconds) {
         Bound before = BOUND.get();
         BOUND.set(new Bound(name, seconds));
@@ -51,6 +57,8 @@ public final class Sql {
      * Statements of this thread get no query timeout until the scope is closed: for work a bounded statement
      * triggers on another connection (a settlement's resend filling the dialog pool), which is not that
      * statement and must not be cancelled by its lease (re-review N6).
+     *
+     * @return the scope; close it to restore the previous bound
      */
     public static Scope unbounded() {
         Bound before = BOUND.get();
@@ -62,7 +70,12 @@ public final class Sql {
         };
     }
 
-    /** Whole seconds, rounded up, at least 1. */
+    /**
+     * Whole seconds, rounded up, at least 1.
+     *
+     * @param millis a duration in milliseconds, 0 or more
+     * @return the seconds, 1..{@link Integer#MAX_VALUE}
+     */
     public static int seconds(long millis) {
         return (int) Math.min(Integer.MAX_VALUE, Math.max(1, (millis + 999) / 1000));
     }
@@ -108,7 +121,11 @@ public final class Sql {
         }
     }
 
-    /** Puts back the network timeout a bounded statement raised; nothing on a closed connection. Never throws. */
+    /**
+     * Puts back the network timeout a bounded statement raised; nothing on a closed connection. Never throws.
+     *
+     * @param c an open connection; the statement runs on it and it stays open
+     */
     public static void restoreNetwork(Connection c) {
         Integer before = NETWORK_BEFORE.remove(c);
         if (before == null) {
@@ -133,6 +150,13 @@ public final class Sql {
     public record Null(int sqlType) {
     }
 
+    /**
+     * Binds parameters to positions 1..n: a {@link Null} as a typed null, other values with {@code setObject}.
+     *
+     * @param ps the statement
+     * @param params the parameters, in order
+     * @throws SQLException if the driver refuses a value
+     */
     public static void bind(PreparedStatement ps, Object... params) throws SQLException {
         for (int i = 0; i < params.length; i++) {
             Object p = params[i];
@@ -149,6 +173,12 @@ public final class Sql {
      * result of a multi-statement batch is read too, so that an error raised by a later statement of
      * the batch (a failed {@code ROLLBACK TRANSACTION} to a savepoint, a {@code THROW}) is thrown here
      * and not lost when the statement closes.
+     *
+     * @param c an open connection; the statement runs on it and it stays open
+     * @param sql the T-SQL text, with {@code ?} parameters
+     * @param params the parameters, bound to positions 1..n in order
+     * @return the update count of the first result, or -1
+     * @throws SQLException if a statement of the batch fails (a time-out as {@link java.sql.SQLTimeoutException} when bounded)
      */
     public static int update(Connection c, String sql, Object... params) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql)) {
@@ -165,7 +195,15 @@ public final class Sql {
         }
     }
 
-    /** Runs a statement and reads the rows of its first result set. */
+    /**
+     * Runs a statement and reads the rows of its first result set.
+     *
+     * @param c an open connection; the statement runs on it and it stays open
+     * @param sql the T-SQL text, with {@code ?} parameters
+     * @param params the parameters, bound to positions 1..n in order
+     * @return the rows, one array of column values each (JDBC {@code getObject}); empty when none
+     * @throws SQLException if the statement fails (a time-out as {@link java.sql.SQLTimeoutException} when bounded)
+     */
     public static List<Object[]> query(Connection c, String sql, Object... params) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             bind(ps, params);
@@ -199,10 +237,24 @@ public final class Sql {
         }
     }
 
+    /**
+     * A numeric column value as a long.
+     *
+     * @param o the value, a {@link Number} or null
+     * @return its long value, 0 for null
+     * @throws ClassCastException if {@code o} is not a number
+     */
     public static long asLong(Object o) {
         return o == null ? 0L : ((Number) o).longValue();
     }
 
+    /**
+     * A uniqueidentifier column value as a UUID.
+     *
+     * @param o the value; its text must be a UUID
+     * @return the UUID
+     * @throws IllegalArgumentException if the text is not a UUID
+     */
     public static java.util.UUID asUuid(Object o) {
         return java.util.UUID.fromString(String.valueOf(o));
     }
@@ -220,6 +272,9 @@ public final class Sql {
      * @@TRANCOUNT = 0 BEGIN BEGIN TRAN IF @@TRANCOUNT = 2 COMMIT TRAN END SAVE TRAN ...}, which opens
      * exactly one level, so the driver's {@code commit()} and {@code rollback()} end it. Call it again
      * after each commit that is followed by more work on the connection.
+     *
+     * @param c an open connection, with no transaction open
+     * @throws SQLException if the driver fails
      */
     public static void begin(Connection c) throws SQLException {
         if (c.getAutoCommit()) {
@@ -228,7 +283,11 @@ public final class Sql {
         c.setSavepoint(BEGIN);
     }
 
-    /** Rolls back and closes, keeping the first error. Never throws. */
+    /**
+     * Rolls back and closes, keeping the first error. Never throws.
+     *
+     * @param c an open connection; the statement runs on it and it stays open
+     */
     public static void abandon(Connection c) {
         if (c == null) {
             return;

@@ -16,7 +16,12 @@ public final class SystemMessages {
     private SystemMessages() {
     }
 
-    /** "code N: description", or a note that the body could not be read. */
+    /**
+     * "code N: description", or a note that the body could not be read.
+     *
+     * @param body the message body as received
+     * @return the description, one line
+     */
     public static String describeError(byte[] body) {
         if (body == null || body.length == 0) {
             return "error message without a body";

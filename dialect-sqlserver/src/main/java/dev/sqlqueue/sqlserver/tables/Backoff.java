@@ -9,10 +9,20 @@ import java.util.concurrent.ThreadLocalRandom;
  * Thread-safe.
  */
 public interface Backoff {
-    /** Wait before retry number {@code retry} (1-based). @throws InterruptedException if interrupted */
+    /**
+     * Wait before retry number {@code retry} (1-based).
+     *
+     * @param retry the 1-based number of the retry about to run
+     * @throws InterruptedException if the thread is interrupted while it waits
+     */
     void pause(int retry) throws InterruptedException;
 
-    /** The upper bound of the wait before retry {@code retry}, in ms. */
+    /**
+     * The upper bound of the wait before retry {@code retry}, in ms.
+     *
+     * @param retry the 1-based number of the retry about to run
+     * @return the upper bound of the wait before retry {@code retry}, in ms
+     */
     static long capMillis(int retry) {
         return Math.min(1000L, 10L << Math.min(retry, 20));
     }

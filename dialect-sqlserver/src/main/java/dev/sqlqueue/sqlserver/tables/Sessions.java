@@ -32,6 +32,13 @@ import javax.sql.DataSource;
 public final class Sessions {
     /** One unit of work on a connection inside a transaction. */
     public interface Work<T> {
+        /**
+         * Does the work.
+         *
+         * @param c the transaction's connection; do not commit, roll back or close it
+         * @return the work's result
+         * @throws SQLException on a database error, which rolls the transaction back
+         */
         T run(Connection c) throws SQLException;
     }
 
@@ -39,6 +46,13 @@ public final class Sessions {
     private final int retries;
     private final Backoff backoff;
 
+    /**
+     * Transactions on one pool.
+     *
+     * @param dataSource the pool connections are borrowed from
+     * @param retries retries after error 1205 or 1222, 0 or more
+     * @param backoff the wait before each retry
+     */
     public Sessions(DataSource dataSource, int retries, Backoff backoff) {
         this.dataSource = dataSource;
         this.retries = retries;
@@ -49,6 +63,11 @@ public final class Sessions {
      * Run {@code work} in one transaction and commit it. A {@link RuntimeException} from the work rolls
      * back and is rethrown as is; an {@link SQLException} rolls back and is mapped by
      * {@link SqlServerErrors#map} after the retries of 1205/1222.
+     *
+     * @param what what was being done, for the message
+     * @param work the work, given the transaction's connection
+     * @param <T> what the work returns
+     * @return what the work returned
      */
     public <T> T inTransaction(String what, Work<T> work) {
         return inTransaction(what, 0, work);
@@ -58,6 +77,12 @@ public final class Sessions {
      * As {@link #inTransaction(String, Work)}, with the connection's network timeout set to {@code boundSeconds}
      * plus {@link QueryTimeouts#NETWORK_GRACE_MS} before its first round trip (0: none set): the bound of a
      * claim or settle on a server that stops answering (review N4; {@link QueryTimeouts}).
+     *
+     * @param what what was being done, for the message
+     * @param boundSeconds the query timeout of the transaction's statements, in seconds; 0 for none
+     * @param work the work, given the transaction's connection
+     * @param <T> what the work returns
+     * @return what the work returned
      */
     public <T> T inTransaction(String what, int boundSeconds, Work<T> work) {
         for (int attempt = 0; ; attempt++) {

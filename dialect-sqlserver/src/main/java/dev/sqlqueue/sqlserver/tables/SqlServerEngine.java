@@ -16,6 +16,8 @@ package dev.sqlqueue.sqlserver.tables;
  * </ul>
  */
 public enum SqlServerEngine {
+    /** SQL Server 2017 or later, Azure SQL Database and Managed Instance. */
     SQL_SERVER,
+    /** Babelfish for PostgreSQL 4.x. */
     BABELFISH
 }

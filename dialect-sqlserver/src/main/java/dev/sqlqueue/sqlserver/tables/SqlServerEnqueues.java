@@ -155,6 +155,9 @@ public final class SqlServerEnqueues {
     /**
      * The key as stored: followed by {@code .}, because {@code =} ignores trailing spaces even under a BIN2
      * collation (ANSI padding), which would make {@code k} and {@code k } one key.
+     *
+     * @param key the deduplication key as given
+     * @return the key as stored
      */
     public static String storedKey(String key) {
         return key + ".";

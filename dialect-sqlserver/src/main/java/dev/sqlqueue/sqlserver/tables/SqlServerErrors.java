@@ -29,8 +29,17 @@ import java.sql.SQLException;
  * <p>Stateless and thread-safe.
  */
 public final class SqlServerErrors {
+    /**
+     * 1205: the transaction was chosen as a deadlock victim and rolled back; retried.
+     */
     public static final int DEADLOCK_VICTIM = 1205;
+    /**
+     * 1222: a lock request timed out ({@code SET LOCK_TIMEOUT}); retried.
+     */
     public static final int LOCK_TIMEOUT = 1222;
+    /**
+     * 650: READPAST is refused in this isolation level (the session is not at READ COMMITTED or REPEATABLE READ).
+     */
     public static final int READPAST_ISOLATION = 650;
     /** Invalid object name: the table does not exist (SQL Server). */
     public static final int INVALID_OBJECT_NAME = 208;
@@ -48,13 +57,21 @@ public final class SqlServerErrors {
     /**
      * True when the statement failed because a table it names does not exist: error 208 on SQL Server, error
      * {@link #BABELFISH_UNMAPPED} with PostgreSQL's "relation ... does not exist" on Babelfish.
+     *
+     * @param e the error the driver threw
+     * @return true when the statement failed because a table it names does not exist
      */
     public static boolean isMissingObject(SQLException e) {
         return e.getErrorCode() == INVALID_OBJECT_NAME || (e.getErrorCode() == BABELFISH_UNMAPPED && e.getMessage() != null
                 && BABELFISH_MISSING_RELATION.matcher(e.getMessage()).find());
     }
 
-    /** True when the chain holds error 1205 or 1222. */
+    /**
+     * True when the chain holds error 1205 or 1222.
+     *
+     * @param e the error, whose whole {@link java.sql.SQLException#getNextException()} chain is examined
+     * @return true when the chain holds error 1205 or 1222
+     */
     public static boolean isRetryable(SQLException e) {
         if (e instanceof QueryTimeouts.StatementTimeout) {
             return false; // the lease-derived bound: retrying would only wait as long again
@@ -70,17 +87,33 @@ public final class SqlServerErrors {
         return false;
     }
 
-    /** True when the connection broke or could not be opened ({@link SqlServerFailures#isConnectionFailure}). */
+    /**
+     * True when the connection broke or could not be opened ({@link SqlServerFailures#isConnectionFailure}).
+     *
+     * @param e the error the driver threw
+     * @return true when the connection broke or could not be opened ({@link SqlServerFailures#isConnectionFailure})
+     */
     public static boolean isConnectionFailure(SQLException e) {
         return SqlServerFailures.isConnectionFailure(e);
     }
 
-    /** True when the chain holds one of the Azure SQL transient errors ({@link SqlServerFailures#AZURE_TRANSIENT}). */
+    /**
+     * True when the chain holds one of the Azure SQL transient errors ({@link SqlServerFailures#AZURE_TRANSIENT}).
+     *
+     * @param e the error the driver threw
+     * @return true when the chain holds one of the Azure SQL transient errors ({@link SqlServerFailures#AZURE_TRANSIENT})
+     */
     public static boolean isAzureTransient(SQLException e) {
         return SqlServerFailures.isAzureTransient(e);
     }
 
-    /** The sqlqueue exception for a failed operation; {@code what} names it ("claim from queue 'jobs'"). */
+    /**
+     * The sqlqueue exception for a failed operation; {@code what} names it ("claim from queue 'jobs'").
+     *
+     * @param what what was being done, for the message
+     * @param e the error the driver threw
+     * @return the sqlqueue exception for a failed operation
+     */
     public static SqlQueueException map(String what, SQLException e) {
         if (e instanceof QueryTimeouts.StatementTimeout) {
             return new TransientBackendException(what + " failed: " + e.getMessage(), e);

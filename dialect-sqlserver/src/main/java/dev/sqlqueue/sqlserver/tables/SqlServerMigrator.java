@@ -22,6 +22,9 @@ public final class SqlServerMigrator {
     }
 
     /**
+     * @param dataSource the pool connections are borrowed from
+     * @param sql the statements of the queue-table backend
+     * @param layout the schema layout to migrate to
      * @throws dev.sqlqueue.TransientBackendException if the database cannot be reached
      * @throws SqlQueueException if a migration fails
      */

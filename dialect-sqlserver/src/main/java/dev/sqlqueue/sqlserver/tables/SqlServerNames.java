@@ -24,6 +24,8 @@ public final class SqlServerNames {
     /**
      * The delimited form of {@code name}: {@code [name]} with each {@code ]} written {@code ]]}.
      *
+     * @param name an identifier: 1 to 128 characters, no control character
+     * @return the delimited form of {@code name}
      * @throws InvalidInputException (rule {@code identifier.invalid}) if the name is null, empty,
      *     longer than 128 characters, or contains a control character (NUL included)
      */
@@ -39,7 +41,13 @@ public final class SqlServerNames {
         return "[" + name.replace("]", "]]") + "]";
     }
 
-    /** {@code [schema].[name]}, both parts quoted with {@link #quote}. */
+    /**
+     * {@code [schema].[name]}, both parts quoted with {@link #quote}.
+     *
+     * @param schema the schema, unquoted (an identifier as {@link #quote} takes)
+     * @param name the object's name, unquoted (an identifier as {@link #quote} takes)
+     * @return the schema-qualified name
+     */
     public static String qualified(String schema, String name) {
         return quote(schema) + "." + quote(name);
     }
@@ -48,6 +56,8 @@ public final class SqlServerNames {
      * Validate the {@code schema} option: an ASCII letter or {@code _}, then letters, digits or
      * {@code _}, at most 128 characters.
      *
+     * @param schema the schema holding the objects, as given (unquoted)
+     * @return {@code schema}, unchanged
      * @throws InvalidInputException (rule {@code option.schema}) otherwise
      */
     public static String schema(String schema) {

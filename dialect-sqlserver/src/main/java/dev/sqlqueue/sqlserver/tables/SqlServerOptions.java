@@ -32,7 +32,12 @@ public record SqlServerOptions(ClaimOrder ordering, Layout layout, String schema
 
     /** Claim order; {@link #key} is the option value. */
     public enum ClaimOrder {
-        FIFO("fifo"), LIFO("lifo"), PRIORITY_FIRST("priority-first");
+        /** Oldest first ({@code fifo}). */
+        FIFO("fifo"),
+        /** Newest first ({@code lifo}). */
+        LIFO("lifo"),
+        /** Highest priority first, then oldest ({@code priority-first}). */
+        PRIORITY_FIRST("priority-first");
 
         final String key;
 
@@ -40,6 +45,7 @@ public record SqlServerOptions(ClaimOrder ordering, Layout layout, String schema
             this.key = key;
         }
 
+        /** @return the option value, as written in the config */
         public String key() {
             return key;
         }
@@ -47,7 +53,10 @@ public record SqlServerOptions(ClaimOrder ordering, Layout layout, String schema
 
     /** Physical layout of the message table; {@link #key} is the option value. */
     public enum Layout {
-        CLUSTERED("clustered"), HEAP("heap");
+        /** A clustered primary key on id ({@code clustered}, the default). */
+        CLUSTERED("clustered"),
+        /** A nonclustered primary key; the table is a heap ({@code heap}). */
+        HEAP("heap");
 
         final String key;
 
@@ -55,12 +64,17 @@ public record SqlServerOptions(ClaimOrder ordering, Layout layout, String schema
             this.key = key;
         }
 
+        /** @return the option value, as written in the config */
         public String key() {
             return key;
         }
     }
 
-    /** Defaults: fifo, clustered, dbo, 5 retries. */
+    /**
+     * Defaults: fifo, clustered, dbo, 5 retries.
+     *
+     * @return the default options
+     */
     public static SqlServerOptions defaults() {
         return new SqlServerOptions(ClaimOrder.FIFO, Layout.CLUSTERED, "dbo", 5);
     }
@@ -68,6 +82,8 @@ public record SqlServerOptions(ClaimOrder ordering, Layout layout, String schema
     /**
      * Read and validate the options of a config.
      *
+     * @param config the queue configuration (URL, table prefix and options)
+     * @return the options, defaults for those not given
      * @throws InvalidInputException naming the rule ({@code option.unknown}, {@code option.ordering},
      *     {@code option.layout}, {@code option.schema}, {@code option.deadlock-retries})
      */

@@ -533,7 +533,11 @@ public final class SqlServerQueueBackend implements QueueBackend {
         return sql;
     }
 
-    /** Open transactional claims (each holds a connection); for tests and monitoring. */
+    /**
+     * Open transactional claims (each holds a connection); for tests and monitoring.
+     *
+     * @return the number of open transactional claims, 0 or more
+     */
     public int openTransactionalClaims() {
         return claims.openCount();
     }

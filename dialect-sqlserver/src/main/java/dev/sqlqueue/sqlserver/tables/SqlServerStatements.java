@@ -106,7 +106,11 @@ public final class SqlServerStatements {
         buildProbes();
     }
 
-    /** The ORDER BY key of the claim, which is also the key of the claim index after {@code queue_name}. */
+    /**
+     * The ORDER BY key of the claim, which is also the key of the claim index after {@code queue_name}.
+     *
+     * @return the column list, for example {@code priority DESC, id}
+     */
     public String claimKey() {
         return switch (order) {
             case FIFO -> "[visible_at], [id]";
@@ -115,7 +119,11 @@ public final class SqlServerStatements {
         };
     }
 
-    /** The claim index, delimited: {@code [<prefix>messages_claim]} (also the migration's index name). */
+    /**
+     * The claim index, delimited: {@code [<prefix>messages_claim]} (also the migration's index name).
+     *
+     * @return the bracket-quoted index name
+     */
     public String claimIndex() {
         return quote(prefix + "messages_claim");
     }
@@ -125,17 +133,28 @@ public final class SqlServerStatements {
      * through the claim index ({@code FORCESEEK, INDEX (...)}, the combination "Table hints (Transact-SQL)"
      * documents). Not the parameterized {@code FORCESEEK (index (columns))}: the same page forbids that
      * form on a table that is the target of an UPDATE, which the CTE's table is.
+     *
+     * @return the T-SQL text
      */
     public String claimHints() {
         return "WITH (ROWLOCK, READPAST, UPDLOCK, READCOMMITTEDLOCK, FORCESEEK, INDEX (" + claimIndex() + "))";
     }
 
-    /** Every statement by name, in a stable order (for tests and docs). */
+    /**
+     * Every statement by name, in a stable order (for tests and docs).
+     *
+     * @return the statements by name, unmodifiable
+     */
     public Map<String, String> all() {
         return Collections.unmodifiableMap(all);
     }
 
-    /** One statement by name. @throws IllegalArgumentException for an unknown name */
+    /**
+     * One statement by name. @throws IllegalArgumentException for an unknown name
+     *
+     * @param name the statement's name, as the keys of the map above
+     * @return the statement text
+     */
     public String get(String name) {
         String s = all.get(name);
         if (s == null) {
@@ -144,7 +163,12 @@ public final class SqlServerStatements {
         return s;
     }
 
-    /** The name of a statement or probe statement text, or null (test doubles use this to record readable call sequences). */
+    /**
+     * The name of a statement or probe statement text, or null (test doubles use this to record readable call sequences).
+     *
+     * @param sql the T-SQL text
+     * @return the name, or null when the text is not one of these statements
+     */
     public String nameOf(String sql) {
         return java.util.stream.Stream.concat(all.entrySet().stream(), probes.entrySet().stream())
                 .filter(e -> e.getValue().equals(sql)).map(Map.Entry::getKey).findFirst().orElse(null);
@@ -154,12 +178,19 @@ public final class SqlServerStatements {
      * The statements of the server probes ({@link dev.sqlqueue.sqlserver.tables.probe.SqlServerProbes}) by name, in a stable order. They read
      * catalog and dynamic management views (needing VIEW SERVER STATE or, on Azure SQL, VIEW DATABASE
      * STATE) and write only the probe's own prefixed tables.
+     *
+     * @return the probe statements by name, unmodifiable
      */
     public Map<String, String> allProbes() {
         return Collections.unmodifiableMap(probes);
     }
 
-    /** One probe statement by name. @throws IllegalArgumentException for an unknown name */
+    /**
+     * One probe statement by name. @throws IllegalArgumentException for an unknown name
+     *
+     * @param name the statement's name, as the keys of the map above
+     * @return the probe statement text
+     */
     public String probe(String name) {
         String s = probes.get(name);
         if (s == null) {
@@ -598,22 +629,38 @@ public final class SqlServerStatements {
                 + " END CATCH; END;";
     }
 
-    /** The message table, quoted and schema-qualified. */
+    /**
+     * The message table, quoted and schema-qualified.
+     *
+     * @return the quoted, schema-qualified table name
+     */
     public String messagesTable() {
         return messages;
     }
 
-    /** The queue table, quoted and schema-qualified. */
+    /**
+     * The queue table, quoted and schema-qualified.
+     *
+     * @return the quoted, schema-qualified table name
+     */
     public String queuesTable() {
         return queues;
     }
 
-    /** The deduplication keys table, quoted and schema-qualified. */
+    /**
+     * The deduplication keys table, quoted and schema-qualified.
+     *
+     * @return the quoted, schema-qualified table name
+     */
     public String dedupeKeysTable() {
         return dedupeKeys;
     }
 
-    /** The engine these statements are for. */
+    /**
+     * The engine these statements are for.
+     *
+     * @return the engine
+     */
     public SqlServerEngine engine() {
         return engine;
     }
@@ -622,6 +669,9 @@ public final class SqlServerStatements {
      * Flyway placeholders of the migration {@code db/sqlqueue/sqlserver-tables/V1__queue_tables.sql}:
      * quoted, schema-qualified table names, prefixed constraint and index names, the claim index key and
      * the layout.
+     *
+     * @param layout the schema layout to migrate to
+     * @return the placeholders by name, in a stable order
      */
     public Map<String, String> placeholders(SqlServerOptions.Layout layout) {
         Map<String, String> p = new LinkedHashMap<>();
@@ -650,11 +700,20 @@ public final class SqlServerStatements {
         return p;
     }
 
-    /** The Flyway history table name (unquoted; Flyway quotes it): {@code <prefix>schema_history}. */
+    /**
+     * The Flyway history table name (unquoted; Flyway quotes it): {@code <prefix>schema_history}.
+     *
+     * @return the unquoted table name
+     */
     public String flywayTable() {
         return prefix + "schema_history";
     }
 
+    /**
+     * The schema the tables are in.
+     *
+     * @return the schema name, unquoted
+     */
     public String schema() {
         return schema;
     }

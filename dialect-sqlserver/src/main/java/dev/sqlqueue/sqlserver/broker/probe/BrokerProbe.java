@@ -142,7 +142,11 @@ public abstract class BrokerProbe implements Probe {
     /** The experiment proper, on provisioned objects; the caller cleans up. */
     abstract ProbeResult experiment(Setup s) throws Exception;
 
-    /** The probes of the sqlserver-broker backend, V1 to V14, in order. */
+    /**
+     * The probes of the sqlserver-broker backend, V1 to V14, in order.
+     *
+     * @return the probes of the sqlserver-broker backend, V1 to V14, in order
+     */
     public static List<Probe> all() {
         return List.of(new ProbeSavepointRollback(), new ProbeLockedTargetSend(), new ProbeImplicitTransactions(),
                 new ProbeSpacerEnd(), new ProbeEnqueueTime(), new ProbeStatistics(), new ProbeSpreadFactor(), new ProbePermissions(),

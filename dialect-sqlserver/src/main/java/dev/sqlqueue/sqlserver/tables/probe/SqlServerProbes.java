@@ -17,7 +17,11 @@ public final class SqlServerProbes {
     private SqlServerProbes() {
     }
 
-    /** V1..V10 in order. */
+    /**
+     * V1..V10 in order.
+     *
+     * @return the probes, each new
+     */
     public static List<Probe> all() {
         return List.of(new ResidualLockProbe(), new SetScopingProbe(), new SpoolProbe(), new HeadContentionProbe(),
                 new SnapshotJoinedEnqueueProbe(), new ClaimPlanProbe(), new AttentionProbe(), new KeyedProducersProbe(),

@@ -2,6 +2,8 @@ package dev.sqlqueue.bench;
 
 import dev.sqlqueue.ClaimMode;
 import dev.sqlqueue.runtime.WorkerOptions;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -22,7 +24,7 @@ import java.util.stream.Stream;
  * arguments (all optional):
  *   --quick                 1 run each, fewer messages, workers 1/4/16 in the scaling matrix
  *   --db=h2,postgresql,mariadb
- *   --scenario=enqueue,claim,e2e,scaling,drain,memory   (default: all but drain and memory)
+ *   --scenario=enqueue,claim,e2e,scaling,drain,memory,latency   (default: all but drain, memory and latency)
  *                           drain: 8 workers against the minimal raw loops of issue 16 (RawLoops):
  *                           default WorkerOptions and lease batch 100 against the raw lease loop,
  *                           transactional batch 100 against the raw transactional loop, and enqueueAll of
@@ -35,6 +37,15 @@ import java.util.stream.Stream;
  *   --messages=N            messages per point (default 20000; batch-1 points use a tenth)
  *   --h2-messages=N         cap of the H2 consume scenarios (default 2000; its claim is O(backlog))
  *   --memory-messages=N     backlog of the memory scenario (default 1000000)
+ *   latency: issue 32 point 2 ({@link LatencyBench}): the maximum of enqueue + drain, then the idle cost and
+ *                           enqueue-to-handler p50/p99/p99.9 of an open-loop producer at fractions of that maximum
+ *   --latency-loads=10,50,90   offered loads, % of the maximum
+ *   --latency-max=N         the maximum in msg/s, not measured (one number, or db:N,db:N per database)
+ *   --latency-max-s=15      length of the maximum measurement
+ *   --latency-s=30          length of each load
+ *   --latency-idle-s=20     length of the idle count
+ *   --latency-threads=4     WorkerPool threads (WorkerOptions.defaults() has 4)
+ *   --latency-out=FILE.csv  default: the --out file with "-latency" before ".csv"
  *   --out=FILE.csv          default bench/target/bench-&lt;UTC time&gt;.csv
  *   --h2-scaling            run the scaling matrix on H2 too (it is PostgreSQL and MariaDB only by default)
  * </pre>
@@ -60,6 +71,13 @@ public final class BenchMain {
         int memoryMessages = 1_000_000;
         int h2Messages = 2_000;
         Path out = null;
+        Path latencyOut = null;
+        List<Integer> latencyLoads = List.of(10, 50, 90);
+        String latencyMax = "";
+        int latencyMaxSeconds = 15;
+        int latencySeconds = 30;
+        int latencyIdleSeconds = 20;
+        int latencyThreads = WorkerOptions.defaults().threads();
         for (String a : args) {
             String v = a.contains("=") ? a.substring(a.indexOf('=') + 1) : "";
             if (a.equals("--quick")) {
@@ -84,12 +102,26 @@ public final class BenchMain {
                 memoryMessages = Integer.parseInt(v);
             } else if (a.startsWith("--out=")) {
                 out = Path.of(v);
+            } else if (a.startsWith("--latency-out=")) {
+                latencyOut = Path.of(v);
+            } else if (a.startsWith("--latency-loads=")) {
+                latencyLoads = Arrays.stream(v.split(",")).map(Integer::valueOf).toList();
+            } else if (a.startsWith("--latency-max=")) {
+                latencyMax = v;
+            } else if (a.startsWith("--latency-max-s=")) {
+                latencyMaxSeconds = Integer.parseInt(v);
+            } else if (a.startsWith("--latency-s=")) {
+                latencySeconds = Integer.parseInt(v);
+            } else if (a.startsWith("--latency-idle-s=")) {
+                latencyIdleSeconds = Integer.parseInt(v);
+            } else if (a.startsWith("--latency-threads=")) {
+                latencyThreads = Integer.parseInt(v);
             } else {
                 throw new IllegalArgumentException("unknown argument " + a + " (see the Javadoc of BenchMain)");
             }
         }
         for (String s : scenarios) {
-            if (!List.of("enqueue", "claim", "e2e", "scaling", "drain", "memory").contains(s)) {
+            if (!List.of("enqueue", "claim", "e2e", "scaling", "drain", "memory", "latency").contains(s)) {
                 throw new IllegalArgumentException("unknown scenario " + s);
             }
         }
@@ -106,9 +138,29 @@ public final class BenchMain {
                 System.getProperty("java.version"), Runtime.getRuntime().availableProcessors(),
                 Runtime.getRuntime().maxMemory() / 1048576, out);
         long started = System.nanoTime();
+        if (latencyOut == null) {
+            latencyOut = Path.of(out.toString().replaceAll("\\.csv$", "") + "-latency.csv");
+        }
+        PrintWriter latencyCsv = null;
         try (Results results = new Results(out)) {
             for (String name : dbs) {
                 Database db = Database.of(name, tmp);
+                if (scenarios.contains("latency")) {
+                    if (latencyCsv == null) {
+                        if (latencyOut.getParent() != null) {
+                            Files.createDirectories(latencyOut.getParent());
+                        }
+                        latencyCsv = new PrintWriter(Files.newBufferedWriter(latencyOut, StandardCharsets.UTF_8));
+                        latencyCsv.println(LatencyBench.CSV_HEADER);
+                        latencyCsv.flush();
+                        System.out.println("latency CSV " + latencyOut);
+                    }
+                    LatencyBench.run(db, new LatencyBench.Options(latencyLoads, maxFor(latencyMax, name), latencyMaxSeconds,
+                            latencySeconds, latencyIdleSeconds, latencyThreads), latencyCsv);
+                    if (scenarios.size() == 1) {
+                        continue; // no other scenario: open no pools of the throughput points
+                    }
+                }
                 try (Target t = new Target(db, pool != null ? pool : 20)) {
                     System.out.printf(Locale.ROOT, "-- %s (%s), table prefix %s, pool size %d%n", db.name(),
                             t.lib.serverVersion(), t.prefix, t.poolSize);
@@ -166,10 +218,30 @@ public final class BenchMain {
                 }
             }
         } finally {
+            if (latencyCsv != null) {
+                latencyCsv.close();
+            }
             deleteTree(tmp);
         }
         System.out.printf(Locale.ROOT, "done in %.0f s; CSV %s%n", (System.nanoTime() - started) / 1e9, out);
         System.exit(0);
+    }
+
+    /** {@code --latency-max}: "" (measure), one number for every database, or {@code db:N,db:N}. */
+    static double maxFor(String spec, String db) {
+        if (spec.isEmpty()) {
+            return 0;
+        }
+        if (!spec.contains(":")) {
+            return Double.parseDouble(spec);
+        }
+        for (String part : spec.split(",")) {
+            String[] kv = part.split(":");
+            if (kv[0].equals(db)) {
+                return Double.parseDouble(kv[1]);
+            }
+        }
+        return 0;
     }
 
     @FunctionalInterface

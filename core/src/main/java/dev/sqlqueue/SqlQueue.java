@@ -41,7 +41,14 @@ public final class SqlQueue implements QueueClient {
     private final WakeupHub hub = new WakeupHub();
     private final long maxPollMillis;
     private final java.util.OptionalInt ownPoolSize;
-    private final ThreadLocal<java.util.Set<QueueName>> idleQueues = ThreadLocal.withInitial(java.util.HashSet::new);
+    /**
+     * Per consumer thread, the queues whose last wait ended empty: when its last claim ran (nanoTime) and the wake-up
+     * generation it had seen, so that the thread's next call claims no sooner than one idle poll after it.
+     */
+    private final ThreadLocal<java.util.Map<QueueName, IdleSince>> idleQueues = ThreadLocal.withInitial(java.util.HashMap::new);
+
+    private record IdleSince(long claimedAtNanos, long generation) {
+    }
 
     private SqlQueue(QueueBackend backend, QueueConfig config) {
         this.backend = backend;
@@ -335,19 +342,41 @@ public final class SqlQueue implements QueueClient {
         }
         ConsumeRequest once = request.withWait(Duration.ZERO);
         long deadline = System.nanoTime() + request.maxWait().toNanos();
-        // a thread whose last wait on this queue ended empty polls at the idle interval at once, so the
-        // idle statement budget is one claim per idlePollMax per consumer thread (plus one per call)
-        long pause = idleQueues.get().contains(queue) ? maxPollMillis : MIN_POLL_MILLIS;
+        // a thread whose last wait on this queue ended empty polls at the idle interval, counted from that wait's
+        // last claim, so the idle statement budget is one claim per idlePollMax per consumer thread however the
+        // waits are cut into calls (a call that began with a claim at once made two per interval: issue 32)
+        IdleSince idle = idleQueues.get().get(queue);
+        long pause = idle != null ? maxPollMillis : MIN_POLL_MILLIS;
+        if (idle != null) {
+            long sinceMillis = (System.nanoTime() - idle.claimedAtNanos()) / 1_000_000;
+            long untilPoll = maxPollMillis - sinceMillis;
+            long remainingMillis = (deadline - System.nanoTime()) / 1_000_000;
+            if (untilPoll > 0) {
+                try {
+                    boolean woken = hub.await(queue, idle.generation(), Math.min(untilPoll, remainingMillis));
+                    if (!woken && untilPoll > remainingMillis) {
+                        return List.of(); // the next poll is due after this call's wait: the next call makes it
+                    }
+                    if (woken) {
+                        pause = MIN_POLL_MILLIS;
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return List.of();
+                }
+            }
+        }
         while (true) {
             long seen = hub.generation(queue);
             List<Delivery> got = backend.consume(queue, once);
-            long remainingMillis = (deadline - System.nanoTime()) / 1_000_000;
+            long claimedAt = System.nanoTime();
+            long remainingMillis = (deadline - claimedAt) / 1_000_000;
             if (!got.isEmpty()) {
                 idleQueues.get().remove(queue);
                 return got;
             }
             if (remainingMillis <= 0) {
-                idleQueues.get().add(queue);
+                idleQueues.get().put(queue, new IdleSince(claimedAt, seen));
                 return got;
             }
             try {

@@ -224,4 +224,25 @@ public interface QueueAdmin {
     default List<HeldForMove> claimForMove(QueueName queue, int maxMessages, java.time.Duration lease) {
         throw new UnsupportedCapabilityException(Capability.MOVE_CLAIM, getClass().getSimpleName());
     }
+
+    /**
+     * Write messages moved from another database ({@link QueueMover}, the target side), in one transaction, in order:
+     * each takes its {@link Message#deduplicationKey()} first as {@link Producer#enqueueAllDeduplicated} does (a key
+     * still in the queue's window makes it a duplicate: nothing is written for it), then is enqueued with its
+     * attempts already counted, or, with a {@link MovedMessage#deadLetterReason()}, written straight to the queue's
+     * dead letters with that reason and its attempts (a consumer never sees it). Enqueue and dead-letter times are
+     * this transaction's (database clock). The queue is created if missing. Thread-safe.
+     *
+     * @param queue the queue
+     * @param messages 1..{@value #MAX_MOVE_CLAIM} messages, each with a deduplication key
+     * @return one result per message, in order: the new message's id (a dead letter's id among the queue's dead
+     *     letters), or, for a duplicate, the id its key stands for and {@code duplicate()} true
+     * @throws InvalidInputException (rule {@code move.max-messages}) for null, empty or more than
+     *     {@value #MAX_MOVE_CLAIM} messages, (rule {@code move.message}) for a null one; as
+     *     {@link Producer#enqueueAll} for a message the backend refuses; nothing is written
+     * @throws UnsupportedCapabilityException unless the backend has {@link Capability#MOVE_ENQUEUE}
+     */
+    default List<EnqueueResult> enqueueMoved(QueueName queue, List<MovedMessage> messages) {
+        throw new UnsupportedCapabilityException(Capability.MOVE_ENQUEUE, getClass().getSimpleName());
+    }
 }

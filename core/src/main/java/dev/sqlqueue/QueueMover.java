@@ -30,7 +30,14 @@ import java.util.Set;
  * ordinary claims, transactional where offered, else under a lease: ready messages only, attempts raised by the
  * claim taken back; delayed ones are left and counted.
  *
- * <p>Not moved (counted in the report): dead letters, history, the source's own deduplication keys (no port reads or
+ * <p>Dead letters move once no message is left to move, the same way: the oldest are read
+ * ({@link QueueAdmin#deadLetters}), written to the target's dead letters with their payload, headers, group, attempts
+ * and reason under the same key form ({@link QueueAdmin#enqueueMoved}, one transaction), then deleted from the source
+ * ({@link QueueAdmin#deleteDeadLetters}, a second one). They stay on the source, counted with the reason, when the
+ * target lacks {@link Capability#MOVE_ENQUEUE}, the source cannot delete single dead letters, or the target refuses one.
+ * Their priority arrives as 0 ({@link DeadLetter} carries none), their times are the move's.
+ *
+ * <p>Not moved (counted in the report): history, the source's own deduplication keys (no port reads or
  * writes them), and attempts (the target counts from 0: no port enqueues with attempts). Messages under a
  * consumer's lease are moved when their lease ends (with {@link MoveOptions#untilEmpty()}), else left and counted.
  *
@@ -220,9 +227,12 @@ public final class QueueMover implements AutoCloseable {
         long emptySince = 0;
         while (!stop && !Thread.currentThread().isInterrupted()) {
             int got = byMoveClaim ? stepByMoveClaim(queue, options, n) : stepByClaim(queue, options, n);
+            if (got == 0) {
+                got = stepDeadLetters(queue, options, n);
+            }
             if (got > 0) {
                 emptySince = 0;
-                l.progress(new MoveReport(queue, n.moved, n.already, n.refused, 0, 0, 0, List.of()));
+                l.progress(new MoveReport(queue, n.moved, n.already, n.refused, 0, 0, 0, n.deadMoved, List.of()));
                 continue;
             }
             if (options.untilEmpty().isZero()) {
@@ -249,6 +259,11 @@ public final class QueueMover implements AutoCloseable {
         long moved;
         long already;
         long refused;
+        long deadMoved;
+        /** Dead letters the target refused: they stay on the source, and later steps pass them by. */
+        final Set<Long> deadRefused = new java.util.HashSet<>();
+        /** Why dead letters stay on the source, or null while they move. */
+        String deadStay;
     }
 
     private MoveReport dryRun(QueueName queue) {
@@ -258,8 +273,12 @@ public final class QueueMover implements AutoCloseable {
         for (String lack : targetLacks()) {
             notes.add("target lacks " + lack + ": messages using it would be dead-lettered on the source");
         }
+        String deadStay = deadLettersStay(queue);
+        if (deadStay != null && s.dead() > 0) {
+            notes.add(s.dead() + " dead letter(s) would stay on the source: " + deadStay);
+        }
         MoveReport r = new MoveReport(queue, s.ready() + (all ? s.delayed() : 0), 0, 0, s.inFlight(), all ? 0 : s.delayed(),
-                s.dead(), notes);
+                deadStay == null ? 0 : s.dead(), deadStay == null ? s.dead() : 0, notes);
         return withNotes(r, notes);
     }
 
@@ -267,8 +286,13 @@ public final class QueueMover implements AutoCloseable {
         QueueStats s = source.stats(queue);
         boolean all = source.capabilities().has(Capability.MOVE_CLAIM);
         List<String> notes = new ArrayList<>();
+        if (s.dead() > 0) {
+            notes.add(s.dead() + " dead letter(s) were left on the source: " + (n.deadStay != null ? n.deadStay
+                    : !n.deadRefused.isEmpty() ? n.deadRefused.size() + " refused by the target (see above)"
+                    : "dead-lettered on the source while the move ran; run again to move them"));
+        }
         return withNotes(new MoveReport(queue, n.moved, n.already, n.refused, s.inFlight(), all ? 0 : s.delayed(), s.dead(),
-                notes), notes);
+                n.deadMoved, notes), notes);
     }
 
     private static MoveReport withNotes(MoveReport r, List<String> notes) {
@@ -280,11 +304,8 @@ public final class QueueMover implements AutoCloseable {
         if (r.leftDelayed() > 0) {
             all.add(r.leftDelayed() + " delayed message(s) were left: the source backend cannot hold them for a move");
         }
-        if (r.deadLettersLeft() > 0) {
-            all.add(r.deadLettersLeft() + " dead letter(s) were left on the source (not moved yet)");
-        }
         return new MoveReport(r.queue(), r.moved(), r.alreadyOnTarget(), r.refused(), r.leftInFlight(), r.leftDelayed(),
-                r.deadLettersLeft(), all);
+                r.deadLettersLeft(), r.deadLettersMoved(), all);
     }
 
     /** One step by {@link QueueAdmin#claimForMove}; returns how many messages it held. */
@@ -303,6 +324,80 @@ public final class QueueMover implements AutoCloseable {
         }
         settle(queue, go.stream().map(HeldForMove::receipt).toList(), messages, o, n);
         return held.size();
+    }
+
+    /**
+     * Why the queue's dead letters cannot move, or null when they can: the target must have
+     * {@link Capability#MOVE_ENQUEUE}, and the source must delete single dead letters
+     * ({@link QueueAdmin#deleteDeadLetters}; asked with an id no dead letter has, which deletes nothing).
+     */
+    private String deadLettersStay(QueueName queue) {
+        if (!target.capabilities().has(Capability.MOVE_ENQUEUE)) {
+            return "the target '" + target.capabilities().backend() + "' cannot take dead letters ("
+                    + Capability.MOVE_ENQUEUE.describe() + ")";
+        }
+        try {
+            source.deleteDeadLetters(queue, List.of(-1L));
+            return null;
+        } catch (TransientBackendException e) {
+            throw e;
+        } catch (SqlQueueException e) {
+            return "the source '" + source.capabilities().backend() + "' cannot delete single dead letters, so a moved one"
+                    + " would stay there too";
+        }
+    }
+
+    /**
+     * One step of dead letters, once no message is left to move: the oldest ones are written to the target's dead
+     * letters ({@link QueueAdmin#enqueueMoved}, one transaction, each under its key), then deleted from the source
+     * (a second one). A crash between the two leaves them on both, once on the target; the next run finds their keys
+     * there and only deletes them from the source. Returns how many it settled.
+     */
+    private int stepDeadLetters(QueueName queue, MoveOptions o, Counts n) {
+        if (n.deadStay != null) {
+            return 0;
+        }
+        List<DeadLetter> page = source.deadLetters(queue, o.batch() + n.deadRefused.size());
+        page = page.stream().filter(d -> !n.deadRefused.contains(d.messageId())).limit(o.batch()).toList();
+        if (page.isEmpty()) {
+            return 0;
+        }
+        if (n.deadStay == null && (n.deadStay = deadLettersStay(queue)) != null) {
+            return 0;
+        }
+        List<MovedMessage> go = new ArrayList<>(page.size());
+        List<Long> ids = new ArrayList<>(page.size());
+        for (DeadLetter d : page) {
+            String refusal = refusal(d.payload().length, 0, d.group(), Duration.ZERO);
+            if (refusal != null) {
+                n.deadRefused.add(d.messageId());
+                continue;
+            }
+            go.add(new MovedMessage(message(d.messageId(), d.payload(), d.headers(), 0, d.group(), Duration.ZERO),
+                    d.attempts(), d.reason() == null ? "" : d.reason()));
+            ids.add(d.messageId());
+        }
+        if (!go.isEmpty()) {
+            try {
+                target.enqueueMoved(queue, go);
+            } catch (InvalidInputException e) {
+                // one the target refuses: one by one, so that only that one stays
+                List<Long> written = new ArrayList<>();
+                for (int i = 0; i < go.size(); i++) {
+                    try {
+                        target.enqueueMoved(queue, List.of(go.get(i)));
+                        written.add(ids.get(i));
+                    } catch (InvalidInputException one) {
+                        n.deadRefused.add(ids.get(i));
+                    }
+                }
+                ids = written;
+            }
+            if (!ids.isEmpty()) {
+                n.deadMoved += source.deleteDeadLetters(queue, ids);
+            }
+        }
+        return page.size();
     }
 
     /** One step by an ordinary claim (sources without {@link Capability#MOVE_CLAIM}); returns how many it claimed. */

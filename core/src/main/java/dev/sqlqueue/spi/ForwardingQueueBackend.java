@@ -69,6 +69,11 @@ public abstract class ForwardingQueueBackend implements QueueBackend {
     }
 
     @Override
+    public List<dev.sqlqueue.EnqueueResult> enqueueMoved(QueueName queue, List<dev.sqlqueue.MovedMessage> messages) {
+        return delegate.enqueueMoved(queue, messages);
+    }
+
+    @Override
     public java.util.OptionalInt ownPoolSize() {
         return delegate.ownPoolSize();
     }

@@ -303,6 +303,11 @@ final class SkipLockedBackend implements QueueBackend {
         return moves.claimForMove(queue, maxMessages, lease);
     }
 
+    @Override
+    public List<EnqueueResult> enqueueMoved(QueueName queue, List<dev.sqlqueue.MovedMessage> messages) {
+        return producer.enqueueMoved(queue, messages);
+    }
+
     // ---- acknowledger ------------------------------------------------------------------------
 
     @Override

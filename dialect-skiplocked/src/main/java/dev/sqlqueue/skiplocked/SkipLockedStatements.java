@@ -201,6 +201,16 @@ public final class SkipLockedStatements {
     /** (reason, id): attempts + 1 (the failed delivery counts). */
     public final String deadLetterById;
     /**
+     * (attempts, id): the attempts of a message a move wrote in the same transaction
+     * ({@link dev.sqlqueue.QueueAdmin#enqueueMoved}).
+     */
+    public final String setAttempts;
+    /**
+     * (reason, id): a moved dead letter, written as a message row in the same transaction and copied here with its
+     * attempts as they are (then {@link #deleteById}); {@link dev.sqlqueue.QueueAdmin#enqueueMoved}.
+     */
+    public final String deadLetterMoved;
+    /**
      * (queue, queue, queue): rows of the queue, in flight, delayed, oldest ready enqueue time, now, dead
      * letters, history rows; one statement, so one snapshot.
      */
@@ -590,6 +600,11 @@ public final class SkipLockedStatements {
         deadLetterById = sql(dsl.insertInto(deadLetter, ID, QUEUE, PRIORITY, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, REASON, DEAD_AT,
                         GROUP_KEY)
                 .select(dsl.select(ID, QUEUE, PRIORITY, ENQUEUED_AT, ATTEMPTS.plus(inline(1)), HEADERS, PAYLOAD, reason, now, GROUP_KEY)
+                        .from(message).where(byId)), dsl);
+        setAttempts = sql(dsl.update(message).set(ATTEMPTS, param("attempts", Integer.class)).where(byId), dsl);
+        deadLetterMoved = sql(dsl.insertInto(deadLetter, ID, QUEUE, PRIORITY, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, REASON, DEAD_AT,
+                        GROUP_KEY)
+                .select(dsl.select(ID, QUEUE, PRIORITY, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, reason, now, GROUP_KEY)
                         .from(message).where(byId)), dsl);
         Field<Integer> one = inline(1);
         Field<Integer> zero = inline(0);

@@ -26,6 +26,10 @@ import java.util.Set;
  * target config's {@link QueueConfig#deduplicationWindow()} ({@link #open} makes it 30 days at least), so run the
  * move again within that window and within the lease.
  *
+ * <p>Attempts: a target with {@link Capability#MOVE_ENQUEUE} (H2, PostgreSQL, MariaDB) takes each message with the
+ * attempts it had on the source ({@link QueueAdmin#enqueueMoved}), so its next delivery there counts one more; another
+ * target counts from 0 (the report notes it).
+ *
  * <p>A source without {@link Capability#MOVE_CLAIM} (Service Broker, Teradata, SQL Server queue tables) is moved by
  * ordinary claims, transactional where offered, else under a lease: ready messages only, attempts raised by the
  * claim taken back; delayed ones are left and counted.
@@ -37,8 +41,8 @@ import java.util.Set;
  * target lacks {@link Capability#MOVE_ENQUEUE}, the source cannot delete single dead letters, or the target refuses one.
  * Their priority arrives as 0 ({@link DeadLetter} carries none), their times are the move's.
  *
- * <p>Not moved (counted in the report): history, the source's own deduplication keys (no port reads or
- * writes them), and attempts (the target counts from 0: no port enqueues with attempts). Messages under a
+ * <p>Not moved (counted in the report): history and the source's own deduplication keys (no port reads or
+ * writes them). Messages under a
  * consumer's lease are moved when their lease ends (with {@link MoveOptions#untilEmpty()}), else left and counted.
  *
  * <p>Not thread-safe; run one mover per queue at a time.
@@ -286,6 +290,10 @@ public final class QueueMover implements AutoCloseable {
         QueueStats s = source.stats(queue);
         boolean all = source.capabilities().has(Capability.MOVE_CLAIM);
         List<String> notes = new ArrayList<>();
+        if (n.moved > 0 && !target.capabilities().has(Capability.MOVE_ENQUEUE)) {
+            notes.add("the target '" + target.capabilities().backend() + "' counts the moved messages' attempts from 0 ("
+                    + Capability.MOVE_ENQUEUE.describe() + " is not offered)");
+        }
         if (s.dead() > 0) {
             notes.add(s.dead() + " dead letter(s) were left on the source: " + (n.deadStay != null ? n.deadStay
                     : !n.deadRefused.isEmpty() ? n.deadRefused.size() + " refused by the target (see above)"
@@ -312,7 +320,7 @@ public final class QueueMover implements AutoCloseable {
     private int stepByMoveClaim(QueueName queue, MoveOptions o, Counts n) {
         List<HeldForMove> held = source.claimForMove(queue, o.batch(), o.lease());
         List<HeldForMove> go = new ArrayList<>(held.size());
-        List<Message> messages = new ArrayList<>(held.size());
+        List<MovedMessage> messages = new ArrayList<>(held.size());
         for (HeldForMove h : held) {
             String refusal = refusal(h.payload().length, h.priority(), h.group(), h.remainingDelay());
             if (refusal != null) {
@@ -320,7 +328,8 @@ public final class QueueMover implements AutoCloseable {
                 continue;
             }
             go.add(h);
-            messages.add(message(h.id(), h.payload(), h.headers(), h.priority(), h.group(), h.remainingDelay()));
+            messages.add(new MovedMessage(message(h.id(), h.payload(), h.headers(), h.priority(), h.group(),
+                    h.remainingDelay()), h.attempts(), null));
         }
         settle(queue, go.stream().map(HeldForMove::receipt).toList(), messages, o, n);
         return held.size();
@@ -407,7 +416,7 @@ public final class QueueMover implements AutoCloseable {
         int max = Math.min(o.batch(), s.maxClaimBatch());
         List<Delivery> got = source.consume(queue, new ConsumeRequest(max, o.lease(), Duration.ZERO, mode));
         List<Receipt> go = new ArrayList<>(got.size());
-        List<Message> messages = new ArrayList<>(got.size());
+        List<MovedMessage> messages = new ArrayList<>(got.size());
         for (Delivery d : got) {
             String refusal = refusal(d.payload().length, d.priority(), d.group(), Duration.ZERO);
             if (refusal != null) {
@@ -415,25 +424,30 @@ public final class QueueMover implements AutoCloseable {
                 continue;
             }
             go.add(d.receipt());
-            messages.add(message(d.id(), d.payload(), d.headers(), d.priority(), d.group(), Duration.ZERO));
+            // the attempts it had before this claim, which counted one
+            messages.add(new MovedMessage(message(d.id(), d.payload(), d.headers(), d.priority(), d.group(), Duration.ZERO),
+                    Math.max(0, d.attempt() - 1), null));
         }
         settle(queue, go, messages, o, n);
         return got.size();
     }
 
-    /** Enqueue on the target (one transaction), then remove from the source (a second one). */
-    private void settle(QueueName queue, List<Receipt> receipts, List<Message> messages, MoveOptions o, Counts n) {
+    /**
+     * Enqueue on the target (one transaction), then remove from the source (a second one). A target with
+     * {@link Capability#MOVE_ENQUEUE} takes the attempts too; another counts them from 0.
+     */
+    private void settle(QueueName queue, List<Receipt> receipts, List<MovedMessage> messages, MoveOptions o, Counts n) {
         if (messages.isEmpty()) {
             return;
         }
         List<EnqueueResult> results;
         try {
-            results = target.enqueueAllDeduplicated(queue, messages);
+            results = enqueue(queue, messages);
         } catch (InvalidInputException e) {
             // one message the target refuses: enqueue one by one, so that only that one is refused
             for (int i = 0; i < messages.size(); i++) {
                 try {
-                    EnqueueResult r = target.enqueueDeduplicated(queue, messages.get(i));
+                    EnqueueResult r = enqueue(queue, List.of(messages.get(i))).get(0);
                     ackOne(receipts.get(i), r.duplicate(), n);
                 } catch (InvalidInputException one) {
                     refuse(receipts.get(i), one.getMessage(), o, n);
@@ -452,6 +466,13 @@ public final class QueueMover implements AutoCloseable {
                 n.moved++;
             }
         }
+    }
+
+    private List<EnqueueResult> enqueue(QueueName queue, List<MovedMessage> messages) {
+        if (target.capabilities().has(Capability.MOVE_ENQUEUE)) {
+            return target.enqueueMoved(queue, messages);
+        }
+        return target.enqueueAllDeduplicated(queue, messages.stream().map(MovedMessage::message).toList());
     }
 
     private void ackOne(Receipt r, boolean duplicate, Counts n) {

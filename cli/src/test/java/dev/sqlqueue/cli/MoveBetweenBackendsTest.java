@@ -108,6 +108,8 @@ class MoveBetweenBackendsTest {
             assertArrayEquals(allBytes, got.get(0).payload());
             assertEquals(Map.of("ключ", "значение ✓", "k2", ""), got.get(0).headers());
             assertEquals(7, got.get(0).priority());
+            assertEquals(2, got.get(0).attempt(), "its failed delivery on the source is counted on the target");
+            assertEquals(1, got.get(1).attempt(), "a message never delivered starts at the first delivery");
             assertEquals("g", got.get(2).group());
             assertEquals(0, s.dead(), "the dead letter left the source");
             List<DeadLetter> dead = target.deadLetters(queue, 10);

@@ -16,10 +16,13 @@ import java.util.List;
  * @param deadLettersLeft the queue's dead letters left on the source when the run ended
  * @param deadLettersMoved dead letters written to the target's dead letters (or found there already, from an earlier
  *     run) and removed from the source by this run
+ * @param deduplicationKeysMoved producers' deduplication keys still in their window on the source, written to the
+ *     target by this run (a key the target holds already is kept as it is and not counted)
  * @param notes what was left or refused, for people, one line each
  */
 public record MoveReport(QueueName queue, long moved, long alreadyOnTarget, long refused, long leftInFlight,
-                         long leftDelayed, long deadLettersLeft, long deadLettersMoved, List<String> notes) {
+                         long leftDelayed, long deadLettersLeft, long deadLettersMoved,
+                         long deduplicationKeysMoved, List<String> notes) {
     public MoveReport {
         notes = List.copyOf(notes);
     }

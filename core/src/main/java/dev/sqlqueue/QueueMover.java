@@ -41,8 +41,12 @@ import java.util.Set;
  * target lacks {@link Capability#MOVE_ENQUEUE}, the source cannot delete single dead letters, or the target refuses one.
  * Their priority arrives as 0 ({@link DeadLetter} carries none), their times are the move's.
  *
- * <p>Not moved (counted in the report): history and the source's own deduplication keys (no port reads or
- * writes them). Messages under a
+ * <p>The producers' deduplication keys still in their window move last ({@link QueueAdmin#deduplicationKeys} on the
+ * source, {@link QueueAdmin#enqueueMovedKeys} on the target, both with {@link Capability#MOVE_KEYS}), each for the rest
+ * of its window and bound to the moved message, so a producer that enqueues one of them again on the target is
+ * deduplicated. Keys taken on the source after that pass are not moved; a key the target holds already stays as it is.
+ *
+ * <p>Not moved (counted in the report): history. Messages under a
  * consumer's lease are moved when their lease ends (with {@link MoveOptions#untilEmpty()}), else left and counted.
  *
  * <p>Not thread-safe; run one mover per queue at a time.
@@ -236,7 +240,7 @@ public final class QueueMover implements AutoCloseable {
             }
             if (got > 0) {
                 emptySince = 0;
-                l.progress(new MoveReport(queue, n.moved, n.already, n.refused, 0, 0, 0, n.deadMoved, List.of()));
+                l.progress(new MoveReport(queue, n.moved, n.already, n.refused, 0, 0, 0, n.deadMoved, 0, List.of()));
                 continue;
             }
             if (options.untilEmpty().isZero()) {
@@ -254,6 +258,9 @@ public final class QueueMover implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
+        if (!stop) {
+            moveKeys(queue, options, n);
+        }
         MoveReport r = report(queue, n);
         l.progress(r);
         return r;
@@ -264,6 +271,9 @@ public final class QueueMover implements AutoCloseable {
         long already;
         long refused;
         long deadMoved;
+        long keysMoved;
+        /** Why the producers' keys stay on the source, or null. */
+        String keysStay;
         /** Dead letters the target refused: they stay on the source, and later steps pass them by. */
         final Set<Long> deadRefused = new java.util.HashSet<>();
         /** Why dead letters stay on the source, or null while they move. */
@@ -282,7 +292,7 @@ public final class QueueMover implements AutoCloseable {
             notes.add(s.dead() + " dead letter(s) would stay on the source: " + deadStay);
         }
         MoveReport r = new MoveReport(queue, s.ready() + (all ? s.delayed() : 0), 0, 0, s.inFlight(), all ? 0 : s.delayed(),
-                deadStay == null ? 0 : s.dead(), deadStay == null ? s.dead() : 0, notes);
+                deadStay == null ? 0 : s.dead(), deadStay == null ? s.dead() : 0, 0, notes);
         return withNotes(r, notes);
     }
 
@@ -294,13 +304,16 @@ public final class QueueMover implements AutoCloseable {
             notes.add("the target '" + target.capabilities().backend() + "' counts the moved messages' attempts from 0 ("
                     + Capability.MOVE_ENQUEUE.describe() + " is not offered)");
         }
+        if (n.keysStay != null) {
+            notes.add(n.keysStay);
+        }
         if (s.dead() > 0) {
             notes.add(s.dead() + " dead letter(s) were left on the source: " + (n.deadStay != null ? n.deadStay
                     : !n.deadRefused.isEmpty() ? n.deadRefused.size() + " refused by the target (see above)"
                     : "dead-lettered on the source while the move ran; run again to move them"));
         }
         return withNotes(new MoveReport(queue, n.moved, n.already, n.refused, s.inFlight(), all ? 0 : s.delayed(), s.dead(),
-                n.deadMoved, notes), notes);
+                n.deadMoved, n.keysMoved, notes), notes);
     }
 
     private static MoveReport withNotes(MoveReport r, List<String> notes) {
@@ -313,7 +326,8 @@ public final class QueueMover implements AutoCloseable {
             all.add(r.leftDelayed() + " delayed message(s) were left: the source backend cannot hold them for a move");
         }
         return new MoveReport(r.queue(), r.moved(), r.alreadyOnTarget(), r.refused(), r.leftInFlight(), r.leftDelayed(),
-                r.deadLettersLeft(), r.deadLettersMoved(), all);
+                r.deadLettersLeft(), r.deadLettersMoved(),
+                r.deduplicationKeysMoved(), all);
     }
 
     /** One step by {@link QueueAdmin#claimForMove}; returns how many messages it held. */
@@ -407,6 +421,32 @@ public final class QueueMover implements AutoCloseable {
             }
         }
         return page.size();
+    }
+
+    /**
+     * Copies the producers' deduplication keys still in their window, page by page, once nothing is left to move: each
+     * bound on the target to the message moved under {@code move:<source>:<id>}, or to the source's id when that
+     * message was processed on the source. A key the target holds already is left as it is, so a run again changes
+     * nothing. Keys a producer takes on the source after this pass are not moved.
+     */
+    private void moveKeys(QueueName queue, MoveOptions o, Counts n) {
+        if (!source.capabilities().has(Capability.MOVE_KEYS) || !target.capabilities().has(Capability.MOVE_KEYS)) {
+            if (source.capabilities().has(Capability.DEDUPLICATION)) {
+                n.keysStay = "the producers' deduplication keys stay on the source: "
+                        + (source.capabilities().has(Capability.MOVE_KEYS) ? "the target '" + target.capabilities().backend()
+                        : "the source '" + source.capabilities().backend()) + "' lacks " + Capability.MOVE_KEYS.describe();
+            }
+            return;
+        }
+        String after = null;
+        while (!stop) {
+            List<DeduplicationKey> page = source.deduplicationKeys(queue, after, o.batch());
+            if (page.isEmpty()) {
+                return;
+            }
+            n.keysMoved += target.enqueueMovedKeys(queue, page, "move:" + sourceIdentity + ":");
+            after = page.get(page.size() - 1).key();
+        }
     }
 
     /** One step by an ordinary claim (sources without {@link Capability#MOVE_CLAIM}); returns how many it claimed. */

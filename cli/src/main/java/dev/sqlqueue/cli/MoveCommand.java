@@ -131,6 +131,10 @@ public final class MoveCommand implements Callable<Integer> {
         String what = dryRun ? "would move" : "moved";
         String dead = r.deadLettersMoved() == 0 ? "" : String.format("; %s %d dead letter%s", what, r.deadLettersMoved(),
                 r.deadLettersMoved() == 1 ? "" : "s");
+        if (r.deduplicationKeysMoved() > 0) {
+            dead += String.format("; %s %d deduplication key%s", what, r.deduplicationKeysMoved(),
+                    r.deduplicationKeysMoved() == 1 ? "" : "s");
+        }
         out.printf("%s %d message%s of '%s' from %s to the target (%d already on the target, %d refused and dead-lettered"
                         + " on the source)%s; left on the source: %d in flight, %d delayed, %d dead letter%s%n", what, r.moved(),
                 r.moved() == 1 ? "" : "s", r.queue().value(), fromName, r.alreadyOnTarget(), r.refused(), dead,

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sqlqueue.ConsumeRequest;
 import dev.sqlqueue.DeadLetter;
+import dev.sqlqueue.EnqueueResult;
 import dev.sqlqueue.Delivery;
 import dev.sqlqueue.HeldForMove;
 import dev.sqlqueue.Message;
@@ -54,6 +55,9 @@ class MoveBetweenBackendsTest {
         }
         try (SqlQueue source = SqlQueue.open(config(from))) {
             source.createQueue(queue);
+            // a producer's key whose message was processed on the source: still in its window
+            source.enqueueDeduplicated(queue, Message.builder("done".getBytes(StandardCharsets.UTF_8)).deduplicationKey("order-0").build());
+            source.ack(source.consume(queue, ConsumeRequest.of(1)).get(0).receipt());
             source.enqueue(queue, Message.builder("dead".getBytes(StandardCharsets.UTF_8)).header("why", "bad ✗").build());
             Delivery poison = source.consume(queue, ConsumeRequest.of(1)).get(0);
             source.nack(poison.receipt(), Duration.ZERO, "first try");
@@ -64,7 +68,7 @@ class MoveBetweenBackendsTest {
             Delivery once = source.consume(queue, ConsumeRequest.of(1)).get(0);
             assertEquals(256, once.payload().length, "set-up: the priority message is claimed first");
             source.nack(once.receipt(), Duration.ZERO, "transient");
-            source.enqueue(queue, Message.of(new byte[0]));
+            source.enqueueDeduplicated(queue, Message.builder(new byte[0]).deduplicationKey("order-1").build());
             for (int i = 1; i <= 3; i++) {
                 source.enqueue(queue, Message.builder(("g" + i).getBytes(StandardCharsets.UTF_8)).group("g").build());
             }
@@ -102,7 +106,13 @@ class MoveBetweenBackendsTest {
             QueueStats t = target.stats(queue);
             assertEquals(5, t.ready(), t.toString());
             assertEquals(1, t.delayed(), "the delayed message is still delayed on the target");
+            // the producer's keys still in their window came along: enqueuing them again on the target is deduplicated
+            EnqueueResult again1 = target.enqueueDeduplicated(queue, Message.builder(new byte[0]).deduplicationKey("order-1").build());
+            EnqueueResult again0 = target.enqueueDeduplicated(queue, Message.builder("done".getBytes(StandardCharsets.UTF_8)).deduplicationKey("order-0").build());
+            assertTrue(again1.duplicate() && again0.duplicate(), again1 + " " + again0);
+            assertEquals(2, report.deduplicationKeysMoved(), report::toString);
             List<Delivery> got = drain(target, queue);
+            assertEquals(got.get(1).id(), again1.id(), "the key stands for the moved message on the target");
             assertEquals(List.of("\u0000", "", "g1", "g2", "g3"), got.stream().map(d -> d.payload().length == 256 ? "\u0000" : d.text()).toList(),
                     "priority first, the group in order");
             assertArrayEquals(allBytes, got.get(0).payload());

@@ -74,6 +74,16 @@ public abstract class ForwardingQueueBackend implements QueueBackend {
     }
 
     @Override
+    public List<dev.sqlqueue.DeduplicationKey> deduplicationKeys(QueueName queue, String afterKey, int limit) {
+        return delegate.deduplicationKeys(queue, afterKey, limit);
+    }
+
+    @Override
+    public int enqueueMovedKeys(QueueName queue, List<dev.sqlqueue.DeduplicationKey> keys, String messageKeyPrefix) {
+        return delegate.enqueueMovedKeys(queue, keys, messageKeyPrefix);
+    }
+
+    @Override
     public java.util.OptionalInt ownPoolSize() {
         return delegate.ownPoolSize();
     }

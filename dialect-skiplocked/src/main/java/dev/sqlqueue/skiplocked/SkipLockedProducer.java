@@ -182,6 +182,26 @@ final class SkipLockedProducer implements AutoCloseable {
         });
     }
 
+    /** {@link dev.sqlqueue.QueueAdmin#deduplicationKeys}. */
+    List<dev.sqlqueue.DeduplicationKey> deduplicationKeys(QueueName queue, String afterKey, int limit) {
+        return inTransaction("list deduplication keys", c -> keys.list(c, queue, afterKey, limit));
+    }
+
+    /** {@link dev.sqlqueue.QueueAdmin#enqueueMovedKeys}: every key in one transaction. */
+    int enqueueMovedKeys(QueueName queue, List<dev.sqlqueue.DeduplicationKey> moved, String messageKeyPrefix) {
+        ensureKnown(queue);
+        startCleaner();
+        return inTransaction("enqueue moved deduplication keys", c -> {
+            int n = 0;
+            for (dev.sqlqueue.DeduplicationKey k : moved) {
+                if (keys.keep(c, queue, k, messageKeyPrefix)) {
+                    n++;
+                }
+            }
+            return n;
+        });
+    }
+
     long enqueue(Connection connection, QueueName queue, Message message) {
         if (message.deduplicationKey() != null) {
             return enqueueDeduplicated(connection, queue, message).id();

@@ -294,6 +294,11 @@ public final class SkipLockedStatements {
     /** (message id, queue, key): the message a freshly taken key stands for. */
     public final String setKeyMessage;
     /**
+     * (queue, after key, limit): key, message id and ms left of the queue's keys in their window that stand for a
+     * message, after the given key, by key ({@link dev.sqlqueue.QueueAdmin#deduplicationKeys}).
+     */
+    public final String listKeys;
+    /**
      * (queue, key): message_id of a taken key, read with a shared lock on PostgreSQL and MariaDB so it sees
      * the latest committed row at any isolation (a shared lock, not FOR UPDATE: on MariaDB the waiters of
      * one key all hold its shared lock from the duplicate check, and upgrading would deadlock them). H2
@@ -687,6 +692,9 @@ public final class SkipLockedStatements {
         var takeKey = dsl.insertInto(dedupe, QUEUE, DEDUPE_KEY, EXPIRES_AT).values(queue, key, now.plus(param("window", Long.class)));
         insertKey = sql(dialect == SkipLockedDialect.H2 ? takeKey : takeKey.onDuplicateKeyIgnore(), dsl);
         setKeyMessage = sql(dsl.update(dedupe).set(MESSAGE_ID, id).where(thisKey), dsl);
+        listKeys = sql(dsl.select(DEDUPE_KEY, MESSAGE_ID, EXPIRES_AT.minus(now)).from(dedupe)
+                .where(QUEUE.eq(queue)).and(DEDUPE_KEY.gt(param("after", String.class))).and(EXPIRES_AT.gt(now))
+                .and(MESSAGE_ID.isNotNull()).orderBy(DEDUPE_KEY.asc()).limit(param("limit", Integer.class)), dsl);
         keyMessage = dialect == SkipLockedDialect.H2
                 ? dsl.select(MESSAGE_ID).from(dedupe).where(thisKey).getSQL(ParamType.INDEXED)
                 : dsl.select(MESSAGE_ID).from(dedupe).where(thisKey).forShare().getSQL(ParamType.INDEXED);

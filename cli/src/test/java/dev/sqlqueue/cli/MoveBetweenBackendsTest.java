@@ -2,6 +2,8 @@ package dev.sqlqueue.cli;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sqlqueue.ConsumeRequest;
@@ -9,6 +11,7 @@ import dev.sqlqueue.DeadLetter;
 import dev.sqlqueue.EnqueueResult;
 import dev.sqlqueue.Delivery;
 import dev.sqlqueue.HeldForMove;
+import dev.sqlqueue.InvalidInputException;
 import dev.sqlqueue.Message;
 import dev.sqlqueue.MoveOptions;
 import dev.sqlqueue.MovedMessage;
@@ -183,6 +186,23 @@ class MoveBetweenBackendsTest {
             assertEquals("d1", new String(d1.payload(), StandardCharsets.UTF_8));
             target.enqueueMoved(queue, List.of(new MovedMessage(Message.builder(d1.payload())
                     .deduplicationKey(keys.keyOf(d1.messageId())).build(), d1.attempts(), d1.reason())));
+            // bad input to the move's target ports names its rule and writes nothing
+            long deadBefore = target.stats(queue).dead();
+            long depthBefore = target.stats(queue).depth();
+            assertEquals("move.max-messages", assertThrows(InvalidInputException.class,
+                    () -> target.enqueueMoved(queue, List.of())).rule());
+            assertEquals("payload.max-size", assertThrows(InvalidInputException.class, () -> target.enqueueMoved(queue,
+                    List.of(new MovedMessage(Message.builder("ok".getBytes(StandardCharsets.UTF_8)).deduplicationKey("bad-1").build(), 0, null),
+                            new MovedMessage(Message.builder(new byte[target.capabilities().maxPayloadBytes() + 1])
+                                    .deduplicationKey("bad-2").build(), 0, "too big")))).rule());
+            assertEquals("move.max-messages", assertThrows(InvalidInputException.class,
+                    () -> target.enqueueMovedKeys(queue, List.of(), null)).rule());
+            assertEquals("limit.range", assertThrows(InvalidInputException.class,
+                    () -> source.deduplicationKeys(queue, null, 0)).rule());
+            assertEquals(depthBefore, target.stats(queue).depth(), "nothing written");
+            assertEquals(deadBefore, target.stats(queue).dead());
+            assertFalse(target.deduplicationKeys(queue, null, 1000).stream().anyMatch(k -> k.key().startsWith("bad-")),
+                    "the refused batch took no key");
             // and one that died holding m0..m4 (a move claim takes over the holds of another)
             List<HeldForMove> second = source.claimForMove(queue, 5, Duration.ofMinutes(10));
             assertEquals(List.of("m0", "m1", "m2", "m3", "m4"), second.stream()

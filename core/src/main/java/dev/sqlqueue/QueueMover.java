@@ -309,7 +309,7 @@ public final class QueueMover implements AutoCloseable {
         }
         if (s.dead() > 0) {
             notes.add(s.dead() + " dead letter(s) were left on the source: " + (n.deadStay != null ? n.deadStay
-                    : !n.deadRefused.isEmpty() ? n.deadRefused.size() + " refused by the target (see above)"
+                    : !n.deadRefused.isEmpty() ? n.deadRefused.size() + " refused by the target (payload size or message group)"
                     : "dead-lettered on the source while the move ran; run again to move them"));
         }
         return withNotes(new MoveReport(queue, n.moved, n.already, n.refused, s.inFlight(), all ? 0 : s.delayed(), s.dead(),

@@ -49,6 +49,16 @@ public enum Capability {
      * attempts and remaining delay, without counting a delivery ({@link QueueMover}).
      */
     MOVE_CLAIM("claiming ready and delayed messages to move them"),
+    /**
+     * {@link QueueAdmin#enqueueMoved} writes moved messages with the attempts they had, and moved dead letters with
+     * their reason, each under a deduplication key in one transaction ({@link QueueMover}'s target side).
+     */
+    MOVE_ENQUEUE("enqueuing moved messages with their attempts, and moved dead letters"),
+    /**
+     * {@link QueueAdmin#deduplicationKeys} lists a queue's deduplication keys still in their window and
+     * {@link QueueAdmin#enqueueMovedKeys} writes such keys from another database ({@link QueueMover}).
+     */
+    MOVE_KEYS("listing and writing deduplication keys for a move"),
     /** Fault hook: the suite can kill a consumer's database session. */
     KILL_SESSION("killing a database session (fault hook)"),
     /** Fault hook: the suite can take the database away and bring it back. */

@@ -13,11 +13,16 @@ import java.util.List;
  * @param leftInFlight messages left on the source under a consumer's lease when the run ended
  * @param leftDelayed messages left on the source because the source cannot hold them for a move (backends without
  *     {@link Capability#MOVE_CLAIM} move ready messages only)
- * @param deadLettersLeft the queue's dead letters, left on the source (no port copies a dead letter yet)
+ * @param deadLettersLeft the queue's dead letters left on the source when the run ended
+ * @param deadLettersMoved dead letters written to the target's dead letters (or found there already, from an earlier
+ *     run) and removed from the source by this run
+ * @param deduplicationKeysMoved producers' deduplication keys still in their window on the source, written to the
+ *     target by this run (a key the target holds already is kept as it is and not counted)
  * @param notes what was left or refused, for people, one line each
  */
 public record MoveReport(QueueName queue, long moved, long alreadyOnTarget, long refused, long leftInFlight,
-                         long leftDelayed, long deadLettersLeft, List<String> notes) {
+                         long leftDelayed, long deadLettersLeft, long deadLettersMoved,
+                         long deduplicationKeysMoved, List<String> notes) {
     /**
      * Copies the notes.
      *
@@ -29,7 +34,10 @@ public record MoveReport(QueueName queue, long moved, long alreadyOnTarget, long
      * @param leftInFlight messages left on the source under a consumer's lease when the run ended
      * @param leftDelayed messages left on the source because the source cannot hold them for a move (backends without
      *     {@link Capability#MOVE_CLAIM} move ready messages only)
-     * @param deadLettersLeft the queue's dead letters, left on the source (no port copies a dead letter yet)
+     * @param deadLettersLeft the queue's dead letters left on the source when the run ended
+     * @param deadLettersMoved dead letters written to the target's dead letters (or found there already) and removed
+     *     from the source by this run
+     * @param deduplicationKeysMoved producers' deduplication keys written to the target by this run
      * @param notes what was left or refused, for people, one line each
      * @throws NullPointerException if {@code notes} is null
      */

@@ -298,4 +298,62 @@ public interface QueueAdmin {
     default List<HeldForMove> claimForMove(QueueName queue, int maxMessages, java.time.Duration lease) {
         throw new UnsupportedCapabilityException(Capability.MOVE_CLAIM, getClass().getSimpleName());
     }
+
+    /**
+     * Write messages moved from another database ({@link QueueMover}, the target side), in one transaction, in order:
+     * each takes its {@link Message#deduplicationKey()} first as {@link Producer#enqueueAllDeduplicated} does (a key
+     * still in the queue's window makes it a duplicate: nothing is written for it), then is enqueued with its
+     * attempts already counted, or, with a {@link MovedMessage#deadLetterReason()}, written straight to the queue's
+     * dead letters with that reason and its attempts (a consumer never sees it). Enqueue and dead-letter times are
+     * this transaction's (database clock). The queue is created if missing. Thread-safe.
+     *
+     * @param queue the queue
+     * @param messages 1..{@value #MAX_MOVE_CLAIM} messages, each with a deduplication key
+     * @return one result per message, in order: the new message's id (a dead letter's id among the queue's dead
+     *     letters), or, for a duplicate, the id its key stands for and {@code duplicate()} true
+     * @throws InvalidInputException (rule {@code move.max-messages}) for null, empty or more than
+     *     {@value #MAX_MOVE_CLAIM} messages, (rule {@code move.message}) for a null one; as
+     *     {@link Producer#enqueueAll} for a message the backend refuses; nothing is written
+     * @throws UnsupportedCapabilityException unless the backend has {@link Capability#MOVE_ENQUEUE}
+     */
+    default List<EnqueueResult> enqueueMoved(QueueName queue, List<MovedMessage> messages) {
+        throw new UnsupportedCapabilityException(Capability.MOVE_ENQUEUE, getClass().getSimpleName());
+    }
+
+    /**
+     * A page of the queue's deduplication keys that are still in their window (database clock) and stand for a
+     * committed message, by ascending key (the database's order of the key column): those after {@code afterKey}
+     * (null for the first page; the last key of a page for the next), at most {@code limit}
+     * (1..{@value #MAX_MOVE_CLAIM}). A read without locks. Thread-safe.
+     *
+     * @param queue the queue
+     * @param afterKey the last key of the page before, or null
+     * @param limit the most keys, 1..{@value #MAX_MOVE_CLAIM}
+     * @return the keys with the message each stands for and the rest of its window
+     * @throws InvalidInputException (rule {@code limit.range}) for a limit outside 1..{@value #MAX_MOVE_CLAIM}
+     * @throws UnsupportedCapabilityException unless the backend has {@link Capability#MOVE_KEYS}
+     */
+    default List<DeduplicationKey> deduplicationKeys(QueueName queue, String afterKey, int limit) {
+        throw new UnsupportedCapabilityException(Capability.MOVE_KEYS, getClass().getSimpleName());
+    }
+
+    /**
+     * Write producers' deduplication keys moved from another database ({@link QueueMover}), in one transaction, so
+     * that an enqueue of one of them here is deduplicated for the rest of its window: each key is bound to the message
+     * that the key {@code messageKeyPrefix + messageId} stands for on this database (the message, moved under that
+     * key), else, when there is none (the message was processed on the other database), to {@code messageId}. A key
+     * this database holds already (in its window) is left as it is. The queue is created if missing. Thread-safe.
+     *
+     * @param queue the queue
+     * @param keys 1..{@value #MAX_MOVE_CLAIM} keys
+     * @param messageKeyPrefix the key prefix the messages were moved under, or null to bind every key to its
+     *     {@code messageId}
+     * @return how many keys were written (the others were held here already)
+     * @throws InvalidInputException (rule {@code move.max-messages}) for null, empty or more than
+     *     {@value #MAX_MOVE_CLAIM} keys or a null one; nothing is written
+     * @throws UnsupportedCapabilityException unless the backend has {@link Capability#MOVE_KEYS}
+     */
+    default int enqueueMovedKeys(QueueName queue, List<DeduplicationKey> keys, String messageKeyPrefix) {
+        throw new UnsupportedCapabilityException(Capability.MOVE_KEYS, getClass().getSimpleName());
+    }
 }

@@ -26,12 +26,27 @@ import java.util.Set;
  * target config's {@link QueueConfig#deduplicationWindow()} ({@link #open} makes it 30 days at least), so run the
  * move again within that window and within the lease.
  *
+ * <p>Attempts: a target with {@link Capability#MOVE_ENQUEUE} (H2, PostgreSQL, MariaDB) takes each message with the
+ * attempts it had on the source ({@link QueueAdmin#enqueueMoved}), so its next delivery there counts one more; another
+ * target counts from 0 (the report notes it).
+ *
  * <p>A source without {@link Capability#MOVE_CLAIM} (Service Broker, Teradata) is moved by
  * ordinary claims, transactional where offered, else under a lease: ready messages only, attempts raised by the
  * claim taken back; delayed ones are left and counted.
  *
- * <p>Not moved (counted in the report): dead letters, history, the source's own deduplication keys (no port reads or
- * writes them), and attempts (the target counts from 0: no port enqueues with attempts). Messages under a
+ * <p>Dead letters move once no message is left to move, the same way: the oldest are read
+ * ({@link QueueAdmin#deadLetters}), written to the target's dead letters with their payload, headers, group, attempts
+ * and reason under the same key form ({@link QueueAdmin#enqueueMoved}, one transaction), then deleted from the source
+ * ({@link QueueAdmin#deleteDeadLetters}, a second one). They stay on the source, counted with the reason, when the
+ * target lacks {@link Capability#MOVE_ENQUEUE}, the source cannot delete single dead letters, or the target refuses one.
+ * Their priority arrives as 0 ({@link DeadLetter} carries none), their times are the move's.
+ *
+ * <p>The producers' deduplication keys still in their window move last ({@link QueueAdmin#deduplicationKeys} on the
+ * source, {@link QueueAdmin#enqueueMovedKeys} on the target, both with {@link Capability#MOVE_KEYS}), each for the rest
+ * of its window and bound to the moved message, so a producer that enqueues one of them again on the target is
+ * deduplicated. Keys taken on the source after that pass are not moved; a key the target holds already stays as it is.
+ *
+ * <p>Not moved (counted in the report): history. Messages under a
  * consumer's lease are moved when their lease ends (with {@link MoveOptions#untilEmpty()}), else left and counted.
  *
  * <p>Not thread-safe; run one mover per queue at a time.
@@ -253,9 +268,12 @@ public final class QueueMover implements AutoCloseable {
         long emptySince = 0;
         while (!stop && !Thread.currentThread().isInterrupted()) {
             int got = byMoveClaim ? stepByMoveClaim(queue, options, n) : stepByClaim(queue, options, n);
+            if (got == 0) {
+                got = stepDeadLetters(queue, options, n);
+            }
             if (got > 0) {
                 emptySince = 0;
-                l.progress(new MoveReport(queue, n.moved, n.already, n.refused, 0, 0, 0, List.of()));
+                l.progress(new MoveReport(queue, n.moved, n.already, n.refused, 0, 0, 0, n.deadMoved, 0, List.of()));
                 continue;
             }
             if (options.untilEmpty().isZero()) {
@@ -273,6 +291,9 @@ public final class QueueMover implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
+        if (!stop) {
+            moveKeys(queue, options, n);
+        }
         MoveReport r = report(queue, n);
         l.progress(r);
         return r;
@@ -282,6 +303,14 @@ public final class QueueMover implements AutoCloseable {
         long moved;
         long already;
         long refused;
+        long deadMoved;
+        long keysMoved;
+        /** Why the producers' keys stay on the source, or null. */
+        String keysStay;
+        /** Dead letters the target refused: they stay on the source, and later steps pass them by. */
+        final Set<Long> deadRefused = new java.util.HashSet<>();
+        /** Why dead letters stay on the source, or null while they move. */
+        String deadStay;
     }
 
     private MoveReport dryRun(QueueName queue) {
@@ -291,8 +320,12 @@ public final class QueueMover implements AutoCloseable {
         for (String lack : targetLacks()) {
             notes.add("target lacks " + lack + ": messages using it would be dead-lettered on the source");
         }
+        String deadStay = deadLettersStay(queue);
+        if (deadStay != null && s.dead() > 0) {
+            notes.add(s.dead() + " dead letter(s) would stay on the source: " + deadStay);
+        }
         MoveReport r = new MoveReport(queue, s.ready() + (all ? s.delayed() : 0), 0, 0, s.inFlight(), all ? 0 : s.delayed(),
-                s.dead(), notes);
+                deadStay == null ? 0 : s.dead(), deadStay == null ? s.dead() : 0, 0, notes);
         return withNotes(r, notes);
     }
 
@@ -300,8 +333,20 @@ public final class QueueMover implements AutoCloseable {
         QueueStats s = source.stats(queue);
         boolean all = source.capabilities().has(Capability.MOVE_CLAIM);
         List<String> notes = new ArrayList<>();
+        if (n.moved > 0 && !target.capabilities().has(Capability.MOVE_ENQUEUE)) {
+            notes.add("the target '" + target.capabilities().backend() + "' counts the moved messages' attempts from 0 ("
+                    + Capability.MOVE_ENQUEUE.describe() + " is not offered)");
+        }
+        if (n.keysStay != null) {
+            notes.add(n.keysStay);
+        }
+        if (s.dead() > 0) {
+            notes.add(s.dead() + " dead letter(s) were left on the source: " + (n.deadStay != null ? n.deadStay
+                    : !n.deadRefused.isEmpty() ? n.deadRefused.size() + " refused by the target (payload size or message group)"
+                    : "dead-lettered on the source while the move ran; run again to move them"));
+        }
         return withNotes(new MoveReport(queue, n.moved, n.already, n.refused, s.inFlight(), all ? 0 : s.delayed(), s.dead(),
-                notes), notes);
+                n.deadMoved, n.keysMoved, notes), notes);
     }
 
     private static MoveReport withNotes(MoveReport r, List<String> notes) {
@@ -313,18 +358,16 @@ public final class QueueMover implements AutoCloseable {
         if (r.leftDelayed() > 0) {
             all.add(r.leftDelayed() + " delayed message(s) were left: the source backend cannot hold them for a move");
         }
-        if (r.deadLettersLeft() > 0) {
-            all.add(r.deadLettersLeft() + " dead letter(s) were left on the source (not moved yet)");
-        }
         return new MoveReport(r.queue(), r.moved(), r.alreadyOnTarget(), r.refused(), r.leftInFlight(), r.leftDelayed(),
-                r.deadLettersLeft(), all);
+                r.deadLettersLeft(), r.deadLettersMoved(),
+                r.deduplicationKeysMoved(), all);
     }
 
     /** One step by {@link QueueAdmin#claimForMove}; returns how many messages it held. */
     private int stepByMoveClaim(QueueName queue, MoveOptions o, Counts n) {
         List<HeldForMove> held = source.claimForMove(queue, o.batch(), o.lease());
         List<HeldForMove> go = new ArrayList<>(held.size());
-        List<Message> messages = new ArrayList<>(held.size());
+        List<MovedMessage> messages = new ArrayList<>(held.size());
         for (HeldForMove h : held) {
             String refusal = refusal(h.payload().length, h.priority(), h.group(), h.remainingDelay());
             if (refusal != null) {
@@ -332,10 +375,111 @@ public final class QueueMover implements AutoCloseable {
                 continue;
             }
             go.add(h);
-            messages.add(message(h.id(), h.payload(), h.headers(), h.priority(), h.group(), h.remainingDelay()));
+            messages.add(new MovedMessage(message(h.id(), h.payload(), h.headers(), h.priority(), h.group(),
+                    h.remainingDelay()), h.attempts(), null));
         }
         settle(queue, go.stream().map(HeldForMove::receipt).toList(), messages, o, n);
         return held.size();
+    }
+
+    /**
+     * Why the queue's dead letters cannot move, or null when they can: the target must have
+     * {@link Capability#MOVE_ENQUEUE}, and the source must delete single dead letters
+     * ({@link QueueAdmin#deleteDeadLetters}; asked with an id no dead letter has, which deletes nothing).
+     */
+    private String deadLettersStay(QueueName queue) {
+        if (!target.capabilities().has(Capability.MOVE_ENQUEUE)) {
+            return "the target '" + target.capabilities().backend() + "' cannot take dead letters ("
+                    + Capability.MOVE_ENQUEUE.describe() + ")";
+        }
+        try {
+            source.deleteDeadLetters(queue, List.of(-1L));
+            return null;
+        } catch (TransientBackendException e) {
+            throw e;
+        } catch (SqlQueueException e) {
+            return "the source '" + source.capabilities().backend() + "' cannot delete single dead letters, so a moved one"
+                    + " would stay there too";
+        }
+    }
+
+    /**
+     * One step of dead letters, once no message is left to move: the oldest ones are written to the target's dead
+     * letters ({@link QueueAdmin#enqueueMoved}, one transaction, each under its key), then deleted from the source
+     * (a second one). A crash between the two leaves them on both, once on the target; the next run finds their keys
+     * there and only deletes them from the source. Returns how many it settled.
+     */
+    private int stepDeadLetters(QueueName queue, MoveOptions o, Counts n) {
+        if (n.deadStay != null) {
+            return 0;
+        }
+        List<DeadLetter> page = source.deadLetters(queue, o.batch() + n.deadRefused.size());
+        page = page.stream().filter(d -> !n.deadRefused.contains(d.messageId())).limit(o.batch()).toList();
+        if (page.isEmpty()) {
+            return 0;
+        }
+        if (n.deadStay == null && (n.deadStay = deadLettersStay(queue)) != null) {
+            return 0;
+        }
+        List<MovedMessage> go = new ArrayList<>(page.size());
+        List<Long> ids = new ArrayList<>(page.size());
+        for (DeadLetter d : page) {
+            String refusal = refusal(d.payload().length, 0, d.group(), Duration.ZERO);
+            if (refusal != null) {
+                n.deadRefused.add(d.messageId());
+                continue;
+            }
+            go.add(new MovedMessage(message(d.messageId(), d.payload(), d.headers(), 0, d.group(), Duration.ZERO),
+                    d.attempts(), d.reason() == null ? "" : d.reason()));
+            ids.add(d.messageId());
+        }
+        if (!go.isEmpty()) {
+            try {
+                target.enqueueMoved(queue, go);
+            } catch (InvalidInputException e) {
+                // one the target refuses: one by one, so that only that one stays
+                List<Long> written = new ArrayList<>();
+                for (int i = 0; i < go.size(); i++) {
+                    try {
+                        target.enqueueMoved(queue, List.of(go.get(i)));
+                        written.add(ids.get(i));
+                    } catch (InvalidInputException one) {
+                        n.deadRefused.add(ids.get(i));
+                    }
+                }
+                ids = written;
+            }
+            if (!ids.isEmpty()) {
+                n.deadMoved += source.deleteDeadLetters(queue, ids);
+            }
+        }
+        return page.size();
+    }
+
+    /**
+     * Copies the producers' deduplication keys still in their window, page by page, once nothing is left to move: each
+     * bound on the target to the message moved under {@code move:<source>:<id>}, or to the source's id when that
+     * message was processed on the source. A key the target holds already is left as it is, so a run again changes
+     * nothing. Keys a producer takes on the source after this pass are not moved.
+     */
+    private void moveKeys(QueueName queue, MoveOptions o, Counts n) {
+        if (!source.capabilities().has(Capability.MOVE_KEYS) || !target.capabilities().has(Capability.MOVE_KEYS)) {
+            if (source.capabilities().has(Capability.DEDUPLICATION)) {
+                n.keysStay = "the producers' deduplication keys stay on the source: "
+                        + (source.capabilities().has(Capability.MOVE_KEYS) ? "the target '" + target.capabilities().backend()
+                        : "the source '" + source.capabilities().backend()) + "' lacks " + Capability.MOVE_KEYS.describe();
+            }
+            return;
+        }
+        String after = null;
+        while (!stop) {
+            List<DeduplicationKey> page = source.deduplicationKeys(queue, after, o.batch());
+            if (page.isEmpty()) {
+                return;
+            }
+            n.keysMoved += target.enqueueMovedKeys(queue, page, "move:" + sourceIdentity + ":");
+            after = page.get(page.size() - 1).key();
+        }
     }
 
     /** One step by an ordinary claim (sources without {@link Capability#MOVE_CLAIM}); returns how many it claimed. */
@@ -345,7 +489,7 @@ public final class QueueMover implements AutoCloseable {
         int max = Math.min(o.batch(), s.maxClaimBatch());
         List<Delivery> got = source.consume(queue, new ConsumeRequest(max, o.lease(), Duration.ZERO, mode));
         List<Receipt> go = new ArrayList<>(got.size());
-        List<Message> messages = new ArrayList<>(got.size());
+        List<MovedMessage> messages = new ArrayList<>(got.size());
         for (Delivery d : got) {
             String refusal = refusal(d.payload().length, d.priority(), d.group(), Duration.ZERO);
             if (refusal != null) {
@@ -353,25 +497,30 @@ public final class QueueMover implements AutoCloseable {
                 continue;
             }
             go.add(d.receipt());
-            messages.add(message(d.id(), d.payload(), d.headers(), d.priority(), d.group(), Duration.ZERO));
+            // the attempts it had before this claim, which counted one
+            messages.add(new MovedMessage(message(d.id(), d.payload(), d.headers(), d.priority(), d.group(), Duration.ZERO),
+                    Math.max(0, d.attempt() - 1), null));
         }
         settle(queue, go, messages, o, n);
         return got.size();
     }
 
-    /** Enqueue on the target (one transaction), then remove from the source (a second one). */
-    private void settle(QueueName queue, List<Receipt> receipts, List<Message> messages, MoveOptions o, Counts n) {
+    /**
+     * Enqueue on the target (one transaction), then remove from the source (a second one). A target with
+     * {@link Capability#MOVE_ENQUEUE} takes the attempts too; another counts them from 0.
+     */
+    private void settle(QueueName queue, List<Receipt> receipts, List<MovedMessage> messages, MoveOptions o, Counts n) {
         if (messages.isEmpty()) {
             return;
         }
         List<EnqueueResult> results;
         try {
-            results = target.enqueueAllDeduplicated(queue, messages);
+            results = enqueue(queue, messages);
         } catch (InvalidInputException e) {
             // one message the target refuses: enqueue one by one, so that only that one is refused
             for (int i = 0; i < messages.size(); i++) {
                 try {
-                    EnqueueResult r = target.enqueueDeduplicated(queue, messages.get(i));
+                    EnqueueResult r = enqueue(queue, List.of(messages.get(i))).get(0);
                     ackOne(receipts.get(i), r.duplicate(), n);
                 } catch (InvalidInputException one) {
                     refuse(receipts.get(i), one.getMessage(), o, n);
@@ -390,6 +539,13 @@ public final class QueueMover implements AutoCloseable {
                 n.moved++;
             }
         }
+    }
+
+    private List<EnqueueResult> enqueue(QueueName queue, List<MovedMessage> messages) {
+        if (target.capabilities().has(Capability.MOVE_ENQUEUE)) {
+            return target.enqueueMoved(queue, messages);
+        }
+        return target.enqueueAllDeduplicated(queue, messages.stream().map(MovedMessage::message).toList());
     }
 
     private void ackOne(Receipt r, boolean duplicate, Counts n) {

@@ -609,6 +609,57 @@ public final class SqlQueue implements QueueClient {
     }
 
     @Override
+    public List<EnqueueResult> enqueueMoved(QueueName queue, List<MovedMessage> messages) {
+        q(queue);
+        if (messages == null || messages.isEmpty() || messages.size() > MAX_MOVE_CLAIM) {
+            throw new InvalidInputException("move.max-messages", "a moved batch holds 1.." + MAX_MOVE_CLAIM
+                    + " messages, was " + (messages == null ? "null" : messages.size()));
+        }
+        for (MovedMessage m : messages) {
+            if (m == null) {
+                throw new InvalidInputException("move.message", "a moved message must not be null");
+            }
+            check(m.message());
+        }
+        if (!caps.has(Capability.MOVE_ENQUEUE)) {
+            throw new UnsupportedCapabilityException(Capability.MOVE_ENQUEUE, caps.backend());
+        }
+        List<EnqueueResult> results = backend.enqueueMoved(queue, messages);
+        for (int i = 0; i < results.size(); i++) {
+            if (!results.get(i).duplicate() && !messages.get(i).deadLetter()) {
+                hub.signal(queue);
+                break;
+            }
+        }
+        return results;
+    }
+
+    @Override
+    public List<DeduplicationKey> deduplicationKeys(QueueName queue, String afterKey, int limit) {
+        q(queue);
+        if (limit < 1 || limit > MAX_MOVE_CLAIM) {
+            throw new InvalidInputException("limit.range", "limit must be 1.." + MAX_MOVE_CLAIM + ", was " + limit);
+        }
+        if (!caps.has(Capability.MOVE_KEYS)) {
+            throw new UnsupportedCapabilityException(Capability.MOVE_KEYS, caps.backend());
+        }
+        return backend.deduplicationKeys(queue, afterKey, limit);
+    }
+
+    @Override
+    public int enqueueMovedKeys(QueueName queue, List<DeduplicationKey> keys, String messageKeyPrefix) {
+        q(queue);
+        if (keys == null || keys.isEmpty() || keys.size() > MAX_MOVE_CLAIM || keys.stream().anyMatch(Objects::isNull)) {
+            throw new InvalidInputException("move.max-messages", "moved keys are 1.." + MAX_MOVE_CLAIM
+                    + " keys without null, were " + (keys == null ? "null" : keys.size() + " entries"));
+        }
+        if (!caps.has(Capability.MOVE_KEYS)) {
+            throw new UnsupportedCapabilityException(Capability.MOVE_KEYS, caps.backend());
+        }
+        return backend.enqueueMovedKeys(queue, keys, messageKeyPrefix);
+    }
+
+    @Override
     public List<OpenTransaction> oldestTransactions(int limit) {
         if (limit < 1 || limit > MAX_OPEN_TRANSACTIONS) {
             throw new InvalidInputException("limit.range", "limit must be 1.." + MAX_OPEN_TRANSACTIONS + ", was " + limit);

@@ -107,4 +107,26 @@ class ModelValidationTest {
         assertTrue(e.getMessage().contains("2..1000"), e.getMessage());
         assertEquals(2, QueueConfig.builder().url("jdbc:h2:mem:x").poolSize(2).build().poolSize());
     }
+
+    @Test
+    void movedMessagesAndKeysNameTheRuleTheyBreak() {
+        Message keyed = Message.builder(new byte[0]).deduplicationKey("move:0123456789abcdef:1").build();
+        assertEquals(3, new MovedMessage(keyed, 3, null).attempts());
+        assertTrue(new MovedMessage(keyed, 0, "").deadLetter());
+        assertEquals("move.message", assertThrows(InvalidInputException.class,
+                () -> new MovedMessage(Message.of(new byte[0]), 0, null)).rule(), "a moved message needs its key");
+        assertEquals("move.message", assertThrows(InvalidInputException.class, () -> new MovedMessage(null, 0, null)).rule());
+        assertEquals("move.attempts", assertThrows(InvalidInputException.class, () -> new MovedMessage(keyed, -1, null)).rule());
+        assertEquals("move.reason", assertThrows(InvalidInputException.class, () -> new MovedMessage(keyed, 0, "a\u0000")).rule());
+
+        assertEquals("k", new DeduplicationKey("k", 1, java.time.Duration.ofMillis(1)).key());
+        assertEquals("dedupe.length", assertThrows(InvalidInputException.class,
+                () -> new DeduplicationKey(null, 1, java.time.Duration.ofMinutes(1))).rule());
+        assertEquals("dedupe.length", assertThrows(InvalidInputException.class,
+                () -> new DeduplicationKey("", 1, java.time.Duration.ofMinutes(1))).rule());
+        assertEquals("move.key-window", assertThrows(InvalidInputException.class,
+                () -> new DeduplicationKey("k", 1, java.time.Duration.ZERO)).rule());
+        assertEquals("move.key-window", assertThrows(InvalidInputException.class,
+                () -> new DeduplicationKey("k", 1, java.time.Duration.ofDays(366))).rule());
+    }
 }

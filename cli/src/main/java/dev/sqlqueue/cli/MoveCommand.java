@@ -21,13 +21,13 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code sqlqueue move}: moves queues from one database to another with {@link QueueMover} (issue 35), exactly once
+ * {@code sqlqueue move}: moves queues (messages, then dead letters) from one database to another with {@link QueueMover} (issue 35), exactly once
  * and resumable: killed at any point, the same command run again finishes the job. Every queue is checked before
  * anything moves (a queue missing on the source, a target lacking a feature, the same database twice: exit 2, rule
  * named). Progress on standard error, one summary line per queue on standard output.
  */
 @Command(name = "move", sortOptions = false,
-        description = "Move queues (ready and delayed messages) from one database to another, exactly once; "
+        description = "Move queues (ready and delayed messages, then dead letters) from one database to another, exactly once; "
                 + "run it again after an interruption to finish the job.")
 public final class MoveCommand implements Callable<Integer> {
     @Spec
@@ -129,10 +129,16 @@ public final class MoveCommand implements Callable<Integer> {
 
     private void print(PrintWriter out, MoveReport r, String fromName) {
         String what = dryRun ? "would move" : "moved";
+        String dead = r.deadLettersMoved() == 0 ? "" : String.format("; %s %d dead letter%s", what, r.deadLettersMoved(),
+                r.deadLettersMoved() == 1 ? "" : "s");
+        if (r.deduplicationKeysMoved() > 0) {
+            dead += String.format("; %s %d deduplication key%s", what, r.deduplicationKeysMoved(),
+                    r.deduplicationKeysMoved() == 1 ? "" : "s");
+        }
         out.printf("%s %d message%s of '%s' from %s to the target (%d already on the target, %d refused and dead-lettered"
-                        + " on the source); left on the source: %d in flight, %d delayed, %d dead letter%s%n", what, r.moved(),
-                r.moved() == 1 ? "" : "s", r.queue().value(), fromName, r.alreadyOnTarget(), r.refused(), r.leftInFlight(),
-                r.leftDelayed(), r.deadLettersLeft(), r.deadLettersLeft() == 1 ? "" : "s");
+                        + " on the source)%s; left on the source: %d in flight, %d delayed, %d dead letter%s%n", what, r.moved(),
+                r.moved() == 1 ? "" : "s", r.queue().value(), fromName, r.alreadyOnTarget(), r.refused(), dead,
+                r.leftInFlight(), r.leftDelayed(), r.deadLettersLeft(), r.deadLettersLeft() == 1 ? "" : "s");
         for (String note : r.notes()) {
             out.println("  " + note);
         }

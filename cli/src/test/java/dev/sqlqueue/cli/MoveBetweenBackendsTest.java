@@ -2,13 +2,19 @@ package dev.sqlqueue.cli;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sqlqueue.ConsumeRequest;
+import dev.sqlqueue.DeadLetter;
+import dev.sqlqueue.EnqueueResult;
 import dev.sqlqueue.Delivery;
 import dev.sqlqueue.HeldForMove;
+import dev.sqlqueue.InvalidInputException;
 import dev.sqlqueue.Message;
 import dev.sqlqueue.MoveOptions;
+import dev.sqlqueue.MovedMessage;
 import dev.sqlqueue.MoveReport;
 import dev.sqlqueue.QueueConfig;
 import dev.sqlqueue.QueueMover;
@@ -29,8 +35,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The move (issue 35) between every two backends that run here, through {@link QueueMover} on real databases:
- * payload bytes, headers, priority, group order and remaining delay arrive; a consumer's lease and dead letters
- * stay on the source and are counted; a second run moves nothing; a run after a mover died between its two
+ * payload bytes, headers, priority, group order, attempts and remaining delay arrive, and so do dead letters (payload,
+ * headers, attempts, reason); a consumer's lease stays on the source and is counted; a second run moves nothing; a run after a mover died between its two
  * transactions, or while it held messages, finishes the job with every message on the target once.
  */
 class MoveBetweenBackendsTest {
@@ -45,16 +51,27 @@ class MoveBetweenBackendsTest {
     @CsvSource({"h2, postgresql", "h2, mariadb", "postgresql, h2", "postgresql, mariadb", "mariadb, h2", "mariadb, postgresql"})
     void aQueueMovesWithEverythingItCarries(String from, String to) {
         QueueName queue = QueueName.of(Cli.uniqueQueue("move"));
+        int deadAttempts;
         byte[] allBytes = new byte[256];
         for (int i = 0; i < 256; i++) {
             allBytes[i] = (byte) i;
         }
         try (SqlQueue source = SqlQueue.open(config(from))) {
             source.createQueue(queue);
-            source.enqueue(queue, Message.ofText("dead"));
-            source.deadLetter(source.consume(queue, ConsumeRequest.of(1)).get(0).receipt(), "poison");
+            // a producer's key whose message was processed on the source: still in its window
+            source.enqueueDeduplicated(queue, Message.builder("done".getBytes(StandardCharsets.UTF_8)).deduplicationKey("order-0").build());
+            source.ack(source.consume(queue, ConsumeRequest.of(1)).get(0).receipt());
+            source.enqueue(queue, Message.builder("dead".getBytes(StandardCharsets.UTF_8)).header("why", "bad ✗").build());
+            Delivery poison = source.consume(queue, ConsumeRequest.of(1)).get(0);
+            source.nack(poison.receipt(), Duration.ZERO, "first try");
+            source.deadLetter(source.consume(queue, ConsumeRequest.of(1)).get(0).receipt(), "poison ☠");
+            deadAttempts = source.deadLetters(queue, 10).get(0).attempts();
             source.enqueue(queue, Message.builder(allBytes).header("ключ", "значение ✓").header("k2", "").priority(7).build());
-            source.enqueue(queue, Message.of(new byte[0]));
+            // the priority message fails once on the source: it arrives with that attempt counted
+            Delivery once = source.consume(queue, ConsumeRequest.of(1)).get(0);
+            assertEquals(256, once.payload().length, "set-up: the priority message is claimed first");
+            source.nack(once.receipt(), Duration.ZERO, "transient");
+            source.enqueueDeduplicated(queue, Message.builder(new byte[0]).deduplicationKey("order-1").build());
             for (int i = 1; i <= 3; i++) {
                 source.enqueue(queue, Message.builder(("g" + i).getBytes(StandardCharsets.UTF_8)).group("g").build());
             }
@@ -82,7 +99,8 @@ class MoveBetweenBackendsTest {
         assertEquals(6, report.moved(), report::toString);
         assertEquals(0, report.alreadyOnTarget());
         assertEquals(1, report.leftInFlight(), "the consumer's lease is left");
-        assertEquals(1, report.deadLettersLeft());
+        assertEquals(1, report.deadLettersMoved(), report::toString);
+        assertEquals(0, report.deadLettersLeft(), report::toString);
 
         try (SqlQueue target = SqlQueue.open(config(to)); SqlQueue source = SqlQueue.open(config(from))) {
             QueueStats s = source.stats(queue);
@@ -91,13 +109,29 @@ class MoveBetweenBackendsTest {
             QueueStats t = target.stats(queue);
             assertEquals(5, t.ready(), t.toString());
             assertEquals(1, t.delayed(), "the delayed message is still delayed on the target");
+            // the producer's keys still in their window came along: enqueuing them again on the target is deduplicated
+            EnqueueResult again1 = target.enqueueDeduplicated(queue, Message.builder(new byte[0]).deduplicationKey("order-1").build());
+            EnqueueResult again0 = target.enqueueDeduplicated(queue, Message.builder("done".getBytes(StandardCharsets.UTF_8)).deduplicationKey("order-0").build());
+            assertTrue(again1.duplicate() && again0.duplicate(), again1 + " " + again0);
+            assertEquals(2, report.deduplicationKeysMoved(), report::toString);
             List<Delivery> got = drain(target, queue);
+            assertEquals(got.get(1).id(), again1.id(), "the key stands for the moved message on the target");
             assertEquals(List.of("\u0000", "", "g1", "g2", "g3"), got.stream().map(d -> d.payload().length == 256 ? "\u0000" : d.text()).toList(),
                     "priority first, the group in order");
             assertArrayEquals(allBytes, got.get(0).payload());
             assertEquals(Map.of("ключ", "значение ✓", "k2", ""), got.get(0).headers());
             assertEquals(7, got.get(0).priority());
+            assertEquals(2, got.get(0).attempt(), "its failed delivery on the source is counted on the target");
+            assertEquals(1, got.get(1).attempt(), "a message never delivered starts at the first delivery");
             assertEquals("g", got.get(2).group());
+            assertEquals(0, s.dead(), "the dead letter left the source");
+            List<DeadLetter> dead = target.deadLetters(queue, 10);
+            assertEquals(1, dead.size(), "the dead letter is on the target: " + dead);
+            assertEquals("dead", new String(dead.get(0).payload(), StandardCharsets.UTF_8));
+            assertEquals(Map.of("why", "bad ✗"), dead.get(0).headers());
+            assertEquals("poison ☠", dead.get(0).reason());
+            assertEquals(deadAttempts, dead.get(0).attempts());
+            assertTrue(deadAttempts >= 2, "set-up: two deliveries before the dead letter, was " + deadAttempts);
         }
         try (QueueMover again = QueueMover.open(config(from), config(to))) {
             MoveReport second = again.move(queue, MoveOptions.defaults(), null);
@@ -138,6 +172,37 @@ class MoveBetweenBackendsTest {
             for (HeldForMove h : first) {
                 target.enqueueDeduplicated(queue, Message.builder(h.payload()).deduplicationKey(keys.keyOf(h.id())).build());
             }
+            // and two dead letters: one a mover wrote on the target before it died, one not moved yet
+            source.enqueue(queue, Message.ofText("d1"));
+            source.enqueue(queue, Message.ofText("d2"));
+            for (Delivery d : source.consume(queue, ConsumeRequest.of(10))) {
+                if (d.text().startsWith("d")) {
+                    source.deadLetter(d.receipt(), "bad " + d.text());
+                } else {
+                    source.release(d.receipt());
+                }
+            }
+            DeadLetter d1 = source.deadLetters(queue, 10).get(0);
+            assertEquals("d1", new String(d1.payload(), StandardCharsets.UTF_8));
+            target.enqueueMoved(queue, List.of(new MovedMessage(Message.builder(d1.payload())
+                    .deduplicationKey(keys.keyOf(d1.messageId())).build(), d1.attempts(), d1.reason())));
+            // bad input to the move's target ports names its rule and writes nothing
+            long deadBefore = target.stats(queue).dead();
+            long depthBefore = target.stats(queue).depth();
+            assertEquals("move.max-messages", assertThrows(InvalidInputException.class,
+                    () -> target.enqueueMoved(queue, List.of())).rule());
+            assertEquals("payload.max-size", assertThrows(InvalidInputException.class, () -> target.enqueueMoved(queue,
+                    List.of(new MovedMessage(Message.builder("ok".getBytes(StandardCharsets.UTF_8)).deduplicationKey("bad-1").build(), 0, null),
+                            new MovedMessage(Message.builder(new byte[target.capabilities().maxPayloadBytes() + 1])
+                                    .deduplicationKey("bad-2").build(), 0, "too big")))).rule());
+            assertEquals("move.max-messages", assertThrows(InvalidInputException.class,
+                    () -> target.enqueueMovedKeys(queue, List.of(), null)).rule());
+            assertEquals("limit.range", assertThrows(InvalidInputException.class,
+                    () -> source.deduplicationKeys(queue, null, 0)).rule());
+            assertEquals(depthBefore, target.stats(queue).depth(), "nothing written");
+            assertEquals(deadBefore, target.stats(queue).dead());
+            assertFalse(target.deduplicationKeys(queue, null, 1000).stream().anyMatch(k -> k.key().startsWith("bad-")),
+                    "the refused batch took no key");
             // and one that died holding m0..m4 (a move claim takes over the holds of another)
             List<HeldForMove> second = source.claimForMove(queue, 5, Duration.ofMinutes(10));
             assertEquals(List.of("m0", "m1", "m2", "m3", "m4"), second.stream()
@@ -154,8 +219,12 @@ class MoveBetweenBackendsTest {
         }
         assertEquals(2, report.alreadyOnTarget(), report::toString);
         assertEquals(8, report.moved());
+        assertEquals(2, report.deadLettersMoved(), "d1 found on the target and removed from the source, d2 moved");
         try (SqlQueue source = SqlQueue.open(from); SqlQueue target = SqlQueue.open(to)) {
             assertEquals(0, source.stats(queue).depth(), "nothing left on the source");
+            assertEquals(0, source.stats(queue).dead(), "no dead letter left on the source");
+            assertEquals(List.of("bad d1", "bad d2"), target.deadLetters(queue, 10).stream().map(DeadLetter::reason).toList(),
+                    "each dead letter once on the target");
             QueueStats t = target.stats(queue);
             assertEquals(9, t.ready(), t.toString());
             assertEquals(1, t.delayed());

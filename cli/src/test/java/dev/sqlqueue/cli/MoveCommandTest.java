@@ -72,6 +72,58 @@ class MoveCommandTest {
     }
 
     /**
+     * {@code --until-empty}: a producer keeps writing to the source while the move runs, then stops; the move goes on
+     * until the source has stayed empty for the given time. Every message, those written during the move too, ends
+     * on the target exactly once, and the source is empty.
+     */
+    @Test
+    void untilEmptyMovesWhatAProducerWritesMeanwhile() throws Exception {
+        int produced = 40;
+        java.util.concurrent.atomic.AtomicLong producerDone = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+        Thread producer = new Thread(() -> {
+            try (SqlQueue q = SqlQueue.open(QueueConfig.ofUrl(from))) {
+                started.countDown();
+                for (int i = 0; i < produced; i++) {
+                    q.enqueue(QueueName.of("jobs"), Message.ofText("live " + i));
+                    Thread.sleep(25);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                producerDone.set(System.nanoTime());
+            }
+        }, "producer");
+        producer.start();
+        assertTrue(started.await(30, java.util.concurrent.TimeUnit.SECONDS));
+        Cli.Run run = Cli.raw("move", "--from", from, "--to", to, "--queue", "jobs", "--batch", "5", "--until-empty", "2s");
+        long moveDone = System.nanoTime();
+        producer.join(60_000);
+        assertEquals(0, run.code(), run::toString);
+        assertTrue(producerDone.get() != 0 && producerDone.get() < moveDone,
+                "the move ended only after the producer had stopped: " + run);
+        try (SqlQueue source = SqlQueue.open(QueueConfig.ofUrl(from)); SqlQueue target = SqlQueue.open(QueueConfig.ofUrl(to))) {
+            assertEquals(0, source.stats(QueueName.of("jobs")).depth(), "the source is empty");
+            dev.sqlqueue.QueueStats t = target.stats(QueueName.of("jobs"));
+            assertEquals(6 + produced, t.ready() + t.delayed(), t.toString());
+            java.util.Map<String, Integer> seen = new java.util.HashMap<>();
+            for (int round = 0; round < 100; round++) {
+                java.util.List<dev.sqlqueue.Delivery> got = target.consume(QueueName.of("jobs"), dev.sqlqueue.ConsumeRequest.of(100));
+                if (got.isEmpty()) {
+                    break;
+                }
+                got.forEach(d -> seen.merge(d.text(), 1, Integer::sum));
+                target.ackAll(got.stream().map(dev.sqlqueue.Delivery::receipt).toList());
+            }
+            assertEquals(5 + produced, seen.size(), "every ready message once (the delayed one stays delayed): " + seen);
+            assertTrue(seen.values().stream().allMatch(n -> n == 1), seen::toString);
+            for (int i = 0; i < produced; i++) {
+                assertTrue(seen.containsKey("live " + i), "live " + i + " on the target");
+            }
+        }
+    }
+
+    /**
      * Ctrl-C (SIGINT) to a running move (a JVM of its own) ends it after the step in progress: exit 130, nothing left
      * held on the source, every message on exactly one side; the same command again finishes the job.
      */

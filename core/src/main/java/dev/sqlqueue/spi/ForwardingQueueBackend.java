@@ -79,6 +79,21 @@ public abstract class ForwardingQueueBackend implements QueueBackend {
     }
 
     @Override
+    public List<dev.sqlqueue.EnqueueResult> enqueueMoved(QueueName queue, List<dev.sqlqueue.MovedMessage> messages) {
+        return delegate.enqueueMoved(queue, messages);
+    }
+
+    @Override
+    public List<dev.sqlqueue.DeduplicationKey> deduplicationKeys(QueueName queue, String afterKey, int limit) {
+        return delegate.deduplicationKeys(queue, afterKey, limit);
+    }
+
+    @Override
+    public int enqueueMovedKeys(QueueName queue, List<dev.sqlqueue.DeduplicationKey> keys, String messageKeyPrefix) {
+        return delegate.enqueueMovedKeys(queue, keys, messageKeyPrefix);
+    }
+
+    @Override
     public java.util.OptionalInt ownPoolSize() {
         return delegate.ownPoolSize();
     }

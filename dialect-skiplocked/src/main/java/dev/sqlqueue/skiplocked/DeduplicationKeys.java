@@ -1,5 +1,6 @@
 package dev.sqlqueue.skiplocked;
 
+import dev.sqlqueue.DeduplicationKey;
 import dev.sqlqueue.EnqueueResult;
 import dev.sqlqueue.Message;
 import dev.sqlqueue.QueueName;
@@ -110,10 +111,14 @@ final class DeduplicationKeys {
     }
 
     private boolean insert(Connection c, QueueName queue, String key) throws SQLException {
+        return insert(c, queue, key, windowMillis);
+    }
+
+    private boolean insert(Connection c, QueueName queue, String key, long window) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql.insertKey)) {
             ps.setString(1, queue.value());
             ps.setString(2, key);
-            ps.setLong(3, windowMillis);
+            ps.setLong(3, window);
             return ps.executeUpdate() == 1;
         } catch (SQLException e) {
             // H2 only: no insert form that skips a duplicate, so a taken key is error 23505 (on H2 a
@@ -123,6 +128,56 @@ final class DeduplicationKeys {
             }
             throw e;
         }
+    }
+
+    /**
+     * Write a key moved from another database in the transaction of {@code c}, for the rest of its window, unless this
+     * queue holds it already: bound to the message that {@code messageKeyPrefix + messageId} stands for here, else to
+     * {@code messageId} ({@link dev.sqlqueue.QueueAdmin#enqueueMovedKeys}).
+     *
+     * @return whether the key was written
+     */
+    boolean keep(Connection c, QueueName queue, DeduplicationKey k, String messageKeyPrefix) throws SQLException {
+        update(c, sql.deleteExpiredKey, queue.value(), k.key());
+        if (!insert(c, queue, k.key(), Math.max(1, k.remaining().toMillis()))) {
+            return false;
+        }
+        long id = k.messageId();
+        if (messageKeyPrefix != null) {
+            try (PreparedStatement ps = c.prepareStatement(sql.keyMessage)) {
+                ps.setString(1, queue.value());
+                ps.setString(2, messageKeyPrefix + k.messageId());
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (rs.next()) {
+                        long moved = rs.getLong(1);
+                        if (!rs.wasNull()) {
+                            id = moved;
+                        }
+                    }
+                }
+            }
+        }
+        bind(c, queue, k.key(), id);
+        return true;
+    }
+
+    /** The queue's keys in their window after {@code afterKey}, by key ({@link SkipLockedStatements#listKeys}). */
+    List<DeduplicationKey> list(Connection c, QueueName queue, String afterKey, int limit) throws SQLException {
+        List<DeduplicationKey> out = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(sql.listKeys)) {
+            ps.setString(1, queue.value());
+            ps.setString(2, afterKey == null ? "" : afterKey);
+            ps.setInt(3, limit);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    long left = rs.getLong(3);
+                    if (left > 0) {
+                        out.add(new DeduplicationKey(rs.getString(1), rs.getLong(2), java.time.Duration.ofMillis(left)));
+                    }
+                }
+            }
+        }
+        return out;
     }
 
     /** Record the message that a key taken by {@link #take} stands for. */

@@ -303,6 +303,21 @@ final class SkipLockedBackend implements QueueBackend {
         return moves.claimForMove(queue, maxMessages, lease);
     }
 
+    @Override
+    public List<EnqueueResult> enqueueMoved(QueueName queue, List<dev.sqlqueue.MovedMessage> messages) {
+        return producer.enqueueMoved(queue, messages);
+    }
+
+    @Override
+    public List<dev.sqlqueue.DeduplicationKey> deduplicationKeys(QueueName queue, String afterKey, int limit) {
+        return producer.deduplicationKeys(queue, afterKey, limit);
+    }
+
+    @Override
+    public int enqueueMovedKeys(QueueName queue, List<dev.sqlqueue.DeduplicationKey> keys, String messageKeyPrefix) {
+        return producer.enqueueMovedKeys(queue, keys, messageKeyPrefix);
+    }
+
     // ---- acknowledger ------------------------------------------------------------------------
 
     @Override

@@ -22,7 +22,8 @@ final class SkipLockedCapabilities {
                 Capability.LEASE_EXTENSION, Capability.NACK_DELAY, Capability.TRANSACTIONAL_ENQUEUE,
                 Capability.HISTORY, Capability.DROP_SCHEMA, Capability.RAW_ROW_INSERT, Capability.MESSAGE_GROUPS,
                 Capability.DEDUPLICATION, Capability.PAUSE,
-                Capability.BROWSE, Capability.MOVE_CLAIM);
+                Capability.BROWSE, Capability.MOVE_CLAIM, Capability.MOVE_ENQUEUE,
+                Capability.MOVE_KEYS);
         if (dialect == SkipLockedDialect.POSTGRES && serverWakeup) {
             features.add(Capability.SERVER_SIDE_WAIT);
         }

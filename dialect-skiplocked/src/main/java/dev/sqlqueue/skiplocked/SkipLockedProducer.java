@@ -2,6 +2,7 @@ package dev.sqlqueue.skiplocked;
 
 import dev.sqlqueue.EnqueueResult;
 import dev.sqlqueue.Message;
+import dev.sqlqueue.MovedMessage;
 import dev.sqlqueue.QueueName;
 import dev.sqlqueue.SqlQueueException;
 import dev.sqlqueue.spi.HeaderCodec;
@@ -13,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -146,6 +148,58 @@ final class SkipLockedProducer implements AutoCloseable {
         ensureKnown(queue);
         startCleaner();
         return inTransaction("enqueue", c -> keyed(c, queue, messages));
+    }
+
+    /**
+     * {@link dev.sqlqueue.QueueAdmin#enqueueMoved}: in one transaction, each message takes its key as a keyed enqueue
+     * does; one whose key was free is inserted, its attempts set, and a dead letter copied to the dead-letter table
+     * (with its attempts as they are) and deleted from the message table before the commit, so no consumer sees it.
+     */
+    List<EnqueueResult> enqueueMoved(QueueName queue, List<MovedMessage> messages) {
+        ensureKnown(queue);
+        startCleaner();
+        return inTransaction("enqueue moved messages", c -> {
+            List<EnqueueResult> out = new ArrayList<>(messages.size());
+            for (MovedMessage mm : messages) {
+                Message m = mm.message();
+                OptionalLong held = keys.take(c, queue, m.deduplicationKey());
+                if (held.isPresent()) {
+                    out.add(new EnqueueResult(held.getAsLong(), true));
+                    continue;
+                }
+                long id = insert(c, queue, List.of(m)).get(0);
+                keys.bind(c, queue, m.deduplicationKey(), id);
+                if (mm.attempts() > 0) {
+                    Transactions.update(c, sql.setAttempts, mm.attempts(), id);
+                }
+                if (mm.deadLetter()) {
+                    Transactions.update(c, sql.deadLetterMoved, Transactions.clip(mm.deadLetterReason()), id);
+                    Transactions.update(c, sql.deleteById, id);
+                }
+                out.add(new EnqueueResult(id, false));
+            }
+            return out;
+        });
+    }
+
+    /** {@link dev.sqlqueue.QueueAdmin#deduplicationKeys}. */
+    List<dev.sqlqueue.DeduplicationKey> deduplicationKeys(QueueName queue, String afterKey, int limit) {
+        return inTransaction("list deduplication keys", c -> keys.list(c, queue, afterKey, limit));
+    }
+
+    /** {@link dev.sqlqueue.QueueAdmin#enqueueMovedKeys}: every key in one transaction. */
+    int enqueueMovedKeys(QueueName queue, List<dev.sqlqueue.DeduplicationKey> moved, String messageKeyPrefix) {
+        ensureKnown(queue);
+        startCleaner();
+        return inTransaction("enqueue moved deduplication keys", c -> {
+            int n = 0;
+            for (dev.sqlqueue.DeduplicationKey k : moved) {
+                if (keys.keep(c, queue, k, messageKeyPrefix)) {
+                    n++;
+                }
+            }
+            return n;
+        });
     }
 
     long enqueue(Connection connection, QueueName queue, Message message) {

@@ -201,6 +201,16 @@ public final class SkipLockedStatements {
     /** (reason, id): attempts + 1 (the failed delivery counts). */
     public final String deadLetterById;
     /**
+     * (attempts, id): the attempts of a message a move wrote in the same transaction
+     * ({@link dev.sqlqueue.QueueAdmin#enqueueMoved}).
+     */
+    public final String setAttempts;
+    /**
+     * (reason, id): a moved dead letter, written as a message row in the same transaction and copied here with its
+     * attempts as they are (then {@link #deleteById}); {@link dev.sqlqueue.QueueAdmin#enqueueMoved}.
+     */
+    public final String deadLetterMoved;
+    /**
      * (queue, queue, queue): rows of the queue, in flight, delayed, oldest ready enqueue time, now, dead
      * letters, history rows; one statement, so one snapshot.
      */
@@ -283,6 +293,11 @@ public final class SkipLockedStatements {
     public final String insertKey;
     /** (message id, queue, key): the message a freshly taken key stands for. */
     public final String setKeyMessage;
+    /**
+     * (queue, after key, limit): key, message id and ms left of the queue's keys in their window that stand for a
+     * message, after the given key, by key ({@link dev.sqlqueue.QueueAdmin#deduplicationKeys}).
+     */
+    public final String listKeys;
     /**
      * (queue, key): message_id of a taken key, read with a shared lock on PostgreSQL and MariaDB so it sees
      * the latest committed row at any isolation (a shared lock, not FOR UPDATE: on MariaDB the waiters of
@@ -591,6 +606,11 @@ public final class SkipLockedStatements {
                         GROUP_KEY)
                 .select(dsl.select(ID, QUEUE, PRIORITY, ENQUEUED_AT, ATTEMPTS.plus(inline(1)), HEADERS, PAYLOAD, reason, now, GROUP_KEY)
                         .from(message).where(byId)), dsl);
+        setAttempts = sql(dsl.update(message).set(ATTEMPTS, param("attempts", Integer.class)).where(byId), dsl);
+        deadLetterMoved = sql(dsl.insertInto(deadLetter, ID, QUEUE, PRIORITY, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, REASON, DEAD_AT,
+                        GROUP_KEY)
+                .select(dsl.select(ID, QUEUE, PRIORITY, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, reason, now, GROUP_KEY)
+                        .from(message).where(byId)), dsl);
         Field<Integer> one = inline(1);
         Field<Integer> zero = inline(0);
         // PostgreSQL: the clock as a scalar subquery, evaluated once (an InitPlan) instead of once per row
@@ -672,6 +692,9 @@ public final class SkipLockedStatements {
         var takeKey = dsl.insertInto(dedupe, QUEUE, DEDUPE_KEY, EXPIRES_AT).values(queue, key, now.plus(param("window", Long.class)));
         insertKey = sql(dialect == SkipLockedDialect.H2 ? takeKey : takeKey.onDuplicateKeyIgnore(), dsl);
         setKeyMessage = sql(dsl.update(dedupe).set(MESSAGE_ID, id).where(thisKey), dsl);
+        listKeys = sql(dsl.select(DEDUPE_KEY, MESSAGE_ID, EXPIRES_AT.minus(now)).from(dedupe)
+                .where(QUEUE.eq(queue)).and(DEDUPE_KEY.gt(param("after", String.class))).and(EXPIRES_AT.gt(now))
+                .and(MESSAGE_ID.isNotNull()).orderBy(DEDUPE_KEY.asc()).limit(param("limit", Integer.class)), dsl);
         keyMessage = dialect == SkipLockedDialect.H2
                 ? dsl.select(MESSAGE_ID).from(dedupe).where(thisKey).getSQL(ParamType.INDEXED)
                 : dsl.select(MESSAGE_ID).from(dedupe).where(thisKey).forShare().getSQL(ParamType.INDEXED);

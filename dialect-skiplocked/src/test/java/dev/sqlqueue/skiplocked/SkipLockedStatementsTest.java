@@ -115,6 +115,11 @@ class SkipLockedStatementsTest {
                 + "payload, ?, ("
                 + NOW
                 + "), group_key from \"sqlq_message\" where id = ?");
+        e.put("setAttempts",
+                "update \"sqlq_message\" set attempts = ? where id = ?");
+        e.put("deadLetterMoved",
+                "insert into \"sqlq_dead_letter\" (id, queue, priority, enqueued_at, attempts, headers, payload, reason, dead_at, group_key)"
+                + " select id, queue, priority, enqueued_at, attempts, headers, payload, ?, (" + NOW + "), group_key from \"sqlq_message\" where id = ?");
         e.put("stats",
                 "select count(*), sum(case when (visible_at > (select (" + NOW
                 + ")) and lease_token is not null) then 1 else 0 end), sum(case when (visible_at > (select (" + NOW
@@ -185,6 +190,9 @@ class SkipLockedStatementsTest {
                 "insert into \"sqlq_dedupe_key\" (queue, dedupe_key, expires_at) values (?, ?, ((" + NOW + ") + ?)) on conflict do nothing");
         e.put("setKeyMessage",
                 "update \"sqlq_dedupe_key\" set message_id = ? where (queue = ? and dedupe_key = ?)");
+        e.put("listKeys",
+                "select dedupe_key, message_id, (expires_at - (" + NOW + ")) from \"sqlq_dedupe_key\" where (queue = ? and dedupe_key > ?"
+                + " and expires_at > (" + NOW + ") and message_id is not null) order by dedupe_key asc fetch next ? rows only");
         e.put("keyMessage",
                 "select message_id from \"sqlq_dedupe_key\" where (queue = ? and dedupe_key = ?) for share");
         e.put("deleteExpiredKeys",
@@ -293,6 +301,11 @@ class SkipLockedStatementsTest {
                 + "yload, ?, ("
                 + NOW
                 + "), group_key from `sqlq_message` where id = ?");
+        e.put("setAttempts",
+                "update `sqlq_message` set attempts = ? where id = ?");
+        e.put("deadLetterMoved",
+                "insert into `sqlq_dead_letter` (id, queue, priority, enqueued_at, attempts, headers, payload, reason, dead_at, group_key)"
+                + " select id, queue, priority, enqueued_at, attempts, headers, payload, ?, (" + NOW + "), group_key from `sqlq_message` where id = ?");
         e.put("stats",
                 "select count(*), sum(case when (visible_at > ("
                 + NOW + ") and lease_token is not null) then 1 else 0 end), sum(case when (visible_at > (" + NOW
@@ -362,6 +375,9 @@ class SkipLockedStatementsTest {
                 "insert ignore into `sqlq_dedupe_key` (queue, dedupe_key, expires_at) values (?, ?, ((" + NOW + ") + ?))");
         e.put("setKeyMessage",
                 "update `sqlq_dedupe_key` set message_id = ? where (queue = ? and dedupe_key = ?)");
+        e.put("listKeys",
+                "select dedupe_key, message_id, (expires_at - (" + NOW + ")) from `sqlq_dedupe_key` where (queue = ? and dedupe_key > ?"
+                + " and expires_at > (" + NOW + ") and message_id is not null) order by dedupe_key asc fetch next ? rows only");
         e.put("keyMessage",
                 "select message_id from `sqlq_dedupe_key` where (queue = ? and dedupe_key = ?) lock in share mode");
         e.put("deleteExpiredKeys",
@@ -491,6 +507,11 @@ class SkipLockedStatementsTest {
                 + "payload, cast(? as varchar), ("
                 + NOW
                 + "), group_key from \"sqlq_message\" where id = cast(? as bigint)");
+        e.put("setAttempts",
+                "update \"sqlq_message\" set attempts = ? where id = cast(? as bigint)");
+        e.put("deadLetterMoved",
+                "insert into \"sqlq_dead_letter\" (id, queue, priority, enqueued_at, attempts, headers, payload, reason, dead_at, group_key)"
+                + " select id, queue, priority, enqueued_at, attempts, headers, payload, cast(? as varchar), (" + NOW + "), group_key from \"sqlq_message\" where id = cast(? as bigint)");
         e.put("stats",
                 "select count(*), sum(case when (visible_at > ("
                 + NOW + ") and lease_token is not null) then 1 else 0 end), sum(case when (visible_at > (" + NOW
@@ -565,6 +586,9 @@ class SkipLockedStatementsTest {
                 "insert into \"sqlq_dedupe_key\" (queue, dedupe_key, expires_at) values (?, ?, ((" + NOW + ") + cast(? as bigint)))");
         e.put("setKeyMessage",
                 "update \"sqlq_dedupe_key\" set message_id = ? where (queue = cast(? as varchar) and dedupe_key = cast(? as varchar))");
+        e.put("listKeys",
+                "select dedupe_key, message_id, (expires_at - (" + NOW + ")) from \"sqlq_dedupe_key\" where (queue = cast(? as varchar) and dedupe_key > cast(? as varchar)"
+                + " and expires_at > (" + NOW + ") and message_id is not null) order by dedupe_key asc fetch next ? rows only");
         e.put("keyMessage",
                 "select message_id from \"sqlq_dedupe_key\" where (queue = cast(? as varchar) and dedupe_key = cast(? as varchar))");
         e.put("deleteExpiredKeys",
@@ -731,7 +755,7 @@ class SkipLockedStatementsTest {
         Map<String, String> all = StatementDump.of(new SkipLockedStatements(d, "sqlq_"));
         for (String name : Set.of("stats", "listHistory", "listDead", "lockDeadIds", "lockDeadId", "listDeadSummaries", "deadSummaryById",
                 "listReady", "listDelayed", "listInFlight", "messageById", "requeueDead", "deleteDead", "purgeDead", "purgeMessages", "purgeHistory", "deleteQueue",
-                "deleteExpiredKey", "keyMessage", "deleteKeys",
+                "deleteExpiredKey", "keyMessage", "deleteKeys", "listKeys",
                 d == SkipLockedDialect.H2 ? "claimCandidates" : "claimSelect")) {
             assertTrue(Pattern.compile("\\b(queue|name) = (cast\\()?\\?").matcher(all.get(name)).find(), d + " " + name);
         }
@@ -782,6 +806,8 @@ class SkipLockedStatementsTest {
         binds.put("releaseLeased", 3);           // id, token, queue
         binds.put("deadLetterLeased", 4);        // reason, id, token, queue
         binds.put("deadLetterById", 2);          // reason, id
+        binds.put("setAttempts", 2);             // attempts, id
+        binds.put("deadLetterMoved", 2);         // reason, id
         binds.put("stats", 3);                   // queue of the dead-letter count, of the history count, of the message table
         binds.put("listHistory", 2);             // queue, limit
         binds.put("listDead", 2);                // queue, limit
@@ -809,6 +835,7 @@ class SkipLockedStatementsTest {
         binds.put("deleteExpiredKey", 2);        // queue, key
         binds.put("insertKey", 3);               // queue, key, window
         binds.put("setKeyMessage", 3);           // message id, queue, key
+        binds.put("listKeys", 3);                // queue, after key, limit
         binds.put("keyMessage", 2);              // queue, key
         binds.put("deleteExpiredKeys", 1);       // limit
         binds.put("deleteKeys", 1);              // queue

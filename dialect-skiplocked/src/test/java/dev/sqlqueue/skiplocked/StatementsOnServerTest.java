@@ -102,6 +102,9 @@ class StatementsOnServerTest {
         b.put("deadLetterLeased", new Object[] {"reason", id, token, queue});
         b.put("leaseQueue", new Object[] {id, token});
         b.put("deadLetterById", new Object[] {"reason", id});
+        b.put("setAttempts", new Object[] {3, id});
+        // an id of no message: deadLetterById above copied the leased one already (the dead letters' key is the id)
+        b.put("deadLetterMoved", new Object[] {"reason", id + 1_000_000});
         b.put("stats", new Object[] {queue, queue, queue});
         b.put("listHistory", new Object[] {queue, 10});
         b.put("listDead", new Object[] {queue, 10});
@@ -129,6 +132,7 @@ class StatementsOnServerTest {
         b.put("insertKey", new Object[] {queue, "k", 300_000L});
         b.put("setKeyMessage", new Object[] {id, queue, "k"});
         b.put("keyMessage", new Object[] {queue, "k"});
+        b.put("listKeys", new Object[] {queue, "", 10});
         b.put("deleteExpiredKeys", new Object[] {1000});
         b.put("deleteKeys", new Object[] {queue});
         b.put("historyBuckets", new Object[] {60_000L, queue, 0L});
@@ -161,6 +165,7 @@ class StatementsOnServerTest {
     static {
         for (String s : List.of("insert", "insertReturning", "leaseUpdate", "deleteLeased", "deleteById", "historyLeased", "historyById",
                 "nackLeased", "nackById", "extend", "releaseLeased", "deadLetterLeased", "deadLetterById", "deleteQueue",
+                "setAttempts",
                 "rawInsert", "claimSelect", "claimCandidates", "stats", "listQueues", "notify", "leaseQueue",
                 "deleteByIds", "deleteLeasedByIds", "ackByClaim", "insertMany", "leaseClaim", "leaseUpdateByIds", "insertKey", "unclaim", "pauseQueue",
                 "listReady", "listInFlight", "messageById",
@@ -171,7 +176,7 @@ class StatementsOnServerTest {
         for (String s : List.of("ensureQueue", "listHistory", "listDead", "lockDeadIds", "listDeadSummaries", "deadSummaryById",
                 "lockDeadId", "requeueDead", "requeueDeadGrouped", "deleteDead",
                 "purgeDead", "purgeHistory", "pruneHistoryAge", "historyCutoff", "pruneHistoryRows", "listen", "idArrayPlan",
-                "deleteExpiredKey", "setKeyMessage", "keyMessage", "deleteExpiredKeys", "deleteKeys", "oldestTransactions",
+                "deleteExpiredKey", "setKeyMessage", "keyMessage", "listKeys", "deadLetterMoved", "deleteExpiredKeys", "deleteKeys", "oldestTransactions",
                 "resumeQueue", "queuePaused", "listDelayed", "historyBuckets")) {
             ROWS.put(s, 0);
         }

@@ -100,10 +100,10 @@ public final class HistoryListCommand implements Callable<Integer> {
             if (rows.isEmpty()) {
                 out.println("no history rows of '" + queue + "' match");
             } else {
-                TextTable t = new TextTable("ID", "START", "END", "DURATION MS", "ATTEMPTS", "OUTCOME", "DETAIL");
+                TextTable t = new TextTable("ID", "START", "END", "DURATION MS", "ATTEMPTS", "OUTCOME", "DETAIL", "PAYLOAD");
                 for (HistoryEntry h : rows) {
                     t.row(h.messageId(), time(h.startedAt()), time(h.finishedAt()), h.durationMillis(), h.attempts(),
-                            h.outcome(), TextTable.preview(h.detail() == null ? "" : h.detail(), 60));
+                            h.outcome(), TextTable.preview(h.detail() == null ? "" : h.detail(), 60), TextTable.payload(h.payloadPreview()));
                 }
                 t.print(out);
             }

@@ -19,6 +19,8 @@ import picocli.CommandLine.Spec;
 /**
  * {@code sqlqueue history list}: the newest processed messages of one queue, filtered by outcome, age and attempts.
  * The filters apply to the newest {@code --scan} rows the library returns ({@code QueueAdmin.history}, newest first).
+ * The last column, PAYLOAD, is the row's payload preview ({@code HistoryEntry.payloadPreview}, the first 64 bytes) as
+ * printable text, {@code -} for a row without one, so a row can be traced to the input line it came from (issue 34).
  */
 @Command(name = "list", sortOptions = false,
         description = "List processed messages of a queue, newest first (UTC), filtered by outcome, age or attempts.")

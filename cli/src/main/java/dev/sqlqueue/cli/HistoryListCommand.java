@@ -19,6 +19,8 @@ import picocli.CommandLine.Spec;
 /**
  * {@code sqlqueue history list}: the newest processed messages of one queue, filtered by outcome, age and attempts.
  * The filters apply to the newest {@code --scan} rows the library returns ({@code QueueAdmin.history}, newest first).
+ * The last column, PAYLOAD, is the row's payload preview ({@code HistoryEntry.payloadPreview}, the first 64 bytes) as
+ * printable text, {@code -} for a row without one, so a row can be traced to the input line it came from (issue 34).
  */
 @Command(name = "list", sortOptions = false,
         description = "List processed messages of a queue, newest first (UTC), filtered by outcome, age or attempts.")
@@ -100,10 +102,10 @@ public final class HistoryListCommand implements Callable<Integer> {
             if (rows.isEmpty()) {
                 out.println("no history rows of '" + queue + "' match");
             } else {
-                TextTable t = new TextTable("ID", "START", "END", "DURATION MS", "ATTEMPTS", "OUTCOME", "DETAIL");
+                TextTable t = new TextTable("ID", "START", "END", "DURATION MS", "ATTEMPTS", "OUTCOME", "DETAIL", "PAYLOAD");
                 for (HistoryEntry h : rows) {
                     t.row(h.messageId(), time(h.startedAt()), time(h.finishedAt()), h.durationMillis(), h.attempts(),
-                            h.outcome(), TextTable.preview(h.detail() == null ? "" : h.detail(), 60));
+                            h.outcome(), TextTable.preview(h.detail() == null ? "" : h.detail(), 60), TextTable.payload(h.payloadPreview()));
                 }
                 t.print(out);
             }

@@ -121,10 +121,10 @@ public final class StatsCommand implements Callable<Integer> {
             out.flush();
             return;
         }
-        TextTable t = new TextTable("ID", "START", "END", "DURATION MS", "ATTEMPTS", "OUTCOME", "DETAIL");
+        TextTable t = new TextTable("ID", "START", "END", "DURATION MS", "ATTEMPTS", "OUTCOME", "DETAIL", "PAYLOAD");
         for (HistoryEntry h : rows) {
             t.row(h.messageId(), time(h.startedAt()), time(h.finishedAt()), h.durationMillis(), h.attempts(),
-                    h.outcome(), TextTable.preview(h.detail() == null ? "" : h.detail(), 60));
+                    h.outcome(), TextTable.preview(h.detail() == null ? "" : h.detail(), 60), TextTable.payload(h.payloadPreview()));
         }
         t.print(out);
     }

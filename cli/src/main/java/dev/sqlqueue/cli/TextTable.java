@@ -48,6 +48,16 @@ final class TextTable {
     }
 
     /**
+     * A history row's payload preview as printable text: its bytes as UTF-8 (a character the 64-byte cut split shows
+     * as U+FFFD), shown by {@link #preview}, cut to {@code HistoryEntry.PREVIEW_BYTES} characters; {@code -} when the
+     * row has none (written before the backend kept previews, or a backend that keeps none).
+     */
+    static String payload(byte[] preview) {
+        return preview == null ? "-"
+                : preview(new String(preview, java.nio.charset.StandardCharsets.UTF_8), dev.sqlqueue.HistoryEntry.PREVIEW_BYTES);
+    }
+
+    /**
      * {@code text} with control characters shown as {@code \n}, {@code \t} or {@code ?}, cut to {@code max}
      * characters. Unicode format characters (category Cf: bidirectional overrides, embeddings, isolates and
      * marks such as U+202E, U+2066, U+200F, zero-width characters) are shown as {@code ?} too: on a terminal

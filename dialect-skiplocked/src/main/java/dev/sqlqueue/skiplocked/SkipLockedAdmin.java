@@ -364,7 +364,7 @@ final class SkipLockedAdmin {
                     while (rs.next()) {
                         out.add(new HistoryEntry(rs.getLong(1), queue, Instant.ofEpochMilli(rs.getLong(2)),
                                 Instant.ofEpochMilli(rs.getLong(3)), Instant.ofEpochMilli(rs.getLong(4)), rs.getLong(5),
-                                rs.getInt(6), rs.getString(7), rs.getString(8)));
+                                rs.getInt(6), rs.getString(7), rs.getString(8), rs.getBytes(9)));
                     }
                 }
             }

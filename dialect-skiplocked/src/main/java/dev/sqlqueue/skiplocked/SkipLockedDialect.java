@@ -16,20 +16,20 @@ public enum SkipLockedDialect {
      * claim. The migration therefore creates the function {@code <prefix>now_ms}, bound to
      * {@code System.currentTimeMillis} of the process that runs the H2 engine: the database's own clock.
      */
-    H2("h2", SQLDialect.H2, "\"%snow_ms\"()", 6),
+    H2("h2", SQLDialect.H2, "\"%snow_ms\"()", 7),
     /**
      * PostgreSQL 12+. {@code statement_timestamp()} is fixed for one statement but moves inside a long
      * transaction, so a nack in a transactional claim is measured from the nack, not the claim.
      */
     POSTGRES("postgresql", SQLDialect.POSTGRES,
-            "CAST(FLOOR(EXTRACT(EPOCH FROM statement_timestamp()) * 1000) AS BIGINT)", 5),
+            "CAST(FLOOR(EXTRACT(EPOCH FROM statement_timestamp()) * 1000) AS BIGINT)", 6),
     /**
      * MariaDB 10.6+ (and the MySQL 8 path). {@code UTC_TIMESTAMP(6)} and the epoch are both
      * {@code DATETIME} values, so {@code TIMESTAMPDIFF} is plain arithmetic, untouched by the session
      * time zone (MariaDB Knowledge Base: UTC_TIMESTAMP, TIMESTAMPDIFF).
      */
     MARIADB("mariadb", SQLDialect.MARIADB,
-            "(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000)", 4);
+            "(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000)", 5);
 
     private final String folder;
     private final SQLDialect jooq;

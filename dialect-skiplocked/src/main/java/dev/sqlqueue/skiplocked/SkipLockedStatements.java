@@ -184,9 +184,12 @@ public final class SkipLockedStatements {
      * (PostgresPlans), never from a generic plan made while the table was small.
      */
     public final boolean planIdArraysEachTime;
-    /** (outcome, detail, id, token, queue): copy a leased row into the history. */
+    /**
+     * (outcome, detail, id, token, queue): copy a leased row into the history, with the first
+     * {@link dev.sqlqueue.HistoryEntry#PREVIEW_BYTES} bytes of its payload ({@code SUBSTRING(payload FROM 1 FOR 64)}).
+     */
     public final String historyLeased;
-    /** (started ms, outcome, detail, id): copy a row held by a transactional claim into the history. */
+    /** (started ms, outcome, detail, id): copy a row held by a transactional claim into the history, with its payload preview. */
     public final String historyById;
     /** (delay ms, error, id, token, queue). */
     public final String nackLeased;
@@ -215,7 +218,7 @@ public final class SkipLockedStatements {
      * letters, history rows; one statement, so one snapshot.
      */
     public final String stats;
-    /** (queue, limit): id, enqueued_at, started_at, finished_at, duration_ms, attempts, outcome, detail. */
+    /** (queue, limit): id, enqueued_at, started_at, finished_at, duration_ms, attempts, outcome, detail, payload_preview. */
     public final String listHistory;
     /** (queue, limit): id, priority, enqueued_at, attempts, headers, payload, reason, dead_at, group_key. */
     public final String listDead;
@@ -411,6 +414,7 @@ public final class SkipLockedStatements {
     static final Field<Long> DURATION_MS = field(unquotedName("duration_ms"), SQLDataType.BIGINT);
     static final Field<String> OUTCOME = field(unquotedName("outcome"), SQLDataType.VARCHAR);
     static final Field<String> DETAIL = field(unquotedName("detail"), SQLDataType.VARCHAR);
+    static final Field<byte[]> PAYLOAD_PREVIEW = field(unquotedName("payload_preview"), SQLDataType.VARBINARY);
     static final Field<Long> NULL_TOKEN = inline(null, SQLDataType.BIGINT);
     static final Field<String> NAME = field(unquotedName("name"), SQLDataType.VARCHAR);
     static final Field<Long> CREATED_AT = field(unquotedName("created_at"), SQLDataType.BIGINT);
@@ -582,11 +586,17 @@ public final class SkipLockedStatements {
         }
         Field<String> outcome = param("outcome", String.class);
         Field<String> detail = param("detail", String.class);
-        historyLeased = sql(dsl.insertInto(history, ID, QUEUE, ENQUEUED_AT, STARTED_AT, FINISHED_AT, ATTEMPTS, OUTCOME, DETAIL)
-                .select(dsl.select(ID, QUEUE, ENQUEUED_AT, DSL.coalesce(CLAIMED_AT, now), now, ATTEMPTS, outcome, detail)
+        // the first HistoryEntry.PREVIEW_BYTES bytes of the payload (issue 34): standard SQL SUBSTRING of a binary string
+        Field<byte[]> historyPreview = DSL.field("substring({0} from 1 for " + dev.sqlqueue.HistoryEntry.PREVIEW_BYTES + ")",
+                byte[].class, PAYLOAD);
+        historyLeased = sql(dsl.insertInto(history, ID, QUEUE, ENQUEUED_AT, STARTED_AT, FINISHED_AT, ATTEMPTS, OUTCOME, DETAIL,
+                        PAYLOAD_PREVIEW)
+                .select(dsl.select(ID, QUEUE, ENQUEUED_AT, DSL.coalesce(CLAIMED_AT, now), now, ATTEMPTS, outcome, detail, historyPreview)
                         .from(message).where(leased)), dsl);
-        historyById = sql(dsl.insertInto(history, ID, QUEUE, ENQUEUED_AT, STARTED_AT, FINISHED_AT, ATTEMPTS, OUTCOME, DETAIL)
-                .select(dsl.select(ID, QUEUE, ENQUEUED_AT, param("started", Long.class), now, ATTEMPTS.plus(inline(1)), outcome, detail)
+        historyById = sql(dsl.insertInto(history, ID, QUEUE, ENQUEUED_AT, STARTED_AT, FINISHED_AT, ATTEMPTS, OUTCOME, DETAIL,
+                        PAYLOAD_PREVIEW)
+                .select(dsl.select(ID, QUEUE, ENQUEUED_AT, param("started", Long.class), now, ATTEMPTS.plus(inline(1)), outcome, detail,
+                                historyPreview)
                         .from(message).where(byId)), dsl);
         Field<Long> delay = param("delay", Long.class);
         Field<String> error = param("error", String.class);
@@ -632,7 +642,7 @@ public final class SkipLockedStatements {
                         DSL.field(dsl.selectCount().from(deadLetter).where(QUEUE.eq(queue))),
                         DSL.field(dsl.selectCount().from(history).where(QUEUE.eq(queue))))
                 .from(message).where(QUEUE.eq(queue)), dsl);
-        listHistory = sql(dsl.select(ID, ENQUEUED_AT, STARTED_AT, FINISHED_AT, DURATION_MS, ATTEMPTS, OUTCOME, DETAIL)
+        listHistory = sql(dsl.select(ID, ENQUEUED_AT, STARTED_AT, FINISHED_AT, DURATION_MS, ATTEMPTS, OUTCOME, DETAIL, PAYLOAD_PREVIEW)
                 .from(history).where(QUEUE.eq(queue)).orderBy(HISTORY_ID.desc()).limit(param("limit", Integer.class)), dsl);
         listDead = sql(dsl.select(ID, PRIORITY, ENQUEUED_AT, ATTEMPTS, HEADERS, PAYLOAD, REASON, DEAD_AT, GROUP_KEY)
                 .from(deadLetter).where(QUEUE.eq(queue)).orderBy(DEAD_AT.asc(), ID.asc()).limit(param("limit", Integer.class)), dsl);

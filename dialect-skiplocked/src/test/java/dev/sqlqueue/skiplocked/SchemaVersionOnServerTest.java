@@ -2,6 +2,7 @@ package dev.sqlqueue.skiplocked;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -76,10 +77,17 @@ class SchemaVersionOnServerTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("backends")
-    void anOlderSchemaIsRefusedAtOpenWithTheCommandToRun(SkipLockedTarget target) {
+    void anOlderSchemaIsRefusedAtOpenWithTheCommandToRun(SkipLockedTarget target) throws Exception {
         String prefix = newPrefix("sv");
         try {
             migrateTo(target, prefix, "2");
+            // a history row an earlier release wrote, before history rows had a payload preview (issue 34)
+            String history = target.dialect == SkipLockedDialect.MARIADB ? "`" + prefix + "history`" : "\"" + prefix + "history\"";
+            try (Connection c = DriverManager.getConnection(target.url, target.user, target.password); Statement st = c.createStatement()) {
+                c.setAutoCommit(true);
+                st.executeUpdate("INSERT INTO " + history + " (id, queue, enqueued_at, started_at, finished_at, attempts, outcome, detail)"
+                        + " VALUES (7, 'jobs', 1, 2, 3, 1, 'acked', 'old')");
+            }
             QueueConfig config = target.config(prefix).toBuilder().migrate(false).poolSize(2).build();
             InvalidInputException refused = assertThrows(InvalidInputException.class, () -> {
                 try (SqlQueue q = SqlQueue.open(config)) {
@@ -102,6 +110,10 @@ class SchemaVersionOnServerTest {
                 EnqueueResult again = q.enqueueDeduplicated(QueueName.of("jobs"), keyed());
                 assertFalse(first.duplicate());
                 assertTrue(again.duplicate());
+                java.util.List<dev.sqlqueue.HistoryEntry> rows = q.history(QueueName.of("jobs"), 10);
+                assertEquals(1, rows.size(), rows::toString);
+                assertEquals(7, rows.get(0).messageId());
+                assertNull(rows.get(0).payloadPreview(), "a row written before the preview column reads as null");
             }
         } finally {
             target.cleanUp(prefix);

@@ -86,12 +86,12 @@ class SkipLockedStatementsTest {
                 + " and lease_token = ? and (id = any(cast(? as bigint[])))) returning id");
         e.put("historyLeased",
                 "insert into \"sqlq_history\" (id, queue, enqueued_at, started_at, finished_at, attempts, "
-                + "outcome, detail) select id, queue, enqueued_at, coalesce(claimed_at, (" + NOW + ")), (" + NOW
-                + "), attempts, ?, ? from \"sqlq_message\" where (id = ? and lease_token = ? and queue = ?)");
+                + "outcome, detail, payload_preview) select id, queue, enqueued_at, coalesce(claimed_at, (" + NOW + ")), (" + NOW
+                + "), attempts, ?, ?, substring(payload from 1 for 64) from \"sqlq_message\" where (id = ? and lease_token = ? and queue = ?)");
         e.put("historyById",
                 "insert into \"sqlq_history\" (id, queue, enqueued_at, started_at, finished_at, attempts, "
-                + "outcome, detail) select id, queue, enqueued_at, ?, (" + NOW
-                + "), (attempts + 1), ?, ? from \"sqlq_message\" where id = ?");
+                + "outcome, detail, payload_preview) select id, queue, enqueued_at, ?, (" + NOW
+                + "), (attempts + 1), ?, ?, substring(payload from 1 for 64) from \"sqlq_message\" where id = ?");
         e.put("nackLeased",
                 "update \"sqlq_message\" set visible_at = ((" + NOW
                 + ") + ?), lease_token = null, last_error = ? where (id = ? and lease_token = ? and queue = ?)");
@@ -128,7 +128,7 @@ class SkipLockedStatementsTest {
                 + ", (select count(*) from \"sqlq_history\" where queue = ?)"
                 + " from \"sqlq_message\" where queue = ?");
         e.put("listHistory",
-                "select id, enqueued_at, started_at, finished_at, duration_ms, attempts, outcome, detail "
+                "select id, enqueued_at, started_at, finished_at, duration_ms, attempts, outcome, detail, payload_preview "
                 + "from \"sqlq_history\" where queue = ? order by history_id desc fetch next ? rows only");
         e.put("listDead",
                 "select id, priority, enqueued_at, attempts, headers, payload, reason, dead_at, group_key from \""
@@ -272,12 +272,12 @@ class SkipLockedStatementsTest {
                 "delete from `sqlq_message` where id = ?");
         e.put("historyLeased",
                 "insert into `sqlq_history` (id, queue, enqueued_at, started_at, finished_at, attempts, "
-                + "outcome, detail) select id, queue, enqueued_at, coalesce(claimed_at, (" + NOW + ")), (" + NOW
-                + "), attempts, ?, ? from `sqlq_message` where (id = ? and lease_token = ? and queue = ?)");
+                + "outcome, detail, payload_preview) select id, queue, enqueued_at, coalesce(claimed_at, (" + NOW + ")), (" + NOW
+                + "), attempts, ?, ?, substring(payload from 1 for 64) from `sqlq_message` where (id = ? and lease_token = ? and queue = ?)");
         e.put("historyById",
                 "insert into `sqlq_history` (id, queue, enqueued_at, started_at, finished_at, attempts, "
-                + "outcome, detail) select id, queue, enqueued_at, ?, (" + NOW
-                + "), (attempts + 1), ?, ? from `sqlq_message` where id = ?");
+                + "outcome, detail, payload_preview) select id, queue, enqueued_at, ?, (" + NOW
+                + "), (attempts + 1), ?, ?, substring(payload from 1 for 64) from `sqlq_message` where id = ?");
         e.put("nackLeased",
                 "update `sqlq_message` set visible_at = ((" + NOW
                 + ") + ?), lease_token = null, last_error = ? where (id = ? and lease_token = ? and queue = ?)");
@@ -314,7 +314,7 @@ class SkipLockedStatementsTest {
                 + ", (select count(*) from `sqlq_history` where queue = ?)"
                 + " from `sqlq_message` where queue = ?");
         e.put("listHistory",
-                "select id, enqueued_at, started_at, finished_at, duration_ms, attempts, outcome, detail "
+                "select id, enqueued_at, started_at, finished_at, duration_ms, attempts, outcome, detail, payload_preview "
                 + "from `sqlq_history` where queue = ? order by history_id desc fetch next ? rows only");
         e.put("listDead",
                 "select id, priority, enqueued_at, attempts, headers, payload, reason, dead_at, group_key from `"
@@ -471,13 +471,13 @@ class SkipLockedStatementsTest {
                 "delete from \"sqlq_message\" where (((queue = cast(? as varchar)) is not false) and lease_token = cast(? as bigint) and (id = any(cast(? as bigint array))))");
         e.put("historyLeased",
                 "insert into \"sqlq_history\" (id, queue, enqueued_at, started_at, finished_at, attempts, "
-                + "outcome, detail) select id, queue, enqueued_at, coalesce(claimed_at, (" + NOW + ")), (" + NOW
-                + "), attempts, cast(? as varchar), cast(? as varchar) from \"sqlq_message\" where (id = "
+                + "outcome, detail, payload_preview) select id, queue, enqueued_at, coalesce(claimed_at, (" + NOW + ")), (" + NOW
+                + "), attempts, cast(? as varchar), cast(? as varchar), substring(payload from 1 for 64) from \"sqlq_message\" where (id = "
                 + "cast(? as bigint) and lease_token = cast(? as bigint) and queue = cast(? as varchar))");
         e.put("historyById",
                 "insert into \"sqlq_history\" (id, queue, enqueued_at, started_at, finished_at, attempts, "
-                + "outcome, detail) select id, queue, enqueued_at, cast(? as bigint), (" + NOW
-                + "), (attempts + 1), cast(? as varchar), cast(? as varchar) from \"sqlq_message\" where id = "
+                + "outcome, detail, payload_preview) select id, queue, enqueued_at, cast(? as bigint), (" + NOW
+                + "), (attempts + 1), cast(? as varchar), cast(? as varchar), substring(payload from 1 for 64) from \"sqlq_message\" where id = "
                 + "cast(? as bigint)");
         e.put("nackLeased",
                 "update \"sqlq_message\" set visible_at = ((" + NOW
@@ -520,7 +520,7 @@ class SkipLockedStatementsTest {
                 + ", (select count(*) from \"sqlq_history\" where queue = cast(? as varchar))"
                 + " from \"sqlq_message\" where queue = cast(? as varchar)");
         e.put("listHistory",
-                "select id, enqueued_at, started_at, finished_at, duration_ms, attempts, outcome, detail "
+                "select id, enqueued_at, started_at, finished_at, duration_ms, attempts, outcome, detail, payload_preview "
                 + "from \"sqlq_history\" where queue = cast(? as varchar) order by history_id desc fetch next "
                 + "? rows only");
         e.put("listDead",

@@ -313,7 +313,8 @@ final class SqlServerAdmin {
                             ClaimedRow.utc(rs.getObject("enqueued_at", LocalDateTime.class)),
                             ClaimedRow.utc(rs.getObject("started_at", LocalDateTime.class)),
                             ClaimedRow.utc(rs.getObject("finished_at", LocalDateTime.class)),
-                            rs.getLong("duration_ms"), rs.getInt("attempts"), rs.getString("outcome"), rs.getString("detail")));
+                            rs.getLong("duration_ms"), rs.getInt("attempts"), rs.getString("outcome"), rs.getString("detail"),
+                            rs.getBytes("payload_preview")));
                 }
             }
             return out;

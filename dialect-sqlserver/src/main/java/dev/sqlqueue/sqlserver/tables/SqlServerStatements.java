@@ -3,6 +3,7 @@ package dev.sqlqueue.sqlserver.tables;
 import static dev.sqlqueue.sqlserver.tables.SqlServerNames.qualified;
 import static dev.sqlqueue.sqlserver.tables.SqlServerNames.quote;
 
+import dev.sqlqueue.HistoryEntry;
 import dev.sqlqueue.sqlserver.tables.SqlServerOptions.ClaimOrder;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -363,12 +364,12 @@ public final class SqlServerStatements {
                 + ROWCOUNT + ";");
         // Binds of the settle statements end with: id, queue, token.
         all.put("ack", PRELUDE + "DELETE FROM " + messages + " WITH (ROWLOCK)" + MATCH + ROWCOUNT + ";");
-        // Binds: 1 detail, then id, queue, token.
+        // Binds: 1 detail, then id, queue, token. The history row keeps the payload's first 64 bytes (V5).
         all.put("ackToHistory", PRELUDE + "DELETE FROM " + messages + " WITH (ROWLOCK)"
                 + " OUTPUT deleted.[id], deleted.[queue_name], deleted.[enqueued_at], deleted.[started_at],"
-                + " SYSUTCDATETIME(), deleted.[attempts], N'acked', ?"
+                + " SYSUTCDATETIME(), deleted.[attempts], N'acked', ?, SUBSTRING(deleted.[payload], 1, " + HistoryEntry.PREVIEW_BYTES + ")"
                 + " INTO " + history + " ([message_id], [queue_name], [enqueued_at], [started_at], [finished_at],"
-                + " [attempts], [outcome], [detail])" + MATCH + ROWCOUNT + ";");
+                + " [attempts], [outcome], [detail], [payload_preview])" + MATCH + ROWCOUNT + ";");
         // Binds: 1 delay s, 2 delay ms, 3 error, then id, queue, token.
         all.put("nack", PRELUDE + "UPDATE " + messages + " WITH (ROWLOCK) SET [visible_at] = " + DELAY
                 + ", [lease_token] = NULL, [last_error] = ?" + MATCH + ROWCOUNT + ";");
@@ -388,8 +389,10 @@ public final class SqlServerStatements {
                 + " [reason], [enqueued_at], [started_at], [dead_at])" + MATCH + ROWCOUNT + ";");
         // Binds: 1 message id, 2 queue.
         all.put("historyFromDeadLetter", PRELUDE + "INSERT INTO " + history
-                + " ([message_id], [queue_name], [enqueued_at], [started_at], [finished_at], [attempts], [outcome], [detail])"
-                + " SELECT [message_id], [queue_name], [enqueued_at], [started_at], [dead_at], [attempts], N'dead-lettered', [reason]"
+                + " ([message_id], [queue_name], [enqueued_at], [started_at], [finished_at], [attempts], [outcome], [detail],"
+                + " [payload_preview])"
+                + " SELECT [message_id], [queue_name], [enqueued_at], [started_at], [dead_at], [attempts], N'dead-lettered', [reason],"
+                + " SUBSTRING([payload], 1, " + HistoryEntry.PREVIEW_BYTES + ")"
                 + " FROM " + deadLetters + " WITH (ROWLOCK) WHERE [message_id] = ? AND [queue_name] = ?;");
         // After a lease-mode settle matched no row, in its transaction: the queue the row is held in under
         // this token (issue 14: a receipt naming another queue is bad input, not a lost lease). Binds: 1 id, 2 token.
@@ -486,7 +489,7 @@ public final class SqlServerStatements {
                 + " WHERE [queue_name] = ?" + ROWCOUNT + ";");
         // Binds: 1 limit, 2 queue.
         all.put("listHistory", PRELUDE + "SELECT TOP (?) [message_id], [enqueued_at], [started_at], [finished_at],"
-                + " [duration_ms], [attempts], [outcome], [detail] FROM " + history
+                + " [duration_ms], [attempts], [outcome], [detail], [payload_preview] FROM " + history
                 + " WHERE [queue_name] = ? ORDER BY [finished_at] DESC, [id] DESC;");
         // dropSchema: every table of the prefix, Flyway's history table included. No foreign keys, so any order works.
         all.put("dropSchema", PRELUDE + "DROP TABLE IF EXISTS " + dedupeKeys + "; DROP TABLE IF EXISTS " + messages

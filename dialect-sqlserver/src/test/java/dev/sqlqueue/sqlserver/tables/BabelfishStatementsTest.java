@@ -238,6 +238,12 @@ class BabelfishStatementsTest {
         // history: list, prune by age (none that old) and by rows
         List<HistoryEntry> h = plain.history(q, 10);
         assertEquals(2, h.size());
+        // each row keeps its payload's first bytes (V5): the ack's (ackToHistory) and the dead letter's (historyFromDeadLetter)
+        for (HistoryEntry row : h) {
+            Delivery d = row.messageId() == got.get(0).id() ? got.get(0) : got.get(3);
+            assertEquals(d.id(), row.messageId());
+            assertEquals(d.text(), new String(row.payloadPreview(), java.nio.charset.StandardCharsets.UTF_8), row::toString);
+        }
         assertEquals(0, plain.pruneHistory(q, HistoryRetention.ofAge(Duration.ofDays(1))));
         assertEquals(1, plain.pruneHistory(q, HistoryRetention.ofRows(1)));
         assertEquals(h.get(0).messageId(), plain.history(q, 10).get(0).messageId(), "the newest row is kept");

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
  */
 class MigrationScriptTest {
     private static final String[] SCRIPTS = {"V1__queue_tables.sql", "V2__queue_dropping.sql", "V3__deduplication_keys.sql",
-        "V4__queue_pausing.sql"};
+        "V4__queue_pausing.sql", "V5__history_payload_preview.sql"};
 
     /** Every migration script, in version order, joined. */
     private static String script() throws IOException {

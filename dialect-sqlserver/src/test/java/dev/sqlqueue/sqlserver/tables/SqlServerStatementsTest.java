@@ -80,8 +80,8 @@ class SqlServerStatementsTest {
         expected.put("ackToHistory",
                 "SET NOCOUNT ON; SET XACT_ABORT ON; DELETE FROM [dbo].[sqlq_messages] WITH (ROWLOCK) OUTPUT "
                 + "deleted.[id], deleted.[queue_name], deleted.[enqueued_at], deleted.[started_at], SYSUTCDATETIME(), "
-                + "deleted.[attempts], N'acked', ? INTO [dbo].[sqlq_history] ([message_id], [queue_name], "
-                + "[enqueued_at], [started_at], [finished_at], [attempts], [outcome], [detail]) WHERE [id] = ? AND "
+                + "deleted.[attempts], N'acked', ?, SUBSTRING(deleted.[payload], 1, 64) INTO [dbo].[sqlq_history] ([message_id], [queue_name], "
+                + "[enqueued_at], [started_at], [finished_at], [attempts], [outcome], [detail], [payload_preview]) WHERE [id] = ? AND "
                 + "[queue_name] = ? AND [lease_token] = ?; SELECT @@ROWCOUNT AS [n];");
         expected.put("nack",
                 "SET NOCOUNT ON; SET XACT_ABORT ON; UPDATE [dbo].[sqlq_messages] WITH (ROWLOCK) SET [visible_at] = "
@@ -108,8 +108,9 @@ class SqlServerStatementsTest {
                 + "[lease_token] = ?; SELECT @@ROWCOUNT AS [n];");
         expected.put("historyFromDeadLetter",
                 "SET NOCOUNT ON; SET XACT_ABORT ON; INSERT INTO [dbo].[sqlq_history] ([message_id], [queue_name], "
-                + "[enqueued_at], [started_at], [finished_at], [attempts], [outcome], [detail]) SELECT [message_id], "
-                + "[queue_name], [enqueued_at], [started_at], [dead_at], [attempts], N'dead-lettered', [reason] FROM "
+                + "[enqueued_at], [started_at], [finished_at], [attempts], [outcome], [detail], [payload_preview]) SELECT [message_id], "
+                + "[queue_name], [enqueued_at], [started_at], [dead_at], [attempts], N'dead-lettered', [reason], "
+                + "SUBSTRING([payload], 1, 64) FROM "
                 + "[dbo].[sqlq_dead_letters] WITH (ROWLOCK) WHERE [message_id] = ? AND [queue_name] = ?;");
         expected.put("createQueue",
                 "SET NOCOUNT ON; SET XACT_ABORT ON; INSERT INTO [dbo].[sqlq_queues] ([name], [created_at]) SELECT ?, "
@@ -182,7 +183,7 @@ class SqlServerStatementsTest {
                 + " FROM [dbo].[sqlq_dead_letters] WHERE [message_id] = ? AND [queue_name] = ?;");
         expected.put("listHistory",
                 "SET NOCOUNT ON; SET XACT_ABORT ON; SELECT TOP (?) [message_id], [enqueued_at], [started_at], "
-                + "[finished_at], [duration_ms], [attempts], [outcome], [detail] FROM [dbo].[sqlq_history] WHERE "
+                + "[finished_at], [duration_ms], [attempts], [outcome], [detail], [payload_preview] FROM [dbo].[sqlq_history] WHERE "
                 + "[queue_name] = ? ORDER BY [finished_at] DESC, [id] DESC;");
         expected.put("dropSchema",
                 "SET NOCOUNT ON; SET XACT_ABORT ON; DROP TABLE IF EXISTS [dbo].[sqlq_dedupe_keys]; DROP TABLE IF EXISTS [dbo].[sqlq_messages]; "

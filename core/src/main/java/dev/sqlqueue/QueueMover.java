@@ -273,7 +273,7 @@ public final class QueueMover implements AutoCloseable {
             }
             if (got > 0) {
                 emptySince = 0;
-                l.progress(new MoveReport(queue, n.moved, n.already, n.refused, 0, 0, 0, n.deadMoved, 0, List.of()));
+                l.progress(new MoveReport(queue, n.moved, n.already, n.refused, 0, 0, 0, n.deadMoved, 0, 0, List.of()));
                 continue;
             }
             if (options.untilEmpty().isZero()) {
@@ -325,7 +325,7 @@ public final class QueueMover implements AutoCloseable {
             notes.add(s.dead() + " dead letter(s) would stay on the source: " + deadStay);
         }
         MoveReport r = new MoveReport(queue, s.ready() + (all ? s.delayed() : 0), 0, 0, s.inFlight(), all ? 0 : s.delayed(),
-                deadStay == null ? 0 : s.dead(), deadStay == null ? s.dead() : 0, 0, notes);
+                deadStay == null ? 0 : s.dead(), deadStay == null ? s.dead() : 0, 0, 0, notes);
         return withNotes(r, notes);
     }
 
@@ -346,7 +346,7 @@ public final class QueueMover implements AutoCloseable {
                     : "dead-lettered on the source while the move ran; run again to move them"));
         }
         return withNotes(new MoveReport(queue, n.moved, n.already, n.refused, s.inFlight(), all ? 0 : s.delayed(), s.dead(),
-                n.deadMoved, n.keysMoved, notes), notes);
+                n.deadMoved, n.keysMoved, 0, notes), notes);
     }
 
     private static MoveReport withNotes(MoveReport r, List<String> notes) {
@@ -360,7 +360,7 @@ public final class QueueMover implements AutoCloseable {
         }
         return new MoveReport(r.queue(), r.moved(), r.alreadyOnTarget(), r.refused(), r.leftInFlight(), r.leftDelayed(),
                 r.deadLettersLeft(), r.deadLettersMoved(),
-                r.deduplicationKeysMoved(), all);
+                r.deduplicationKeysMoved(), r.historyMoved(), all);
     }
 
     /** One step by {@link QueueAdmin#claimForMove}; returns how many messages it held. */

@@ -201,6 +201,7 @@ class MoveBetweenBackendsTest {
             List<dev.sqlqueue.HistoryRow> rows = source.historyForMove(queue, 10);
             assertEquals(List.of("bad d1", "bad d2"), rows.stream().map(r -> r.entry().detail()).toList(), "oldest first");
             assertEquals(1, target.enqueueMovedHistory(queue, List.of(rows.get(0).entry())));
+            assertEquals(0, target.enqueueMovedHistory(queue, List.of(rows.get(0).entry())), "a row the target has is not written twice");
             // bad input to the move's target ports names its rule and writes nothing
             long deadBefore = target.stats(queue).dead();
             long depthBefore = target.stats(queue).depth();

@@ -59,6 +59,11 @@ public enum Capability {
      * {@link QueueAdmin#enqueueMovedKeys} writes such keys from another database ({@link QueueMover}).
      */
     MOVE_KEYS("listing and writing deduplication keys for a move"),
+    /**
+     * {@link QueueAdmin#historyForMove} reads a queue's history rows oldest first, {@link QueueAdmin#enqueueMovedHistory}
+     * writes rows from another database once, {@link QueueAdmin#deleteHistory} deletes rows by id ({@link QueueMover}).
+     */
+    MOVE_HISTORY("reading, writing and deleting history rows for a move"),
     /** Fault hook: the suite can kill a consumer's database session. */
     KILL_SESSION("killing a database session (fault hook)"),
     /** Fault hook: the suite can take the database away and bring it back. */

@@ -17,15 +17,19 @@ import java.time.Duration;
  *     has (priority, message groups, delayed delivery, payload size); true: move anyway and dead-letter on the
  *     source each message the target refuses, with the reason
  * @param dryRun only check and count, move nothing
+ * @param history also move the queue's history rows (with {@link Capability#MOVE_HISTORY} on both sides; else they
+ *     stay on the source, noted in the report)
  */
-public record MoveOptions(int batch, Duration lease, Duration untilEmpty, boolean deadLetterRefused, boolean dryRun) {
+public record MoveOptions(int batch, Duration lease, Duration untilEmpty, boolean deadLetterRefused, boolean dryRun,
+                          boolean history) {
     /**
-     * 100 per step, a 5-minute lease, stop when empty, refuse a target that lacks a feature, move for real.
+     * 100 per step, a 5-minute lease, stop when empty, refuse a target that lacks a feature, move for real, leave the
+     * history on the source.
      *
      * @return the default options
      */
     public static MoveOptions defaults() {
-        return new MoveOptions(100, Duration.ofMinutes(5), Duration.ZERO, false, false);
+        return new MoveOptions(100, Duration.ofMinutes(5), Duration.ZERO, false, false, false);
     }
 
     /**
@@ -43,6 +47,7 @@ public record MoveOptions(int batch, Duration lease, Duration untilEmpty, boolea
      *     has (priority, message groups, delayed delivery, payload size); true: move anyway and dead-letter on the
      *     source each message the target refuses, with the reason
      * @param dryRun only check and count, move nothing
+     * @param history also move the queue's history rows
      * @throws InvalidInputException naming the rule broken: {@code move.batch}, {@code consume.lease} or
      *     {@code move.until-empty}
      */
@@ -64,7 +69,7 @@ public record MoveOptions(int batch, Duration lease, Duration untilEmpty, boolea
      * @throws InvalidInputException (rule {@code move.batch}) outside 1..{@value QueueAdmin#MAX_MOVE_CLAIM}
      */
     public MoveOptions withBatch(int n) {
-        return new MoveOptions(n, lease, untilEmpty, deadLetterRefused, dryRun);
+        return new MoveOptions(n, lease, untilEmpty, deadLetterRefused, dryRun, history);
     }
 
     /**
@@ -75,7 +80,7 @@ public record MoveOptions(int batch, Duration lease, Duration untilEmpty, boolea
      * @throws InvalidInputException (rule {@code consume.lease}) for null or outside 1 ms..24 h
      */
     public MoveOptions withLease(Duration l) {
-        return new MoveOptions(batch, l, untilEmpty, deadLetterRefused, dryRun);
+        return new MoveOptions(batch, l, untilEmpty, deadLetterRefused, dryRun, history);
     }
 
     /**
@@ -86,7 +91,7 @@ public record MoveOptions(int batch, Duration lease, Duration untilEmpty, boolea
      * @throws InvalidInputException (rule {@code move.until-empty}) for null, negative or over 365 days
      */
     public MoveOptions withUntilEmpty(Duration d) {
-        return new MoveOptions(batch, lease, d, deadLetterRefused, dryRun);
+        return new MoveOptions(batch, lease, d, deadLetterRefused, dryRun, history);
     }
 
     /**
@@ -96,7 +101,7 @@ public record MoveOptions(int batch, Duration lease, Duration untilEmpty, boolea
      * @return a copy with this setting
      */
     public MoveOptions withDeadLetterRefused(boolean on) {
-        return new MoveOptions(batch, lease, untilEmpty, on, dryRun);
+        return new MoveOptions(batch, lease, untilEmpty, on, dryRun, history);
     }
 
     /**
@@ -106,6 +111,16 @@ public record MoveOptions(int batch, Duration lease, Duration untilEmpty, boolea
      * @return a copy with this setting
      */
     public MoveOptions withDryRun(boolean on) {
-        return new MoveOptions(batch, lease, untilEmpty, deadLetterRefused, on);
+        return new MoveOptions(batch, lease, untilEmpty, deadLetterRefused, on, history);
+    }
+
+    /**
+     * With or without the history.
+     *
+     * @param on true to move the queue's history rows too
+     * @return a copy with this setting
+     */
+    public MoveOptions withHistory(boolean on) {
+        return new MoveOptions(batch, lease, untilEmpty, deadLetterRefused, dryRun, on);
     }
 }

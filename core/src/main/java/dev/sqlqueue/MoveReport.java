@@ -18,11 +18,13 @@ import java.util.List;
  *     run) and removed from the source by this run
  * @param deduplicationKeysMoved producers' deduplication keys still in their window on the source, written to the
  *     target by this run (a key the target holds already is kept as it is and not counted)
+ * @param historyMoved history rows deleted from the source by this run, each on the target once (written by this run
+ *     or by an earlier one that died before the delete); in a dry run, the source's history rows that would move
  * @param notes what was left or refused, for people, one line each
  */
 public record MoveReport(QueueName queue, long moved, long alreadyOnTarget, long refused, long leftInFlight,
                          long leftDelayed, long deadLettersLeft, long deadLettersMoved,
-                         long deduplicationKeysMoved, List<String> notes) {
+                         long deduplicationKeysMoved, long historyMoved, List<String> notes) {
     /**
      * Copies the notes.
      *
@@ -38,6 +40,7 @@ public record MoveReport(QueueName queue, long moved, long alreadyOnTarget, long
      * @param deadLettersMoved dead letters written to the target's dead letters (or found there already) and removed
      *     from the source by this run
      * @param deduplicationKeysMoved producers' deduplication keys written to the target by this run
+     * @param historyMoved history rows deleted from the source by this run, each on the target once
      * @param notes what was left or refused, for people, one line each
      * @throws NullPointerException if {@code notes} is null
      */

@@ -356,4 +356,52 @@ public interface QueueAdmin {
     default int enqueueMovedKeys(QueueName queue, List<DeduplicationKey> keys, String messageKeyPrefix) {
         throw new UnsupportedCapabilityException(Capability.MOVE_KEYS, getClass().getSimpleName());
     }
+
+    /**
+     * The oldest {@code limit} history rows of the queue, oldest first (by history id), with their history ids: the
+     * source side of a history move ({@link QueueMover}). A read without locks. Thread-safe.
+     *
+     * @param queue the queue whose history to read
+     * @param limit the most rows, 1..{@value #MAX_MOVE_CLAIM}
+     * @return the rows, oldest first; empty when the queue has none
+     * @throws InvalidInputException (rule {@code limit.range}) for a limit outside 1..{@value #MAX_MOVE_CLAIM}
+     * @throws UnsupportedCapabilityException unless the backend has {@link Capability#MOVE_HISTORY}
+     */
+    default List<HistoryRow> historyForMove(QueueName queue, int limit) {
+        throw new UnsupportedCapabilityException(Capability.MOVE_HISTORY, getClass().getSimpleName());
+    }
+
+    /**
+     * Write history rows moved from another database ({@link QueueMover}, the target side) under {@code queue}, in one
+     * transaction, in order, with their message ids, times, attempts, outcome and detail: each only when the queue has
+     * no row of the same message id, start, end and outcome already (so a row written by a run that died before it
+     * deleted the row on the source is not written twice). History need not be on for this database. The queue is
+     * created if missing. Thread-safe; run one move of a queue at a time (two concurrent writes of the same row may
+     * both write it).
+     *
+     * @param queue the queue
+     * @param rows 1..{@value #MAX_MOVE_CLAIM} rows (their {@link HistoryEntry#queue()} is ignored)
+     * @return how many rows were written (the others were here already)
+     * @throws InvalidInputException (rule {@code move.max-messages}) for null, empty or more than
+     *     {@value #MAX_MOVE_CLAIM} rows or a null one; nothing is written
+     * @throws UnsupportedCapabilityException unless the backend has {@link Capability#MOVE_HISTORY}
+     */
+    default int enqueueMovedHistory(QueueName queue, List<HistoryEntry> rows) {
+        throw new UnsupportedCapabilityException(Capability.MOVE_HISTORY, getClass().getSimpleName());
+    }
+
+    /**
+     * Delete the queue's history rows of these history ids ({@link HistoryRow#historyId()}); ids of no row of the
+     * queue are skipped. One transaction. Thread-safe.
+     *
+     * @param queue the queue whose history rows to delete
+     * @param historyIds 1..{@value #MAX_MOVE_CLAIM} history ids
+     * @return how many rows were deleted
+     * @throws InvalidInputException (rule {@code move.max-messages}) for null, empty or more than
+     *     {@value #MAX_MOVE_CLAIM} ids or a null one; nothing is deleted
+     * @throws UnsupportedCapabilityException unless the backend has {@link Capability#MOVE_HISTORY}
+     */
+    default long deleteHistory(QueueName queue, List<Long> historyIds) {
+        throw new UnsupportedCapabilityException(Capability.MOVE_HISTORY, getClass().getSimpleName());
+    }
 }

@@ -46,7 +46,18 @@ import java.util.Set;
  * of its window and bound to the moved message, so a producer that enqueues one of them again on the target is
  * deduplicated. Keys taken on the source after that pass are not moved; a key the target holds already stays as it is.
  *
- * <p>Not moved (counted in the report): history. Messages under a
+ * <p>History rows move with {@link MoveOptions#history()}, once no message and no dead letter is left to move, oldest
+ * first: a page of the source's rows ({@link QueueAdmin#historyForMove}, by history id) is written to the target's
+ * history in one transaction ({@link QueueAdmin#enqueueMovedHistory}), each row with its message id (the source's),
+ * enqueue, start and end times, attempts, outcome and detail, then deleted from the source in a second one
+ * ({@link QueueAdmin#deleteHistory}): a move leaves nothing behind, as for messages and dead letters. Exactly once
+ * without a marker: the target writes a row only when its queue has no row of the same message id, start, end and
+ * outcome, so a run again after a crash between the two transactions finds the rows there, writes none of them twice
+ * and only deletes them from the source; a crash before the first leaves them on the source only. No window applies,
+ * unlike the keys. Both sides need {@link Capability#MOVE_HISTORY} (H2, PostgreSQL, MariaDB); otherwise the history
+ * stays on the source and the report notes it. Without the option the history stays on the source.
+ *
+ * <p>Messages under a
  * consumer's lease are moved when their lease ends (with {@link MoveOptions#untilEmpty()}), else left and counted.
  *
  * <p>Not thread-safe; run one mover per queue at a time.
@@ -260,7 +271,7 @@ public final class QueueMover implements AutoCloseable {
         check(queue, options);
         Listener l = listener == null ? r -> { } : listener;
         if (options.dryRun()) {
-            return dryRun(queue);
+            return dryRun(queue, options);
         }
         target.createQueue(queue);
         Counts n = new Counts();
@@ -271,9 +282,12 @@ public final class QueueMover implements AutoCloseable {
             if (got == 0) {
                 got = stepDeadLetters(queue, options, n);
             }
+            if (got == 0 && options.history()) {
+                got = stepHistory(queue, options, n);
+            }
             if (got > 0) {
                 emptySince = 0;
-                l.progress(new MoveReport(queue, n.moved, n.already, n.refused, 0, 0, 0, n.deadMoved, 0, List.of()));
+                l.progress(new MoveReport(queue, n.moved, n.already, n.refused, 0, 0, 0, n.deadMoved, 0, n.historyMoved, List.of()));
                 continue;
             }
             if (options.untilEmpty().isZero()) {
@@ -311,9 +325,12 @@ public final class QueueMover implements AutoCloseable {
         final Set<Long> deadRefused = new java.util.HashSet<>();
         /** Why dead letters stay on the source, or null while they move. */
         String deadStay;
+        long historyMoved;
+        /** Why the history stays on the source, or null while it moves. */
+        String historyStay;
     }
 
-    private MoveReport dryRun(QueueName queue) {
+    private MoveReport dryRun(QueueName queue, MoveOptions options) {
         QueueStats s = source.stats(queue);
         boolean all = source.capabilities().has(Capability.MOVE_CLAIM);
         List<String> notes = new ArrayList<>();
@@ -324,8 +341,13 @@ public final class QueueMover implements AutoCloseable {
         if (deadStay != null && s.dead() > 0) {
             notes.add(s.dead() + " dead letter(s) would stay on the source: " + deadStay);
         }
+        String historyStay = options.history() ? historyStays() : null;
+        if (historyStay != null && s.processed() > 0) {
+            notes.add(s.processed() + " history row(s) would stay on the source: " + historyStay);
+        }
         MoveReport r = new MoveReport(queue, s.ready() + (all ? s.delayed() : 0), 0, 0, s.inFlight(), all ? 0 : s.delayed(),
-                deadStay == null ? 0 : s.dead(), deadStay == null ? s.dead() : 0, 0, notes);
+                deadStay == null ? 0 : s.dead(), deadStay == null ? s.dead() : 0, 0,
+                options.history() && historyStay == null ? s.processed() : 0, notes);
         return withNotes(r, notes);
     }
 
@@ -345,8 +367,11 @@ public final class QueueMover implements AutoCloseable {
                     : !n.deadRefused.isEmpty() ? n.deadRefused.size() + " refused by the target (payload size or message group)"
                     : "dead-lettered on the source while the move ran; run again to move them"));
         }
+        if (n.historyStay != null && s.processed() > 0) {
+            notes.add(s.processed() + " history row(s) were left on the source: " + n.historyStay);
+        }
         return withNotes(new MoveReport(queue, n.moved, n.already, n.refused, s.inFlight(), all ? 0 : s.delayed(), s.dead(),
-                n.deadMoved, n.keysMoved, notes), notes);
+                n.deadMoved, n.keysMoved, n.historyMoved, notes), notes);
     }
 
     private static MoveReport withNotes(MoveReport r, List<String> notes) {
@@ -360,7 +385,7 @@ public final class QueueMover implements AutoCloseable {
         }
         return new MoveReport(r.queue(), r.moved(), r.alreadyOnTarget(), r.refused(), r.leftInFlight(), r.leftDelayed(),
                 r.deadLettersLeft(), r.deadLettersMoved(),
-                r.deduplicationKeysMoved(), all);
+                r.deduplicationKeysMoved(), r.historyMoved(), all);
     }
 
     /** One step by {@link QueueAdmin#claimForMove}; returns how many messages it held. */
@@ -453,6 +478,36 @@ public final class QueueMover implements AutoCloseable {
                 n.deadMoved += source.deleteDeadLetters(queue, ids);
             }
         }
+        return page.size();
+    }
+
+    /** Why the history cannot move, or null when it can: both sides need {@link Capability#MOVE_HISTORY}. */
+    private String historyStays() {
+        for (QueueClient side : List.of(source, target)) {
+            if (!side.capabilities().has(Capability.MOVE_HISTORY)) {
+                return "the " + (side == source ? "source" : "target") + " '" + side.capabilities().backend() + "' lacks "
+                        + Capability.MOVE_HISTORY.describe();
+            }
+        }
+        return null;
+    }
+
+    /**
+     * One step of history rows, once no message and no dead letter is left to move: the oldest rows
+     * ({@link QueueAdmin#historyForMove}) are written to the target ({@link QueueAdmin#enqueueMovedHistory}, one
+     * transaction; a row the target has already, from a run that died before its delete, is not written again), then
+     * deleted from the source ({@link QueueAdmin#deleteHistory}, a second one). Returns how many rows it read.
+     */
+    private int stepHistory(QueueName queue, MoveOptions o, Counts n) {
+        if (n.historyStay != null || (n.historyStay = historyStays()) != null) {
+            return 0;
+        }
+        List<HistoryRow> page = source.historyForMove(queue, o.batch());
+        if (page.isEmpty()) {
+            return 0;
+        }
+        target.enqueueMovedHistory(queue, page.stream().map(HistoryRow::entry).toList());
+        n.historyMoved += source.deleteHistory(queue, page.stream().map(HistoryRow::historyId).toList());
         return page.size();
     }
 

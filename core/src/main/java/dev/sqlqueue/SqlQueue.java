@@ -660,6 +660,45 @@ public final class SqlQueue implements QueueClient {
     }
 
     @Override
+    public List<HistoryRow> historyForMove(QueueName queue, int limit) {
+        q(queue);
+        if (limit < 1 || limit > MAX_MOVE_CLAIM) {
+            throw new InvalidInputException("limit.range", "limit must be 1.." + MAX_MOVE_CLAIM + ", was " + limit);
+        }
+        requireMoveHistory();
+        return backend.historyForMove(queue, limit);
+    }
+
+    @Override
+    public int enqueueMovedHistory(QueueName queue, List<HistoryEntry> rows) {
+        q(queue);
+        if (rows == null || rows.isEmpty() || rows.size() > MAX_MOVE_CLAIM || rows.stream().anyMatch(Objects::isNull)) {
+            throw new InvalidInputException("move.max-messages", "moved history rows are 1.." + MAX_MOVE_CLAIM
+                    + " rows without null, were " + (rows == null ? "null" : rows.size() + " entries"));
+        }
+        requireMoveHistory();
+        return backend.enqueueMovedHistory(queue, List.copyOf(rows));
+    }
+
+    @Override
+    public long deleteHistory(QueueName queue, List<Long> historyIds) {
+        q(queue);
+        if (historyIds == null || historyIds.isEmpty() || historyIds.size() > MAX_MOVE_CLAIM
+                || historyIds.stream().anyMatch(Objects::isNull)) {
+            throw new InvalidInputException("move.max-messages", "history ids to delete are 1.." + MAX_MOVE_CLAIM
+                    + " ids without null, were " + (historyIds == null ? "null" : historyIds.size() + " entries"));
+        }
+        requireMoveHistory();
+        return backend.deleteHistory(queue, List.copyOf(new java.util.TreeSet<>(historyIds)));
+    }
+
+    private void requireMoveHistory() {
+        if (!caps.has(Capability.MOVE_HISTORY)) {
+            throw new UnsupportedCapabilityException(Capability.MOVE_HISTORY, caps.backend());
+        }
+    }
+
+    @Override
     public List<OpenTransaction> oldestTransactions(int limit) {
         if (limit < 1 || limit > MAX_OPEN_TRANSACTIONS) {
             throw new InvalidInputException("limit.range", "limit must be 1.." + MAX_OPEN_TRANSACTIONS + ", was " + limit);

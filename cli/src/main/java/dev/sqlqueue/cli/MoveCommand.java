@@ -55,7 +55,8 @@ public final class MoveCommand implements Callable<Integer> {
     @Option(names = "--dry-run", description = "Check and print what would move; move nothing.")
     boolean dryRun;
 
-    @Option(names = "--history", description = "Also move the processed-message history (not available yet: refused).")
+    @Option(names = "--history", description = "Also move the processed-message history: its rows are written to the target once, then deleted from"
+            + " the source. Default: the history stays on the source.")
     boolean history;
 
     @Option(names = "--dead-letter-refused",
@@ -82,10 +83,6 @@ public final class MoveCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        if (history) {
-            throw new InvalidInputException("move.history", "moving the history is not available yet (no port writes history"
-                    + " rows); run without --history: the history stays on the source");
-        }
         if (all && !queues.isEmpty()) {
             throw new InvalidInputException("move.queues", "give --queue or --all, not both");
         }
@@ -93,7 +90,7 @@ public final class MoveCommand implements Callable<Integer> {
             throw new InvalidInputException("move.queues", "give the queues to move: --queue Q (repeatable) or --all");
         }
         MoveOptions options = new MoveOptions(batch, lease, untilEmpty == null ? Duration.ZERO : untilEmpty,
-                deadLetterRefused, dryRun);
+                deadLetterRefused, dryRun, history);
         String fromUrl = from == null || from.isBlank() ? ConnectionOptions.defaultUrl() : from;
         try (QueueMover mover = QueueMover.open(config(fromUrl, fromPrefix), config(to, toPrefix));
              ShutdownGuard guard = new ShutdownGuard(mover::stop, Duration.ofSeconds(60))) {
@@ -134,6 +131,9 @@ public final class MoveCommand implements Callable<Integer> {
         if (r.deduplicationKeysMoved() > 0) {
             dead += String.format("; %s %d deduplication key%s", what, r.deduplicationKeysMoved(),
                     r.deduplicationKeysMoved() == 1 ? "" : "s");
+        }
+        if (r.historyMoved() > 0) {
+            dead += String.format("; %s %d history row%s", what, r.historyMoved(), r.historyMoved() == 1 ? "" : "s");
         }
         out.printf("%s %d message%s of '%s' from %s to the target (%d already on the target, %d refused and dead-lettered"
                         + " on the source)%s; left on the source: %d in flight, %d delayed, %d dead letter%s%n", what, r.moved(),

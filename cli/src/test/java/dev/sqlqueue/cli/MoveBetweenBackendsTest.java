@@ -11,6 +11,7 @@ import dev.sqlqueue.DeadLetter;
 import dev.sqlqueue.EnqueueResult;
 import dev.sqlqueue.Delivery;
 import dev.sqlqueue.HeldForMove;
+import dev.sqlqueue.HistoryEntry;
 import dev.sqlqueue.InvalidInputException;
 import dev.sqlqueue.Message;
 import dev.sqlqueue.MoveOptions;
@@ -56,7 +57,8 @@ class MoveBetweenBackendsTest {
         for (int i = 0; i < 256; i++) {
             allBytes[i] = (byte) i;
         }
-        try (SqlQueue source = SqlQueue.open(config(from))) {
+        List<HistoryEntry> history;
+        try (SqlQueue source = SqlQueue.open(config(from).toBuilder().history(true).build())) {
             source.createQueue(queue);
             // a producer's key whose message was processed on the source: still in its window
             source.enqueueDeduplicated(queue, Message.builder("done".getBytes(StandardCharsets.UTF_8)).deduplicationKey("order-0").build());
@@ -90,12 +92,18 @@ class MoveBetweenBackendsTest {
                 }
             }
             assertEquals(1, held.size(), "set-up: a consumer holds 'leased'");
+            history = source.history(queue, 10);
+            assertEquals(List.of("dead-lettered", "acked"), history.stream().map(HistoryEntry::outcome).toList(),
+                    "set-up: an acked and a dead-lettered history row");
         }
 
         MoveReport report;
         try (QueueMover mover = QueueMover.open(config(from), config(to))) {
-            report = mover.move(queue, MoveOptions.defaults().withBatch(2), null);
+            assertEquals(2, mover.move(queue, MoveOptions.defaults().withHistory(true).withDryRun(true), null).historyMoved(),
+                    "a dry run counts the history rows");
+            report = mover.move(queue, MoveOptions.defaults().withBatch(2).withHistory(true), null);
         }
+        assertEquals(2, report.historyMoved(), report::toString);
         assertEquals(6, report.moved(), report::toString);
         assertEquals(0, report.alreadyOnTarget());
         assertEquals(1, report.leftInFlight(), "the consumer's lease is left");
@@ -132,6 +140,9 @@ class MoveBetweenBackendsTest {
             assertEquals("poison ☠", dead.get(0).reason());
             assertEquals(deadAttempts, dead.get(0).attempts());
             assertTrue(deadAttempts >= 2, "set-up: two deliveries before the dead letter, was " + deadAttempts);
+            // the history rows arrive with their message ids, times, attempts, outcome and detail, and leave the source
+            assertEquals(history, target.history(queue, 10));
+            assertEquals(List.of(), source.history(queue, 10), "the moved history left the source");
         }
         try (QueueMover again = QueueMover.open(config(from), config(to))) {
             MoveReport second = again.move(queue, MoveOptions.defaults(), null);
@@ -161,7 +172,7 @@ class MoveBetweenBackendsTest {
         QueueName queue = QueueName.of("resume");
         QueueConfig from = QueueConfig.builder().url("jdbc:h2:file:" + dir.resolve("from") + ";AUTO_SERVER=TRUE").build();
         QueueConfig to = QueueConfig.builder().url("jdbc:h2:file:" + dir.resolve("to") + ";AUTO_SERVER=TRUE").build();
-        try (SqlQueue source = SqlQueue.open(from); SqlQueue target = SqlQueue.open(to)) {
+        try (SqlQueue source = SqlQueue.open(from.toBuilder().history(true).build()); SqlQueue target = SqlQueue.open(to)) {
             for (int i = 0; i < 10; i++) {
                 source.enqueue(queue, Message.builder(("m" + i).getBytes(StandardCharsets.UTF_8)).delay(i == 9 ? Duration.ofHours(2) : Duration.ZERO).build());
             }
@@ -186,6 +197,11 @@ class MoveBetweenBackendsTest {
             assertEquals("d1", new String(d1.payload(), StandardCharsets.UTF_8));
             target.enqueueMoved(queue, List.of(new MovedMessage(Message.builder(d1.payload())
                     .deduplicationKey(keys.keyOf(d1.messageId())).build(), d1.attempts(), d1.reason())));
+            // and the history rows of d1 and d2: a mover wrote d1's on the target and died before it deleted it on the source
+            List<dev.sqlqueue.HistoryRow> rows = source.historyForMove(queue, 10);
+            assertEquals(List.of("bad d1", "bad d2"), rows.stream().map(r -> r.entry().detail()).toList(), "oldest first");
+            assertEquals(1, target.enqueueMovedHistory(queue, List.of(rows.get(0).entry())));
+            assertEquals(0, target.enqueueMovedHistory(queue, List.of(rows.get(0).entry())), "a row the target has is not written twice");
             // bad input to the move's target ports names its rule and writes nothing
             long deadBefore = target.stats(queue).dead();
             long depthBefore = target.stats(queue).depth();
@@ -199,6 +215,10 @@ class MoveBetweenBackendsTest {
                     () -> target.enqueueMovedKeys(queue, List.of(), null)).rule());
             assertEquals("limit.range", assertThrows(InvalidInputException.class,
                     () -> source.deduplicationKeys(queue, null, 0)).rule());
+            assertEquals("move.max-messages", assertThrows(InvalidInputException.class,
+                    () -> target.enqueueMovedHistory(queue, List.of())).rule());
+            assertEquals("limit.range", assertThrows(InvalidInputException.class,
+                    () -> source.historyForMove(queue, 0)).rule());
             assertEquals(depthBefore, target.stats(queue).depth(), "nothing written");
             assertEquals(deadBefore, target.stats(queue).dead());
             assertFalse(target.deduplicationKeys(queue, null, 1000).stream().anyMatch(k -> k.key().startsWith("bad-")),
@@ -215,9 +235,10 @@ class MoveBetweenBackendsTest {
         // consumers above took m5..m8 and the releases put them back; now run the mover again
         MoveReport report;
         try (QueueMover mover = QueueMover.open(from, to)) {
-            report = mover.move(queue, MoveOptions.defaults(), null);
+            report = mover.move(queue, MoveOptions.defaults().withHistory(true), null);
         }
         assertEquals(2, report.alreadyOnTarget(), report::toString);
+        assertEquals(2, report.historyMoved(), "d1's found on the target and deleted from the source, d2's moved");
         assertEquals(8, report.moved());
         assertEquals(2, report.deadLettersMoved(), "d1 found on the target and removed from the source, d2 moved");
         try (SqlQueue source = SqlQueue.open(from); SqlQueue target = SqlQueue.open(to)) {
@@ -225,6 +246,9 @@ class MoveBetweenBackendsTest {
             assertEquals(0, source.stats(queue).dead(), "no dead letter left on the source");
             assertEquals(List.of("bad d1", "bad d2"), target.deadLetters(queue, 10).stream().map(DeadLetter::reason).toList(),
                     "each dead letter once on the target");
+            assertEquals(List.of("bad d2", "bad d1"), target.history(queue, 10).stream().map(HistoryEntry::detail).toList(),
+                    "each history row once on the target, in its order");
+            assertEquals(List.of(), source.history(queue, 10), "no history left on the source");
             QueueStats t = target.stats(queue);
             assertEquals(9, t.ready(), t.toString());
             assertEquals(1, t.delayed());

@@ -49,10 +49,36 @@ class MoveCommandTest {
         assertTrue(missing.err().contains("[rule: move.queue-missing]") && missing.err().contains("'nope'"), missing::toString);
         assertEquals(-1, depth(to, "jobs"), "nothing moved, not even 'jobs', which exists");
 
-        Cli.Run history = Cli.raw("move", "--from", from, "--to", to, "--queue", "jobs", "--history");
-        assertEquals(ExitCodes.USAGE, history.code(), history::toString);
-        assertTrue(history.err().contains("[rule: move.history]"), history::toString);
         assertEquals(6, depth(from, "jobs"));
+    }
+
+    /**
+     * {@code --history}: the history rows move and the summary counts them; without it they stay on the source (the dry
+     * run's count: MoveBetweenBackendsTest).
+     */
+    @Test
+    void historyMovesOnlyWithTheOption() {
+        QueueName hist = QueueName.of("hist");
+        try (SqlQueue q = SqlQueue.open(QueueConfig.builder().url(from).history(true).build())) {
+            q.enqueue(hist, Message.ofText("a"));
+            q.enqueue(hist, Message.ofText("b"));
+            q.ackAll(q.consume(hist, dev.sqlqueue.ConsumeRequest.of(10)).stream().map(dev.sqlqueue.Delivery::receipt).toList());
+        }
+        Cli.Run without = Cli.raw("move", "--from", from, "--to", to, "--queue", "hist");
+        assertEquals(0, without.code(), without::toString);
+        assertTrue(!without.out().contains("history"), without::toString);
+        try (SqlQueue source = SqlQueue.open(QueueConfig.ofUrl(from))) {
+            assertEquals(2, source.history(hist, 10).size(), "without --history the history stays on the source");
+        }
+        Cli.Run run = Cli.raw("move", "--from", from, "--to", to, "--queue", "hist", "--history");
+        assertEquals(0, run.code(), run::toString);
+        assertTrue(run.out().startsWith("moved 0 messages of 'hist' from h2 to the target (0 already on the target, 0 refused"
+                + " and dead-lettered on the source); moved 2 history rows; left on the source:"), run::toString);
+        try (SqlQueue source = SqlQueue.open(QueueConfig.ofUrl(from)); SqlQueue target = SqlQueue.open(QueueConfig.ofUrl(to))) {
+            assertEquals(0, source.history(hist, 10).size(), "the history left the source");
+            assertEquals(java.util.List.of("acked", "acked"), target.history(hist, 10).stream()
+                    .map(dev.sqlqueue.HistoryEntry::outcome).toList());
+        }
     }
 
     @Test

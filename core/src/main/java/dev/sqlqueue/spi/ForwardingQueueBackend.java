@@ -94,6 +94,21 @@ public abstract class ForwardingQueueBackend implements QueueBackend {
     }
 
     @Override
+    public List<dev.sqlqueue.HistoryRow> historyForMove(QueueName queue, int limit) {
+        return delegate.historyForMove(queue, limit);
+    }
+
+    @Override
+    public int enqueueMovedHistory(QueueName queue, List<HistoryEntry> rows) {
+        return delegate.enqueueMovedHistory(queue, rows);
+    }
+
+    @Override
+    public long deleteHistory(QueueName queue, List<Long> historyIds) {
+        return delegate.deleteHistory(queue, historyIds);
+    }
+
+    @Override
     public java.util.OptionalInt ownPoolSize() {
         return delegate.ownPoolSize();
     }

@@ -372,6 +372,69 @@ final class SkipLockedAdmin {
         });
     }
 
+    /** {@link dev.sqlqueue.QueueAdmin#historyForMove}: the oldest rows, by history id. */
+    List<dev.sqlqueue.HistoryRow> historyForMove(QueueName queue, int limit) {
+        return inTransaction("read history for a move", c -> {
+            List<dev.sqlqueue.HistoryRow> out = new ArrayList<>();
+            try (PreparedStatement ps = c.prepareStatement(sql.historyForMove)) {
+                ps.setString(1, queue.value());
+                ps.setInt(2, limit);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        out.add(new dev.sqlqueue.HistoryRow(rs.getLong(1), new HistoryEntry(rs.getLong(2), queue,
+                                Instant.ofEpochMilli(rs.getLong(3)), Instant.ofEpochMilli(rs.getLong(4)),
+                                Instant.ofEpochMilli(rs.getLong(5)), rs.getLong(6), rs.getInt(7), rs.getString(8),
+                                rs.getString(9))));
+                    }
+                }
+            }
+            return out;
+        });
+    }
+
+    /**
+     * {@link dev.sqlqueue.QueueAdmin#enqueueMovedHistory}: every row in one transaction, each unless the queue has a
+     * row of the same message id, start, end and outcome.
+     */
+    int enqueueMovedHistory(QueueName queue, List<HistoryEntry> rows) {
+        ensureKnown(queue);
+        return inTransaction("write moved history", c -> {
+            int n = 0;
+            try (PreparedStatement ps = c.prepareStatement(sql.insertMovedHistory)) {
+                for (HistoryEntry h : rows) {
+                    long started = h.startedAt().toEpochMilli();
+                    long finished = h.finishedAt().toEpochMilli();
+                    ps.setLong(1, h.messageId());
+                    ps.setString(2, queue.value());
+                    ps.setLong(3, h.enqueuedAt().toEpochMilli());
+                    ps.setLong(4, started);
+                    ps.setLong(5, finished);
+                    ps.setInt(6, h.attempts());
+                    ps.setString(7, h.outcome());
+                    ps.setString(8, h.detail());
+                    ps.setString(9, queue.value());
+                    ps.setLong(10, h.messageId());
+                    ps.setLong(11, started);
+                    ps.setLong(12, finished);
+                    ps.setString(13, h.outcome());
+                    n += ps.executeUpdate();
+                }
+            }
+            return n;
+        });
+    }
+
+    /** {@link dev.sqlqueue.QueueAdmin#deleteHistory}: one transaction. */
+    long deleteHistory(QueueName queue, List<Long> historyIds) {
+        return inTransaction("delete history rows", c -> {
+            long n = 0;
+            for (long id : historyIds) {
+                n += update(c, sql.deleteHistoryRow, queue.value(), id);
+            }
+            return n;
+        });
+    }
+
     long pruneHistory(QueueName queue, HistoryRetention retention) {
         return inTransaction("prune history", c -> {
             long deleted = 0;

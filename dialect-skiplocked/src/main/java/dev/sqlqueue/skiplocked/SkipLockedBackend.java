@@ -243,6 +243,21 @@ final class SkipLockedBackend implements QueueBackend {
     }
 
     @Override
+    public List<dev.sqlqueue.HistoryRow> historyForMove(QueueName queue, int limit) {
+        return admin.historyForMove(queue, limit);
+    }
+
+    @Override
+    public int enqueueMovedHistory(QueueName queue, List<HistoryEntry> rows) {
+        return admin.enqueueMovedHistory(queue, rows);
+    }
+
+    @Override
+    public long deleteHistory(QueueName queue, List<Long> historyIds) {
+        return admin.deleteHistory(queue, historyIds);
+    }
+
+    @Override
     public long pruneHistory(QueueName queue, HistoryRetention retention) {
         return admin.pruneHistory(queue, retention);
     }

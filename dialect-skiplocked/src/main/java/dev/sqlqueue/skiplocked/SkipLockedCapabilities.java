@@ -23,7 +23,7 @@ final class SkipLockedCapabilities {
                 Capability.HISTORY, Capability.DROP_SCHEMA, Capability.RAW_ROW_INSERT, Capability.MESSAGE_GROUPS,
                 Capability.DEDUPLICATION, Capability.PAUSE,
                 Capability.BROWSE, Capability.MOVE_CLAIM, Capability.MOVE_ENQUEUE,
-                Capability.MOVE_KEYS);
+                Capability.MOVE_KEYS, Capability.MOVE_HISTORY);
         if (dialect == SkipLockedDialect.POSTGRES && serverWakeup) {
             features.add(Capability.SERVER_SIDE_WAIT);
         }

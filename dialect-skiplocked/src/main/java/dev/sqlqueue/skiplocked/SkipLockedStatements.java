@@ -276,6 +276,19 @@ public final class SkipLockedStatements {
     public final String historyCutoff;
     /** (queue, cutoff): delete history rows up to and including history_id cutoff. */
     public final String pruneHistoryRows;
+    /**
+     * (queue, limit): history_id, id, enqueued_at, started_at, finished_at, duration_ms, attempts, outcome, detail of
+     * the queue's oldest history rows, by history_id ({@link dev.sqlqueue.QueueAdmin#historyForMove}).
+     */
+    public final String historyForMove;
+    /**
+     * (id, queue, enqueued ms, started ms, finished ms, attempts, outcome, detail, then queue, id, started ms, finished
+     * ms, outcome): write a history row moved from another database unless the queue has a row of the same message
+     * id, start, end and outcome ({@link dev.sqlqueue.QueueAdmin#enqueueMovedHistory}); 1 row written or 0.
+     */
+    public final String insertMovedHistory;
+    /** (queue, history id): delete one history row ({@link dev.sqlqueue.QueueAdmin#deleteHistory}). */
+    public final String deleteHistoryRow;
 
     /** (queue). */
     public final String deleteQueue;
@@ -690,6 +703,18 @@ public final class SkipLockedStatements {
                 .offset(param("keep", Integer.class)).limit(inline(1)), dsl);
         pruneHistoryRows = sql(dsl.deleteFrom(history).where(QUEUE.eq(queue))
                 .and(HISTORY_ID.le(param("cutoff", Long.class))), dsl);
+        historyForMove = sql(dsl.select(HISTORY_ID, ID, ENQUEUED_AT, STARTED_AT, FINISHED_AT, DURATION_MS, ATTEMPTS, OUTCOME, DETAIL)
+                .from(history).where(QUEUE.eq(queue)).orderBy(HISTORY_ID.asc()).limit(param("limit", Integer.class)), dsl);
+        Field<Long> started = param("started", Long.class);
+        Field<Long> finished = param("finished", Long.class);
+        insertMovedHistory = sql(dsl.insertInto(history, ID, QUEUE, ENQUEUED_AT, STARTED_AT, FINISHED_AT, ATTEMPTS, OUTCOME, DETAIL)
+                .select(dsl.select(id, queue, param("enqueued", Long.class), started, finished,
+                                param("attempts", Integer.class), outcome, detail)
+                        .whereNotExists(dsl.selectOne().from(history).where(QUEUE.eq(param("queue", String.class)))
+                                .and(ID.eq(param("id", Long.class))).and(STARTED_AT.eq(param("started", Long.class)))
+                                .and(FINISHED_AT.eq(param("finished", Long.class)))
+                                .and(OUTCOME.eq(param("outcome", String.class))))), dsl);
+        deleteHistoryRow = sql(dsl.deleteFrom(history).where(QUEUE.eq(queue)).and(HISTORY_ID.eq(param("history", Long.class))), dsl);
         deleteQueue = sql(dsl.deleteFrom(queueTable).where(NAME.eq(queue)), dsl);
         listQueues = sql(dsl.select(NAME).from(queueTable).orderBy(NAME), dsl);
         leaseQueue = sql(dsl.select(QUEUE).from(message).where(ID.eq(id)).and(LEASE_TOKEN.eq(token)), dsl);

@@ -176,6 +176,12 @@ class SkipLockedStatementsTest {
                 "select history_id from \"sqlq_history\" where queue = ? order by history_id desc offset ? rows fetch next 1 rows only");
         e.put("pruneHistoryRows",
                 "delete from \"sqlq_history\" where (queue = ? and history_id <= ?)");
+        e.put("historyForMove",
+                "select history_id, id, enqueued_at, started_at, finished_at, duration_ms, attempts, outcome, detail from \"sqlq_history\" where queue = ? order by history_id asc fetch next ? rows only");
+        e.put("insertMovedHistory",
+                "insert into \"sqlq_history\" (id, queue, enqueued_at, started_at, finished_at, attempts, outcome, detail) select ?, ?, ?, ?, ?, ?, ?, ? where not exists (select 1 as one from \"sqlq_history\" where (queue = ? and id = ? and started_at = ? and finished_at = ? and outcome = ?))");
+        e.put("deleteHistoryRow",
+                "delete from \"sqlq_history\" where (queue = ? and history_id = ?)");
         e.put("deleteQueue",
                 "delete from \"sqlq_queue\" where name = ?");
         e.put("listQueues",
@@ -361,6 +367,12 @@ class SkipLockedStatementsTest {
                 "select history_id from `sqlq_history` where queue = ? order by history_id desc offset ? rows fetch next 1 rows only");
         e.put("pruneHistoryRows",
                 "delete from `sqlq_history` where (queue = ? and history_id <= ?)");
+        e.put("historyForMove",
+                "select history_id, id, enqueued_at, started_at, finished_at, duration_ms, attempts, outcome, detail from `sqlq_history` where queue = ? order by history_id asc fetch next ? rows only");
+        e.put("insertMovedHistory",
+                "insert into `sqlq_history` (id, queue, enqueued_at, started_at, finished_at, attempts, outcome, detail) select ?, ?, ?, ?, ?, ?, ?, ? where not exists (select 1 as one from `sqlq_history` where (queue = ? and id = ? and started_at = ? and finished_at = ? and outcome = ?))");
+        e.put("deleteHistoryRow",
+                "delete from `sqlq_history` where (queue = ? and history_id = ?)");
         e.put("deleteQueue",
                 "delete from `sqlq_queue` where name = ?");
         e.put("listQueues",
@@ -572,6 +584,12 @@ class SkipLockedStatementsTest {
                 "select history_id from \"sqlq_history\" where queue = cast(? as varchar) order by history_id desc offset ? rows fetch next 1 rows only");
         e.put("pruneHistoryRows",
                 "delete from \"sqlq_history\" where (queue = cast(? as varchar) and history_id <= cast(? as bigint))");
+        e.put("historyForMove",
+                "select history_id, id, enqueued_at, started_at, finished_at, duration_ms, attempts, outcome, detail from \"sqlq_history\" where queue = cast(? as varchar) order by history_id asc fetch next ? rows only");
+        e.put("insertMovedHistory",
+                "insert into \"sqlq_history\" (id, queue, enqueued_at, started_at, finished_at, attempts, outcome, detail) select cast(? as bigint), cast(? as varchar), cast(? as bigint), cast(? as bigint), cast(? as bigint), cast(? as int), cast(? as varchar), cast(? as varchar) where not exists (select 1 one from \"sqlq_history\" where (queue = cast(? as varchar) and id = cast(? as bigint) and started_at = cast(? as bigint) and finished_at = cast(? as bigint) and outcome = cast(? as varchar)))");
+        e.put("deleteHistoryRow",
+                "delete from \"sqlq_history\" where (queue = cast(? as varchar) and history_id = cast(? as bigint))");
         e.put("deleteQueue",
                 "delete from \"sqlq_queue\" where name = cast(? as varchar)");
         e.put("listQueues",
@@ -755,6 +773,7 @@ class SkipLockedStatementsTest {
         Map<String, String> all = StatementDump.of(new SkipLockedStatements(d, "sqlq_"));
         for (String name : Set.of("stats", "listHistory", "listDead", "lockDeadIds", "lockDeadId", "listDeadSummaries", "deadSummaryById",
                 "listReady", "listDelayed", "listInFlight", "messageById", "requeueDead", "deleteDead", "purgeDead", "purgeMessages", "purgeHistory", "deleteQueue",
+                "historyForMove", "deleteHistoryRow",
                 "deleteExpiredKey", "keyMessage", "deleteKeys", "listKeys",
                 d == SkipLockedDialect.H2 ? "claimCandidates" : "claimSelect")) {
             assertTrue(Pattern.compile("\\b(queue|name) = (cast\\()?\\?").matcher(all.get(name)).find(), d + " " + name);
@@ -828,6 +847,9 @@ class SkipLockedStatementsTest {
         binds.put("pruneHistoryAge", 2);         // queue, age
         binds.put("historyCutoff", 2);           // queue, keep
         binds.put("pruneHistoryRows", 2);        // queue, cutoff
+        binds.put("historyForMove", 2);          // queue, limit
+        binds.put("insertMovedHistory", 13);     // id, queue, enqueued, started, finished, attempts, outcome, detail; queue, id, started, finished, outcome
+        binds.put("deleteHistoryRow", 2);        // queue, history id
         binds.put("deleteQueue", 1);
         binds.put("listQueues", 0);
         binds.put("leaseQueue", 2);              // id, token

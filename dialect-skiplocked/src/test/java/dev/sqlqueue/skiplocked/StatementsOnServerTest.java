@@ -125,6 +125,9 @@ class StatementsOnServerTest {
         b.put("pruneHistoryAge", new Object[] {queue, 1000L});
         b.put("historyCutoff", new Object[] {queue, 5});
         b.put("pruneHistoryRows", new Object[] {queue, 0L});
+        b.put("historyForMove", new Object[] {queue, 10});
+        b.put("insertMovedHistory", new Object[] {id, queue, 1L, 2L, 3L, 2, "dead-lettered", "why", queue, id, 2L, 3L, "dead-lettered"});
+        b.put("deleteHistoryRow", new Object[] {queue, 1L});
         b.put("deleteQueue", new Object[] {queue});
         b.put("listQueues", new Object[] {});
         b.put("rawInsert", new Object[] {queue, 0, "", PAYLOAD});
@@ -170,14 +173,16 @@ class StatementsOnServerTest {
                 "deleteByIds", "deleteLeasedByIds", "ackByClaim", "insertMany", "leaseClaim", "leaseUpdateByIds", "insertKey", "unclaim", "pauseQueue",
                 "listReady", "listInFlight", "messageById",
                 // the move claim takes the ready message, never the one under a consumer's lease; its lease is by id
-                "moveSelect", "moveCandidates", "moveLease")) {
+                "moveSelect", "moveCandidates", "moveLease",
+                // a moved history row, written as no row of the queue has its message id, start, end and outcome
+                "insertMovedHistory")) {
             ROWS.put(s, 1);
         }
         for (String s : List.of("ensureQueue", "listHistory", "listDead", "lockDeadIds", "listDeadSummaries", "deadSummaryById",
                 "lockDeadId", "requeueDead", "requeueDeadGrouped", "deleteDead",
                 "purgeDead", "purgeHistory", "pruneHistoryAge", "historyCutoff", "pruneHistoryRows", "listen", "idArrayPlan",
                 "deleteExpiredKey", "setKeyMessage", "keyMessage", "listKeys", "deadLetterMoved", "deleteExpiredKeys", "deleteKeys", "oldestTransactions",
-                "resumeQueue", "queuePaused", "listDelayed", "historyBuckets")) {
+                "resumeQueue", "queuePaused", "listDelayed", "historyBuckets", "historyForMove", "deleteHistoryRow")) {
             ROWS.put(s, 0);
         }
         ROWS.put("purgeMessages", 2);

@@ -384,7 +384,7 @@ final class SkipLockedAdmin {
                         out.add(new dev.sqlqueue.HistoryRow(rs.getLong(1), new HistoryEntry(rs.getLong(2), queue,
                                 Instant.ofEpochMilli(rs.getLong(3)), Instant.ofEpochMilli(rs.getLong(4)),
                                 Instant.ofEpochMilli(rs.getLong(5)), rs.getLong(6), rs.getInt(7), rs.getString(8),
-                                rs.getString(9))));
+                                rs.getString(9), rs.getBytes(10))));
                     }
                 }
             }
@@ -412,11 +412,12 @@ final class SkipLockedAdmin {
                     ps.setInt(6, h.attempts());
                     ps.setString(7, h.outcome());
                     ps.setString(8, h.detail());
-                    ps.setString(9, queue.value());
-                    ps.setLong(10, h.messageId());
-                    ps.setLong(11, started);
-                    ps.setLong(12, finished);
-                    ps.setString(13, h.outcome());
+                    ps.setBytes(9, h.payloadPreview());
+                    ps.setString(10, queue.value());
+                    ps.setLong(11, h.messageId());
+                    ps.setLong(12, started);
+                    ps.setLong(13, finished);
+                    ps.setString(14, h.outcome());
                     n += ps.executeUpdate();
                 }
             }

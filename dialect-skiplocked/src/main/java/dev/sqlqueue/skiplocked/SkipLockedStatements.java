@@ -703,13 +703,15 @@ public final class SkipLockedStatements {
                 .offset(param("keep", Integer.class)).limit(inline(1)), dsl);
         pruneHistoryRows = sql(dsl.deleteFrom(history).where(QUEUE.eq(queue))
                 .and(HISTORY_ID.le(param("cutoff", Long.class))), dsl);
-        historyForMove = sql(dsl.select(HISTORY_ID, ID, ENQUEUED_AT, STARTED_AT, FINISHED_AT, DURATION_MS, ATTEMPTS, OUTCOME, DETAIL)
+        historyForMove = sql(dsl.select(HISTORY_ID, ID, ENQUEUED_AT, STARTED_AT, FINISHED_AT, DURATION_MS, ATTEMPTS, OUTCOME, DETAIL,
+                        PAYLOAD_PREVIEW)
                 .from(history).where(QUEUE.eq(queue)).orderBy(HISTORY_ID.asc()).limit(param("limit", Integer.class)), dsl);
         Field<Long> started = param("started", Long.class);
         Field<Long> finished = param("finished", Long.class);
-        insertMovedHistory = sql(dsl.insertInto(history, ID, QUEUE, ENQUEUED_AT, STARTED_AT, FINISHED_AT, ATTEMPTS, OUTCOME, DETAIL)
+        insertMovedHistory = sql(dsl.insertInto(history, ID, QUEUE, ENQUEUED_AT, STARTED_AT, FINISHED_AT, ATTEMPTS, OUTCOME, DETAIL,
+                        PAYLOAD_PREVIEW)
                 .select(dsl.select(id, queue, param("enqueued", Long.class), started, finished,
-                                param("attempts", Integer.class), outcome, detail)
+                                param("attempts", Integer.class), outcome, detail, param("preview", byte[].class))
                         .whereNotExists(dsl.selectOne().from(history).where(QUEUE.eq(param("queue", String.class)))
                                 .and(ID.eq(param("id", Long.class))).and(STARTED_AT.eq(param("started", Long.class)))
                                 .and(FINISHED_AT.eq(param("finished", Long.class)))

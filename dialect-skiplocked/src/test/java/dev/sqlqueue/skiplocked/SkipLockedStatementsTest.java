@@ -177,9 +177,9 @@ class SkipLockedStatementsTest {
         e.put("pruneHistoryRows",
                 "delete from \"sqlq_history\" where (queue = ? and history_id <= ?)");
         e.put("historyForMove",
-                "select history_id, id, enqueued_at, started_at, finished_at, duration_ms, attempts, outcome, detail from \"sqlq_history\" where queue = ? order by history_id asc fetch next ? rows only");
+                "select history_id, id, enqueued_at, started_at, finished_at, duration_ms, attempts, outcome, detail, payload_preview from \"sqlq_history\" where queue = ? order by history_id asc fetch next ? rows only");
         e.put("insertMovedHistory",
-                "insert into \"sqlq_history\" (id, queue, enqueued_at, started_at, finished_at, attempts, outcome, detail) select ?, ?, ?, ?, ?, ?, ?, ? where not exists (select 1 as one from \"sqlq_history\" where (queue = ? and id = ? and started_at = ? and finished_at = ? and outcome = ?))");
+                "insert into \"sqlq_history\" (id, queue, enqueued_at, started_at, finished_at, attempts, outcome, detail, payload_preview) select ?, ?, ?, ?, ?, ?, ?, ?, ? where not exists (select 1 as one from \"sqlq_history\" where (queue = ? and id = ? and started_at = ? and finished_at = ? and outcome = ?))");
         e.put("deleteHistoryRow",
                 "delete from \"sqlq_history\" where (queue = ? and history_id = ?)");
         e.put("deleteQueue",
@@ -368,9 +368,9 @@ class SkipLockedStatementsTest {
         e.put("pruneHistoryRows",
                 "delete from `sqlq_history` where (queue = ? and history_id <= ?)");
         e.put("historyForMove",
-                "select history_id, id, enqueued_at, started_at, finished_at, duration_ms, attempts, outcome, detail from `sqlq_history` where queue = ? order by history_id asc fetch next ? rows only");
+                "select history_id, id, enqueued_at, started_at, finished_at, duration_ms, attempts, outcome, detail, payload_preview from `sqlq_history` where queue = ? order by history_id asc fetch next ? rows only");
         e.put("insertMovedHistory",
-                "insert into `sqlq_history` (id, queue, enqueued_at, started_at, finished_at, attempts, outcome, detail) select ?, ?, ?, ?, ?, ?, ?, ? where not exists (select 1 as one from `sqlq_history` where (queue = ? and id = ? and started_at = ? and finished_at = ? and outcome = ?))");
+                "insert into `sqlq_history` (id, queue, enqueued_at, started_at, finished_at, attempts, outcome, detail, payload_preview) select ?, ?, ?, ?, ?, ?, ?, ?, ? where not exists (select 1 as one from `sqlq_history` where (queue = ? and id = ? and started_at = ? and finished_at = ? and outcome = ?))");
         e.put("deleteHistoryRow",
                 "delete from `sqlq_history` where (queue = ? and history_id = ?)");
         e.put("deleteQueue",
@@ -585,9 +585,9 @@ class SkipLockedStatementsTest {
         e.put("pruneHistoryRows",
                 "delete from \"sqlq_history\" where (queue = cast(? as varchar) and history_id <= cast(? as bigint))");
         e.put("historyForMove",
-                "select history_id, id, enqueued_at, started_at, finished_at, duration_ms, attempts, outcome, detail from \"sqlq_history\" where queue = cast(? as varchar) order by history_id asc fetch next ? rows only");
+                "select history_id, id, enqueued_at, started_at, finished_at, duration_ms, attempts, outcome, detail, payload_preview from \"sqlq_history\" where queue = cast(? as varchar) order by history_id asc fetch next ? rows only");
         e.put("insertMovedHistory",
-                "insert into \"sqlq_history\" (id, queue, enqueued_at, started_at, finished_at, attempts, outcome, detail) select cast(? as bigint), cast(? as varchar), cast(? as bigint), cast(? as bigint), cast(? as bigint), cast(? as int), cast(? as varchar), cast(? as varchar) where not exists (select 1 one from \"sqlq_history\" where (queue = cast(? as varchar) and id = cast(? as bigint) and started_at = cast(? as bigint) and finished_at = cast(? as bigint) and outcome = cast(? as varchar)))");
+                "insert into \"sqlq_history\" (id, queue, enqueued_at, started_at, finished_at, attempts, outcome, detail, payload_preview) select cast(? as bigint), cast(? as varchar), cast(? as bigint), cast(? as bigint), cast(? as bigint), cast(? as int), cast(? as varchar), cast(? as varchar), cast(? as varbinary) where not exists (select 1 one from \"sqlq_history\" where (queue = cast(? as varchar) and id = cast(? as bigint) and started_at = cast(? as bigint) and finished_at = cast(? as bigint) and outcome = cast(? as varchar)))");
         e.put("deleteHistoryRow",
                 "delete from \"sqlq_history\" where (queue = cast(? as varchar) and history_id = cast(? as bigint))");
         e.put("deleteQueue",
@@ -848,7 +848,7 @@ class SkipLockedStatementsTest {
         binds.put("historyCutoff", 2);           // queue, keep
         binds.put("pruneHistoryRows", 2);        // queue, cutoff
         binds.put("historyForMove", 2);          // queue, limit
-        binds.put("insertMovedHistory", 13);     // id, queue, enqueued, started, finished, attempts, outcome, detail; queue, id, started, finished, outcome
+        binds.put("insertMovedHistory", 14);     // id, queue, enqueued, started, finished, attempts, outcome, detail, preview; queue, id, started, finished, outcome
         binds.put("deleteHistoryRow", 2);        // queue, history id
         binds.put("deleteQueue", 1);
         binds.put("listQueues", 0);

@@ -126,7 +126,7 @@ class StatementsOnServerTest {
         b.put("historyCutoff", new Object[] {queue, 5});
         b.put("pruneHistoryRows", new Object[] {queue, 0L});
         b.put("historyForMove", new Object[] {queue, 10});
-        b.put("insertMovedHistory", new Object[] {id, queue, 1L, 2L, 3L, 2, "dead-lettered", "why", queue, id, 2L, 3L, "dead-lettered"});
+        b.put("insertMovedHistory", new Object[] {id, queue, 1L, 2L, 3L, 2, "dead-lettered", "why", new byte[] {1, 2}, queue, id, 2L, 3L, "dead-lettered"});
         b.put("deleteHistoryRow", new Object[] {queue, 1L});
         b.put("deleteQueue", new Object[] {queue});
         b.put("listQueues", new Object[] {});

@@ -30,6 +30,9 @@ import java.util.Set;
  * attempts it had on the source ({@link QueueAdmin#enqueueMoved}), so its next delivery there counts one more; another
  * target counts from 0 (the report notes it).
  *
+ * <p>Settings: a source queue that is paused ({@link QueueAdmin#pause}) makes the target's queue paused before any
+ * message arrives there (where the target has {@link Capability#PAUSE}; the report notes either way).
+ *
  * <p>A source without {@link Capability#MOVE_CLAIM} (Service Broker, Teradata) is moved by
  * ordinary claims, transactional where offered, else under a lease: ready messages only, attempts raised by the
  * claim taken back; delayed ones are left and counted.
@@ -275,6 +278,7 @@ public final class QueueMover implements AutoCloseable {
         }
         target.createQueue(queue);
         Counts n = new Counts();
+        n.pauseNote = copyPause(queue);
         boolean byMoveClaim = source.capabilities().has(Capability.MOVE_CLAIM);
         long emptySince = 0;
         while (!stop && !Thread.currentThread().isInterrupted()) {
@@ -314,6 +318,8 @@ public final class QueueMover implements AutoCloseable {
     }
 
     private static final class Counts {
+        /** What became of the source queue's pause, or null when it is not paused. */
+        String pauseNote;
         long moved;
         long already;
         long refused;
@@ -330,10 +336,32 @@ public final class QueueMover implements AutoCloseable {
         String historyStay;
     }
 
+    /**
+     * The queue's settings (issue 35): a paused source queue ({@link QueueAdmin#pause}) makes the target's queue paused
+     * too, before any message arrives there, so that the target's consumers do not take them until someone resumes it.
+     * Returns what to say about it, or null when the source queue is not paused.
+     */
+    private String copyPause(QueueName queue) {
+        if (!source.capabilities().has(Capability.PAUSE) || !source.isPaused(queue)) {
+            return null;
+        }
+        if (!target.capabilities().has(Capability.PAUSE)) {
+            return "the source queue is paused, and the target '" + target.capabilities().backend()
+                    + "' cannot pause a queue: its consumers take the moved messages";
+        }
+        target.pause(queue);
+        return "the source queue is paused, so the target's is paused too: resume it there when ready";
+    }
+
     private MoveReport dryRun(QueueName queue, MoveOptions options) {
         QueueStats s = source.stats(queue);
         boolean all = source.capabilities().has(Capability.MOVE_CLAIM);
         List<String> notes = new ArrayList<>();
+        if (source.capabilities().has(Capability.PAUSE) && source.isPaused(queue)) {
+            notes.add(target.capabilities().has(Capability.PAUSE)
+                    ? "the source queue is paused: the target's would be paused too"
+                    : "the source queue is paused, and the target cannot pause a queue");
+        }
         for (String lack : targetLacks()) {
             notes.add("target lacks " + lack + ": messages using it would be dead-lettered on the source");
         }
@@ -355,6 +383,9 @@ public final class QueueMover implements AutoCloseable {
         QueueStats s = source.stats(queue);
         boolean all = source.capabilities().has(Capability.MOVE_CLAIM);
         List<String> notes = new ArrayList<>();
+        if (n.pauseNote != null) {
+            notes.add(n.pauseNote);
+        }
         if (n.moved > 0 && !target.capabilities().has(Capability.MOVE_ENQUEUE)) {
             notes.add("the target '" + target.capabilities().backend() + "' counts the moved messages' attempts from 0 ("
                     + Capability.MOVE_ENQUEUE.describe() + " is not offered)");

@@ -297,4 +297,33 @@ class MoveBetweenBackendsTest {
             assertEquals(1, got.get(0).attempt(), "a claim on the target counts from 1 again");
         }
     }
+
+    /**
+     * A paused queue (QueueAdmin.pause, issue 33) moves as it is: its messages move, and the target's queue is paused
+     * too, so that the target's consumers do not take them before someone resumes it (issue 35, "its settings").
+     */
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource({"h2, postgresql"})
+    void aPausedQueueMovesAndStaysPaused(String from, String to) {
+        QueueName queue = QueueName.of(Cli.uniqueQueue("paused"));
+        try (SqlQueue source = SqlQueue.open(config(from)); SqlQueue target = SqlQueue.open(config(to))) {
+            try {
+                source.createQueue(queue);
+                source.enqueue(queue, Message.ofText("waits"));
+                assertTrue(source.pause(queue));
+                MoveReport report;
+                try (QueueMover mover = QueueMover.open(config(from), config(to))) {
+                    report = mover.move(queue, MoveOptions.defaults(), null);
+                }
+                assertEquals(1, report.moved(), report::toString);
+                assertTrue(target.isPaused(queue), "the target's queue is paused as the source's was: " + report);
+                assertEquals(List.of(), target.consume(queue, ConsumeRequest.of(10)), "held by the pause");
+                target.resume(queue);
+                assertEquals(List.of("waits"), drain(target, queue).stream().map(Delivery::text).toList());
+            } finally {
+                target.dropQueue(queue);
+                source.dropQueue(queue);
+            }
+        }
+    }
 }
